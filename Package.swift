@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Layers, bottom to top (see docs/architecture.md):
+//   CRdKafka, CCurl        C system libraries with typed shims
+//   Kafka, HTTP2           Swift wrappers that own the C resources
+//   Mapping                pure: event + mapping files -> FCM v1 messages
+//   pushbridge             the executable (CLI)
+let package = Package(
+    name: "pushbridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pushbridge", targets: ["pushbridge"]),
+        .executable(name: "pushbridge-bench", targets: ["pushbridge-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        // MARK: C modules
+        .systemLibrary(
+            name: "CRdKafka",
+            pkgConfig: "rdkafka",
+            providers: [.apt(["librdkafka-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
+        // MARK: Wrappers
+        .target(
+            name: "Kafka",
+            dependencies: ["CRdKafka", .product(name: "DequeModule", package: "swift-collections")]
+        ),
+        .target(name: "HTTP2", dependencies: ["CCurl"]),
+
+        // MARK: Pure mapping core
+        .target(name: "Mapping", dependencies: [.product(name: "Yams", package: "Yams")]),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "pushbridge",
+            dependencies: [
+                "Mapping",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "pushbridge-bench",
+            dependencies: ["Kafka", "HTTP2", "Mapping"]
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

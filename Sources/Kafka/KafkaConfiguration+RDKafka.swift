@@ -1,0 +1,47 @@
+// Translation of the configuration structs into librdkafka properties.
+
+extension Duration {
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+extension KafkaConsumerConfiguration {
+    /// librdkafka properties, in the order they are applied.
+    var rdKafkaProperties: [(key: String, value: String)] {
+        var p: [(key: String, value: String)] = [
+            ("bootstrap.servers", bootstrapServers.joined(separator: ",")),
+            ("client.id", clientID),
+            ("partition.assignment.strategy", assignmentStrategy.rawValue),
+            ("session.timeout.ms", String(sessionTimeout.milliseconds)),
+            ("heartbeat.interval.ms", String(heartbeatInterval.milliseconds)),
+            ("max.poll.interval.ms", String(maxPollInterval.milliseconds)),
+            ("auto.offset.reset", autoOffsetReset.rawValue),
+            ("enable.auto.offset.store", "false"),
+            ("enable.partition.eof", "false"),
+        ]
+        // librdkafka needs a group.id even for assign mode; a private one is never committed to
+        // unless the caller commits.
+        p.append(("group.id", groupID ?? "pushbridge-assign-\(UInt64.random(in: 0...UInt64.max))"))
+        if let groupInstanceID { p.append(("group.instance.id", groupInstanceID)) }
+        p += properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        // Offsets are committed only by explicit calls: this is what at-least-once rests on.
+        p.append(("enable.auto.commit", "false"))
+        return p
+    }
+}
+
+extension KafkaProducerConfiguration {
+    var rdKafkaProperties: [(key: String, value: String)] {
+        var p: [(key: String, value: String)] = [
+            ("bootstrap.servers", bootstrapServers.joined(separator: ",")),
+            ("client.id", clientID),
+            ("enable.idempotence", enableIdempotence ? "true" : "false"),
+            ("message.timeout.ms", String(deliveryTimeout.milliseconds)),
+            ("linger.ms", String(linger.milliseconds)),
+        ]
+        p += properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return p
+    }
+}

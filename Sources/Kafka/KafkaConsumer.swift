@@ -1,0 +1,100 @@
+import CRdKafka
+
+/// A Kafka consumer: a member of a consumer group (``subscribe(topics:)``) or a reader of
+/// explicitly assigned partitions (``assign(_:)``, for replay).
+///
+/// Offsets are never committed automatically: call ``commit(_:)`` with what is done.
+/// Messages are fetched on a dedicated thread and read through ``messages``, which holds at
+/// most ``KafkaConsumerConfiguration/messageBufferCapacity`` messages.
+///
+/// Call ``close()`` to leave the group cleanly; it runs the revoke handler one last time.
+/// A consumer that is released without `close()` leaves the group in the background.
+public final class KafkaConsumer: Sendable {
+    let core: RDKafkaConsumer
+
+    /// Creates the consumer and starts its poll thread.
+    ///
+    /// - Parameters:
+    ///   - rebalanceHandler: called around assignment changes; see ``KafkaRebalanceHandler``.
+    ///   - errorHandler: non-fatal client errors (brokers down, request failures) that librdkafka
+    ///     retries by itself; for logs and metrics. Called on the poll thread.
+    ///   - logHandler: librdkafka's log lines. Without one, librdkafka prints to stderr.
+    /// - Throws: ``KafkaError`` with code `.configuration` for a bad property.
+    public init(
+        configuration: KafkaConsumerConfiguration,
+        rebalanceHandler: KafkaRebalanceHandler = .init(),
+        errorHandler: @escaping @Sendable (KafkaError) -> Void = { _ in },
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil
+    ) throws(KafkaError) {
+        self.core = try RDKafkaConsumer(
+            configuration: configuration, rebalanceHandler: rebalanceHandler,
+            errorHandler: errorHandler, logHandler: logHandler
+        )
+    }
+
+    deinit {
+        core.requestStop()
+    }
+
+    /// Joins the group and subscribes to `topics`. Requires a group ID.
+    public func subscribe(topics: [String]) throws(KafkaError) {
+        guard core.configuration.groupID != nil else {
+            throw KafkaError(code: .configuration, message: "subscribe needs a group ID (group.id)")
+        }
+        let list = RDKafkaTopicPartitionList(capacity: topics.count)
+        for topic in topics {
+            list.add(TopicPartition(topic: topic, partition: crdkafka_partition_unassigned()), offset: .invalid)
+        }
+        let err = core.client.withHandle { rk in list.withPointer { rd_kafka_subscribe(rk, $0) } }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, context: "subscribe") }
+    }
+
+    /// Reads exactly these partitions from these offsets, without joining a group (assign mode,
+    /// e.g. for replay). Offsets may be concrete or ``KafkaOffset/beginning``/`.end`/`.stored`.
+    public func assign(_ partitions: [TopicPartitionOffset]) throws(KafkaError) {
+        let list = RDKafkaTopicPartitionList(partitions)
+        let err = core.client.withHandle { rk in list.withPointer { rd_kafka_assign(rk, $0) } }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, context: "assign") }
+        core.state.withLock { $0.assignment = Set(partitions.map(\.topicPartition)) }
+    }
+
+    /// The partitions currently assigned to this consumer.
+    public var assignment: Set<TopicPartition> {
+        core.state.withLock { $0.assignment }
+    }
+
+    /// The messages, in order per partition. Ends after ``close()``; throws a fatal error.
+    /// - Important: a single reader only.
+    public var messages: KafkaMessageSequence { KafkaMessageSequence(channel: core.channel) }
+
+    /// Leaves the group (running ``KafkaRebalanceHandler/onRevoke`` for the last assignment)
+    /// and stops the poll thread. Idempotent.
+    public func close() async {
+        await core.close()
+    }
+
+    /// The version of the librdkafka library in use (which may differ from the headers').
+    public static var librdkafkaVersion: String { RDKafkaClient.libraryVersion }
+}
+
+/// The messages of a ``KafkaConsumer``.
+public struct KafkaMessageSequence: AsyncSequence, Sendable {
+    public typealias Element = KafkaMessage
+    public typealias Failure = KafkaError
+
+    let channel: MessageChannel
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let channel: MessageChannel
+
+        public mutating func next() async throws(KafkaError) -> KafkaMessage? {
+            try await channel.next()
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(KafkaError) -> KafkaMessage? {
+            try await channel.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel) }
+}

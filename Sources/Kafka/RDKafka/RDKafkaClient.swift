@@ -1,0 +1,79 @@
+import CRdKafka
+
+/// Owns one `rd_kafka_t` handle and destroys it in `deinit`.
+///
+/// librdkafka's handle API is thread-safe, so this class is `@unchecked Sendable`: it has no
+/// mutable Swift state, and the pointer is only lent out through ``withHandle(_:)``.
+final class RDKafkaClient: @unchecked Sendable {
+    enum Kind {
+        case producer, consumer
+
+        var cValue: rd_kafka_type_t { self == .producer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER }
+    }
+
+    private let handle: OpaquePointer
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        rd_kafka_destroy(handle)
+    }
+
+    /// Creates a handle from string properties.
+    ///
+    /// - Parameters:
+    ///   - opaque: stored with `rd_kafka_conf_set_opaque`; the caller guarantees that the
+    ///     object behind it outlives this client.
+    ///   - configure: installs C callbacks on the `rd_kafka_conf_t` before the handle exists.
+    /// - Throws: ``KafkaError`` with code `.configuration` naming the bad property, or
+    ///   librdkafka's message when the handle cannot be created. Nothing leaks on failure.
+    static func make(
+        _ kind: Kind,
+        properties: [(key: String, value: String)],
+        opaque: UnsafeMutableRawPointer? = nil,
+        configure: (OpaquePointer) -> Void = { _ in }
+    ) throws(KafkaError) -> RDKafkaClient {
+        let conf = rd_kafka_conf_new()!
+        var errorBuffer = [CChar](repeating: 0, count: 512)
+        for (key, value) in properties {
+            let result = rd_kafka_conf_set(conf, key, value, &errorBuffer, errorBuffer.count)
+            if result != RD_KAFKA_CONF_OK {
+                rd_kafka_conf_destroy(conf)
+                throw KafkaError(
+                    code: .configuration,
+                    message: "librdkafka property '\(key)': \(String(decoding: errorBuffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))"
+                )
+            }
+        }
+        if let opaque { rd_kafka_conf_set_opaque(conf, opaque) }
+        configure(conf)
+        // On success, rd_kafka_new takes ownership of conf; on failure we still own it.
+        guard let handle = rd_kafka_new(kind.cValue, conf, &errorBuffer, errorBuffer.count) else {
+            rd_kafka_conf_destroy(conf)
+            throw KafkaError(
+                code: .configuration,
+                message: "cannot create Kafka client: \(String(decoding: errorBuffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))"
+            )
+        }
+        return RDKafkaClient(handle: handle)
+    }
+
+    /// Lends the `rd_kafka_t` pointer for the duration of `body`.
+    func withHandle<T, E: Error>(_ body: (OpaquePointer) throws(E) -> T) throws(E) -> T {
+        try body(handle)
+    }
+
+    /// The error that made this instance unusable, if any.
+    func fatalError() -> KafkaError? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let err = rd_kafka_fatal_error(handle, &buffer, buffer.count)
+        guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+        return KafkaError(code: .init(err), message: text, isFatal: true)
+    }
+
+    /// The linked librdkafka's version string, e.g. "2.0.2".
+    static var libraryVersion: String { String(cString: rd_kafka_version_str()) }
+}

@@ -1,0 +1,179 @@
+import CRdKafka
+import Dispatch
+import Synchronization
+
+/// The consumer's engine: owns the `rd_kafka_t` (through ``RDKafkaClient``), the poll thread,
+/// the message channel and the serial queue for blocking calls.
+///
+/// `@unchecked Sendable`: librdkafka's handle API is thread-safe; Swift state is in `state`
+/// (a `Mutex`) or immutable. The C callbacks find this object through `rd_kafka_opaque`,
+/// stored with `passUnretained`: that is safe because the poll thread holds a strong reference
+/// until `rd_kafka_consumer_close` has returned, and no callback is served after that.
+final class RDKafkaConsumer: @unchecked Sendable {
+    struct State {
+        var stopRequested = false
+        var assignment: Set<TopicPartition> = []
+        var closed = false
+    }
+
+    let configuration: KafkaConsumerConfiguration
+    let rebalanceHandler: KafkaRebalanceHandler
+    let errorHandler: @Sendable (KafkaError) -> Void
+    let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+    let channel: MessageChannel
+    /// Serial: blocking calls (commits, committed, watermarks, …) run here in order, so an
+    /// earlier commit can never land after a later one.
+    let blockingQueue = DispatchQueue(label: "pushbridge.kafka.consumer.blocking")
+    let state = Mutex(State())
+    private(set) var client: RDKafkaClient!
+    private var pollThreadDone: DispatchSemaphore?
+
+    init(
+        configuration: KafkaConsumerConfiguration,
+        rebalanceHandler: KafkaRebalanceHandler,
+        errorHandler: @escaping @Sendable (KafkaError) -> Void,
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+    ) throws(KafkaError) {
+        self.configuration = configuration
+        self.rebalanceHandler = rebalanceHandler
+        self.errorHandler = errorHandler
+        self.logHandler = logHandler
+        self.channel = MessageChannel(capacity: configuration.messageBufferCapacity)
+
+        var properties = configuration.rdKafkaProperties
+        if logHandler != nil { properties.append(("log.queue", "true")) }
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
+        let hasLogHandler = logHandler != nil
+        self.client = try RDKafkaClient.make(.consumer, properties: properties, opaque: opaque) { conf in
+            rd_kafka_conf_set_rebalance_cb(conf, rebalanceTrampoline)
+            rd_kafka_conf_set_error_cb(conf, errorTrampoline)
+            if hasLogHandler { rd_kafka_conf_set_log_cb(conf, logTrampoline) }
+        }
+        client.withHandle { rk in
+            // Route the main queue (errors, logs) through rd_kafka_consumer_poll.
+            rd_kafka_poll_set_consumer(rk)
+            if hasLogHandler { rd_kafka_set_log_queue(rk, nil) }
+        }
+        pollThreadDone = DedicatedThread.start(name: "pushbridge.kafka.poll") { [self] in
+            pollLoop()
+        }
+    }
+
+    // MARK: Poll loop (poll thread only)
+
+    private var shouldStop: Bool { state.withLock { $0.stopRequested } }
+
+    private func pollLoop() {
+        var fatal: KafkaError?
+        client.withHandle { rk in
+            var batch: [KafkaMessage] = []
+            batch.reserveCapacity(256)
+            while !shouldStop {
+                guard let first = rd_kafka_consumer_poll(rk, 100) else { continue }
+                fatal = take(first, into: &batch)
+                while fatal == nil, batch.count < 256, let next = rd_kafka_consumer_poll(rk, 0) {
+                    fatal = take(next, into: &batch)
+                }
+                if !batch.isEmpty {
+                    channel.push(batch) { shouldStop }
+                    batch.removeAll(keepingCapacity: true)
+                }
+                if fatal != nil { break }
+            }
+            // Leaves the group; serves the final revoke through the rebalance handler.
+            rd_kafka_consumer_close(rk)
+        }
+        state.withLock {
+            $0.closed = true
+            $0.assignment = []
+        }
+        channel.finish(error: fatal)
+    }
+
+    /// Converts and destroys one polled message. Returns a fatal error, if it carried one.
+    private func take(_ message: UnsafeMutablePointer<rd_kafka_message_t>, into batch: inout [KafkaMessage]) -> KafkaError? {
+        defer { rd_kafka_message_destroy(message) }
+        let err = message.pointee.err
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return nil }
+            if err == RD_KAFKA_RESP_ERR__FATAL, let fatal = client.fatalError() {
+                errorHandler(fatal)
+                return fatal
+            }
+            let text = String(cString: rd_kafka_message_errstr(message))
+            errorHandler(KafkaError(code: .init(err), message: text, isRetriable: KafkaError.transientCodes.contains(.init(err))))
+            return nil
+        }
+        let topic = String(cString: rd_kafka_topic_name(message.pointee.rkt))
+        batch.append(RDKafkaMessage.copy(message, topic: topic))
+        return nil
+    }
+
+    // MARK: Lifecycle
+
+    /// Asks the poll thread to leave the group and stop. Does not wait.
+    func requestStop() {
+        state.withLock { $0.stopRequested = true }
+    }
+
+    /// Stops and waits (on a non-cooperative thread) until the consumer has left the group.
+    func close() async {
+        requestStop()
+        guard let done = pollThreadDone else { return }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                done.wait()
+                done.signal()  // let other closers through too
+                c.resume()
+            }
+        }
+    }
+
+    // MARK: Blocking calls
+
+    /// Runs a blocking librdkafka call on the serial blocking queue and awaits its result.
+    func blocking<T: Sendable>(_ body: @escaping @Sendable (OpaquePointer) -> Result<T, KafkaError>) async throws(KafkaError) -> T {
+        if state.withLock({ $0.closed }) { throw KafkaError.closed("the consumer") }
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<T, KafkaError>, Never>) in
+            blockingQueue.async { [client] in
+                c.resume(returning: client!.withHandle(body))
+            }
+        }
+        return try result.get()
+    }
+}
+
+// MARK: C trampolines
+
+private let errorTrampoline: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
+    rk, err, reason, opaque in
+    guard let opaque else { return }
+    let consumer = Unmanaged<RDKafkaConsumer>.fromOpaque(opaque).takeUnretainedValue()
+    let code = rd_kafka_resp_err_t(rawValue: err)
+    let text = reason.map { String(cString: $0) } ?? String(cString: rd_kafka_err2str(code))
+    if code == RD_KAFKA_RESP_ERR__FATAL, let fatal = consumer.client?.fatalError() {
+        consumer.errorHandler(fatal)
+    } else {
+        consumer.errorHandler(KafkaError(code: .init(code), message: text, isRetriable: KafkaError.transientCodes.contains(.init(code))))
+    }
+}
+
+private let logTrampoline: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void = {
+    rk, level, facility, message in
+    guard let rk, let opaque = rd_kafka_opaque(rk) else { return }
+    let consumer = Unmanaged<RDKafkaConsumer>.fromOpaque(opaque).takeUnretainedValue()
+    consumer.logHandler?(
+        KafkaLogEntry(
+            level: level, facility: facility.map { String(cString: $0) } ?? "",
+            message: message.map { String(cString: $0) } ?? ""
+        )
+    )
+}
+
+private let rebalanceTrampoline: @convention(c) (
+    OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?
+) -> Void = { rk, err, partitions, opaque in
+    guard let rk, let partitions, let opaque else { return }
+    Unmanaged<RDKafkaConsumer>.fromOpaque(opaque).takeUnretainedValue()
+        .handleRebalance(rk, err, RDKafkaTopicPartitionList(borrowing: partitions))
+}

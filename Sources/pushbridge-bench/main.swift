@@ -1,0 +1,34 @@
+// pushbridge-bench: prints benchmark figures as `name: value` lines.
+// Run through scripts/bench.sh, which builds in release mode and starts the servers.
+import Foundation
+
+let usage = """
+    usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
+    """
+
+func option(_ name: String, _ default: String? = nil) -> String? {
+    let args = CommandLine.arguments
+    if let i = args.firstIndex(of: name), i + 1 < args.count { return args[i + 1] }
+    return `default`
+}
+
+func emit(_ figures: [(name: String, value: Double)]) {
+    for f in figures { print("\(f.name): \(String(format: "%.1f", f.value))") }
+}
+
+let command = CommandLine.arguments.dropFirst().first ?? ""
+do {
+    switch command {
+    case "kafka":
+        guard let bootstrap = option("--bootstrap"), let topic = option("--topic") else { print(usage); exit(2) }
+        emit(try await KafkaBenchmark.run(
+            bootstrap: bootstrap, topic: topic,
+            messages: Int(option("--messages", "200000")!)!, valueSize: Int(option("--value-size", "200")!)!))
+    default:
+        print(usage)
+        exit(command.isEmpty ? 0 : 2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("pushbridge-bench: \(error)\n".utf8))
+    exit(1)
+}

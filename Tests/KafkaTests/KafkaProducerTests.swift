@@ -1,0 +1,83 @@
+import Foundation
+@testable import Kafka
+import Testing
+
+@Suite("Producer")
+struct KafkaProducerTests {
+    @Test("key, value and headers round-trip; send returns the acknowledged offset", arguments: BrokerKind.allCases)
+    func roundTrip(kind: BrokerKind) async throws {
+        let broker = try TestBroker.start(kind)
+        let topic = try broker.makeTopic(partitions: 1)
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers]))
+        var reports: [KafkaDeliveryReport] = []
+        for i in 0..<3 {
+            reports.append(try await producer.send(KafkaProducerRecord(
+                topic: topic, partition: 0, key: Array("key-\(i)".utf8), value: Array("{\"n\":\(i)}".utf8),
+                headers: [KafkaHeader(name: "ce_type", string: "order.shipped"), KafkaHeader(name: "empty", value: nil)]
+            )))
+        }
+        #expect(reports.map(\.offset) == [0, 1, 2])
+        #expect(reports.allSatisfy { $0.topic == topic && $0.partition == 0 })
+        await producer.close()
+
+        let consumer = try KafkaConsumer(configuration: .test(broker, group: nil))
+        try consumer.assign([TopicPartitionOffset(topic: topic, partition: 0, offset: 0)])
+        let messages = try await collect(3, from: consumer)
+        #expect(messages.map { String(decoding: $0.key ?? [], as: UTF8.self) } == ["key-0", "key-1", "key-2"])
+        #expect(messages.last.map { String(decoding: $0.value, as: UTF8.self) } == "{\"n\":2}")
+        #expect(messages.first?.header("ce_type")?.stringValue == "order.shipped")
+        #expect(messages.first?.header("empty") != nil)
+        #expect(messages.first?.header("empty")?.value == nil)
+        #expect(messages.first?.timestamp?.kind == .createTime)
+        await consumer.close()
+    }
+
+    @Test("a send that cannot be delivered fails with a typed error instead of hanging")
+    func undeliverable() async throws {
+        let broker = try TestBroker.start(.mock)
+        let topic = try broker.makeTopic(partitions: 1)
+        var config = KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers])
+        config.deliveryTimeout = .seconds(1)
+        config.enableIdempotence = false
+        let producer = try KafkaProducer(configuration: config)
+        for id: Int32 in 1...3 { try broker.mock!.setBrokerDown(id) }
+        await #expect(throws: KafkaError.self) {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 0, value: Array("x".utf8)))
+        }
+        await producer.close()
+        await #expect(throws: KafkaError.self) {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, value: []))
+        }
+    }
+}
+
+@Suite("Configuration")
+struct KafkaConfigurationTests {
+    @Test("a bad librdkafka property is a configuration error naming the property")
+    func badProperty() throws {
+        var config = KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:1"], groupID: "g")
+        config.properties["no.such.property"] = "1"
+        #expect {
+            _ = try KafkaConsumer(configuration: config)
+        } throws: { error in
+            let e = error as! KafkaError
+            return e.code == .configuration && e.message.contains("no.such.property")
+        }
+    }
+
+    @Test("subscribe without a group is refused")
+    func subscribeNeedsGroup() throws {
+        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:1"]))
+        #expect(throws: KafkaError.self) { try consumer.subscribe(topics: ["t"]) }
+    }
+
+    @Test("passthrough properties cannot re-enable auto commit")
+    func autoCommitStaysOff() throws {
+        var config = KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:1"], groupID: "g")
+        config.properties["enable.auto.commit"] = "true"
+        config.properties["security.protocol"] = "plaintext"
+        let pairs = config.rdKafkaProperties
+        #expect(pairs.last(where: { $0.key == "enable.auto.commit" })?.value == "false")
+        #expect(pairs.contains { $0.key == "security.protocol" && $0.value == "plaintext" })
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server process started by a test, stopped by ``terminate(timeout:)`` or when released.
+///
+/// It runs under a small `/bin/sh` watchdog that also stops it if the test process dies
+/// (e.g. killed by a timeout), so no broker outlives the test run. Spawned with `posix_spawn`
+/// and reaped with `waitpid`: Foundation's `Process.waitUntilExit` can hang on Linux when
+/// called from a Swift concurrency thread.
+final class ChildProcess: @unchecked Sendable {
+    // `pid` is immutable; `reaped` is only touched by terminate(), which callers serialise.
+    let pid: pid_t
+    private var reaped = false
+
+    init(executable: String, arguments: [String], logFile: String, environment: [String: String] = [:]) throws {
+        // stop: SIGTERM, up to 3 s of grace (tansu waits for open client connections), SIGKILL.
+        let watchdog = """
+            "$0" "$@" & c=$!
+            stop() { kill -TERM $c 2>/dev/null; i=0
+              while kill -0 $c 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done
+              kill -KILL $c 2>/dev/null; wait $c; exit 0; }
+            trap stop TERM INT
+            while kill -0 \(getpid()) 2>/dev/null && kill -0 $c 2>/dev/null; do sleep 0.5; done
+            kill -0 $c 2>/dev/null && stop
+            wait $c
+            """
+        let argv = ["/bin/sh", "-c", watchdog, executable] + arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        let envp = env.map { "\($0.key)=\($0.value)" }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var cArgs = argv.map { strdup($0) } + [nil]
+        var cEnv = envp.map { strdup($0) } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        // Its own process group, so a last-resort SIGKILL reaches the server too.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArgs, &cEnv)
+        guard rc == 0 else { throw TestSupportError("posix_spawn \(executable): \(String(cString: strerror(rc)))") }
+        self.pid = child
+    }
+
+    deinit {
+        terminate()
+    }
+
+    var isRunning: Bool {
+        if reaped { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            reaped = true
+            return false
+        }
+        return true
+    }
+
+    /// Waits for the process to exit by itself and returns its exit status (nil on timeout).
+    func wait(timeout: Duration) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                reaped = true
+                return (status >> 8) & 0xff
+            }
+            usleep(10_000)
+        }
+        return nil
+    }
+
+    /// SIGTERM, wait up to `timeout`, then SIGKILL. Idempotent.
+    func terminate(timeout: Duration = .seconds(10)) {
+        guard !reaped else { return }
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                reaped = true
+                return
+            }
+            usleep(10_000)
+        }
+        kill(-pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+        reaped = true
+    }
+}

