@@ -5,6 +5,7 @@ import PackageDescription
 //   CRdKafka, CCurl        C system libraries with typed shims
 //   Kafka, HTTP2           Swift wrappers that own the C resources
 //   Mapping                pure: event + mapping files -> FCM v1 messages
+//   Pipeline               consume -> map -> send -> commit after ack (offset tracking)
 //   pushbridge             the executable (CLI)
 let package = Package(
     name: "pushbridge",
@@ -41,6 +42,12 @@ let package = Package(
         // MARK: Pure mapping core
         .target(name: "Mapping", dependencies: [.product(name: "Yams", package: "Yams")]),
 
+        // MARK: Pipeline
+        .target(
+            name: "Pipeline",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "pushbridge",
@@ -58,6 +65,7 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline"]),
     ],
     swiftLanguageModes: [.v6]
 )
