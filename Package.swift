@@ -42,6 +42,9 @@ let package = Package(
         // MARK: Pure mapping core
         .target(name: "Mapping", dependencies: [.product(name: "Yams", package: "Yams")]),
 
+        // MARK: FCM client
+        .target(name: "FCM"),
+
         // MARK: Pipeline
         .target(
             name: "Pipeline",
@@ -66,6 +69,7 @@ let package = Package(
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline"]),
+        .testTarget(name: "FCMTests", dependencies: ["FCM"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,73 @@
+/// A failed FCM send, classified by what the caller should do about it.
+///
+/// Built from FCM HTTP v1's error body (`error.status`, `error.details[]` with
+/// `google.firebase.fcm.v1.FcmError.errorCode` and `google.rpc.BadRequest.fieldViolations`), the
+/// HTTP status and `Retry-After`, or from a transport failure. See ``Kind`` for the actions.
+public struct FCMError: Error, Sendable, CustomStringConvertible {
+    /// What the caller should do.
+    public enum Kind: String, Sendable {
+        /// Try again after a backoff (UNAVAILABLE, INTERNAL, transport errors, timeouts).
+        case retryable
+        /// The project's quota is exhausted: pause *all* sending, at least 60 s (QUOTA_EXCEEDED).
+        case quota
+        /// The registration token is dead or not ours: report it for deletion (UNREGISTERED,
+        /// SENDER_ID_MISMATCH, INVALID_ARGUMENT about the token).
+        case tokenDead
+        /// The message cannot succeed: dead-letter it (INVALID_ARGUMENT about the payload,
+        /// THIRD_PARTY_AUTH_ERROR, and anything unknown).
+        case permanent
+        /// The access token was refused: refresh it once, then retry (UNAUTHENTICATED).
+        case auth
+    }
+
+    /// FCM's error code (`details[].errorCode`, else `error.status`), e.g. `UNREGISTERED`; for
+    /// transport failures `TRANSPORT` or `TIMEOUT`.
+    public var code: String
+    public var kind: Kind
+    /// The HTTP status, or nil for a transport failure.
+    public var httpStatus: Int?
+    /// FCM's (or curl's) message.
+    public var message: String
+    /// `BadRequest` field violations: (field, description).
+    public var fieldViolations: [FieldViolation]
+    /// From `Retry-After`, when the server sent one.
+    public var retryAfter: Duration?
+
+    public struct FieldViolation: Sendable, Equatable {
+        public var field: String
+        public var description: String
+
+        public init(field: String, description: String) {
+            self.field = field
+            self.description = description
+        }
+    }
+
+    public init(
+        code: String, kind: Kind, httpStatus: Int?, message: String,
+        fieldViolations: [FieldViolation] = [], retryAfter: Duration? = nil
+    ) {
+        self.code = code
+        self.kind = kind
+        self.httpStatus = httpStatus
+        self.message = message
+        self.fieldViolations = fieldViolations
+        self.retryAfter = retryAfter
+    }
+
+    /// The token should be deleted by the backend (a token-invalidation record).
+    public var invalidatesToken: Bool { kind == .tokenDead }
+
+    /// Whether the same send may succeed later (after backoff, a quota pause or a token refresh).
+    public var isRetryable: Bool { kind == .retryable || kind == .quota || kind == .auth }
+
+    public var description: String {
+        var s = "FCM \(code)"
+        if let httpStatus { s += " (HTTP \(httpStatus))" }
+        s += ": \(message)"
+        if !fieldViolations.isEmpty {
+            s += " [" + fieldViolations.map { "\($0.field): \($0.description)" }.joined(separator: "; ") + "]"
+        }
+        return s
+    }
+}
