@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
     targets: [
         // MARK: C modules
@@ -43,7 +44,13 @@ let package = Package(
         .target(name: "Mapping", dependencies: [.product(name: "Yams", package: "Yams")]),
 
         // MARK: FCM client
-        .target(name: "FCM"),
+        .target(
+            name: "FCM",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
 
         // MARK: Pipeline
         .target(
@@ -65,11 +72,13 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"]),
+        // Shared test helpers (child processes, free ports); in no product.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"]),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline"]),
-        .testTarget(name: "FCMTests", dependencies: ["FCM"]),
+        .testTarget(name: "FCMTests", dependencies: ["FCM", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

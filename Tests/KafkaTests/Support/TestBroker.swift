@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// The Kafka-protocol brokers the tests run against (see docs/testing.md).
@@ -90,11 +91,6 @@ final class TestBroker: @unchecked Sendable {
         try createTopic(name, partitions: partitions)
         return name
     }
-}
-
-struct TestSupportError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Where scripts/setup.sh put tansu and the librdkafka runtime.

@@ -4,9 +4,9 @@ import Glibc
 #endif
 
 /// Loopback ports for test servers.
-enum FreePort {
+public enum FreePort {
     /// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
-    static func next() throws -> Int {
+    public static func next() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket() failed") }
         defer { close(fd) }
@@ -25,7 +25,7 @@ enum FreePort {
     }
 
     /// Waits until something accepts TCP connections on 127.0.0.1:`port`.
-    static func waitUntilListening(port: Int, timeout: Duration) throws {
+    public static func waitUntilListening(port: Int, timeout: Duration) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if canConnect(port: port) { return }
@@ -34,7 +34,7 @@ enum FreePort {
         throw TestSupportError("nothing listens on 127.0.0.1:\(port) after \(timeout)")
     }
 
-    static func canConnect(port: Int) -> Bool {
+    public static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

@@ -9,12 +9,12 @@ import Glibc
 /// (e.g. killed by a timeout), so no broker outlives the test run. Spawned with `posix_spawn`
 /// and reaped with `waitpid`: Foundation's `Process.waitUntilExit` can hang on Linux when
 /// called from a Swift concurrency thread.
-final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: @unchecked Sendable {
     // `pid` is immutable; `reaped` is only touched by terminate(), which callers serialise.
-    let pid: pid_t
+    public let pid: pid_t
     private var reaped = false
 
-    init(executable: String, arguments: [String], logFile: String, environment: [String: String] = [:]) throws {
+    public init(executable: String, arguments: [String], logFile: String, environment: [String: String] = [:]) throws {
         // stop: SIGTERM, up to 3 s of grace (tansu waits for open client connections), SIGKILL.
         let watchdog = """
             "$0" "$@" & c=$!
@@ -60,7 +60,7 @@ final class ChildProcess: @unchecked Sendable {
         terminate()
     }
 
-    var isRunning: Bool {
+    public var isRunning: Bool {
         if reaped { return false }
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
@@ -71,7 +71,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to exit by itself and returns its exit status (nil on timeout).
-    func wait(timeout: Duration) -> Int32? {
+    public func wait(timeout: Duration) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         var status: Int32 = 0
         while ContinuousClock.now < deadline {
@@ -85,7 +85,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, wait up to `timeout`, then SIGKILL. Idempotent.
-    func terminate(timeout: Duration = .seconds(10)) {
+    public func terminate(timeout: Duration = .seconds(10)) {
         guard !reaped else { return }
         kill(pid, SIGTERM)
         let deadline = ContinuousClock.now + timeout
@@ -101,4 +101,25 @@ final class ChildProcess: @unchecked Sendable {
         _ = waitpid(pid, &status, 0)
         reaped = true
     }
+}
+
+extension ChildProcess {
+    /// Runs a command to completion and returns its exit status and combined output.
+    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) throws -> (status: Int32, output: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-run-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let child = try ChildProcess(executable: executable, arguments: arguments, logFile: log)
+        guard let status = child.wait(timeout: timeout) else {
+            child.terminate()
+            throw TestSupportError("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+        }
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return (status, output)
+    }
+}
+
+/// A failure in test set-up (not in the code under test).
+public struct TestSupportError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,154 @@
+import FCM
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Service account and RS256 JWT")
+struct ServiceAccountJWTTests {
+    /// A fresh RSA key from openssl, as Google ships it (PKCS#8 PEM).
+    static func makeKey(in dir: URL) throws -> (privatePEM: String, publicKeyPath: String) {
+        let key = dir.appendingPathComponent("key.pem").path
+        let pub = dir.appendingPathComponent("pub.pem").path
+        let gen = try ChildProcess.run("/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", key])
+        #expect(gen.status == 0, "\(gen.output)")
+        let p = try ChildProcess.run("/usr/bin/openssl", ["pkey", "-in", key, "-pubout", "-out", pub])
+        #expect(p.status == 0, "\(p.output)")
+        return (try String(contentsOfFile: key, encoding: .utf8), pub)
+    }
+
+    static func tempDir() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-jwt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func base64URLDecode(_ s: Substring) -> Data {
+        var t = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while t.count % 4 != 0 { t += "=" }
+        return Data(base64Encoded: t)!
+    }
+
+    @Test("the JWT has Google's header and claims, and openssl verifies its RS256 signature")
+    func opensslVerifies() throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (pem, pub) = try Self.makeKey(in: dir)
+        let account = ServiceAccount(
+            projectID: "demo-project", clientEmail: "pushbridge@demo-project.iam.gserviceaccount.com",
+            privateKeyPEM: pem, privateKeyID: "k1", tokenURI: "https://127.0.0.1:8443/token")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let jwt = try ServiceAccountJWT.make(for: account, now: now)
+
+        let parts = jwt.split(separator: ".")
+        #expect(parts.count == 3)
+        let header = try JSONSerialization.jsonObject(with: Self.base64URLDecode(parts[0])) as! [String: Any]
+        #expect(header["alg"] as? String == "RS256" && header["typ"] as? String == "JWT" && header["kid"] as? String == "k1")
+        let claims = try JSONSerialization.jsonObject(with: Self.base64URLDecode(parts[1])) as! [String: Any]
+        #expect(claims["iss"] as? String == account.clientEmail)
+        #expect(claims["scope"] as? String == "https://www.googleapis.com/auth/firebase.messaging")
+        #expect(claims["aud"] as? String == "https://127.0.0.1:8443/token")
+        #expect(claims["iat"] as? Int == 1_800_000_000)
+        #expect(claims["exp"] as? Int == 1_800_003_600)
+
+        let input = dir.appendingPathComponent("input")
+        let sig = dir.appendingPathComponent("sig")
+        try Data((parts[0] + "." + parts[1]).utf8).write(to: input)
+        try Self.base64URLDecode(parts[2]).write(to: sig)
+        let verify = try ChildProcess.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", pub, "-signature", sig.path, input.path])
+        #expect(verify.status == 0 && verify.output.contains("Verified OK"), "\(verify.output)")
+
+        // A tampered claim no longer verifies.
+        try Data((parts[0] + "." + parts[1] + "x").utf8).write(to: input)
+        let bad = try ChildProcess.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", pub, "-signature", sig.path, input.path])
+        #expect(bad.status != 0)
+    }
+
+    @Test("a key file is parsed; missing fields are named; the key never shows in descriptions")
+    func parsing() throws {
+        let json = #"{"type":"service_account","project_id":"p1","private_key_id":"abc","private_key":"-----BEGIN PRIVATE KEY-----\nSECRET\n-----END PRIVATE KEY-----\n","client_email":"a@p1.iam.gserviceaccount.com","token_uri":"https://localhost:9/token"}"#
+        let account = try ServiceAccount(json: Data(json.utf8))
+        #expect(account.projectID == "p1" && account.tokenURI == "https://localhost:9/token")
+        #expect(!account.description.contains("SECRET"))
+        #expect(!"\(account)".contains("SECRET"))
+
+        #expect {
+            _ = try ServiceAccount(json: Data(#"{"project_id":"p1","private_key":"x"}"#.utf8), source: "key.json")
+        } throws: { ($0 as? FCMConfigurationError)?.description == #"key.json: missing "client_email""# }
+
+        let bad = ServiceAccount(projectID: "p", clientEmail: "e", privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nSECRET\n-----END PRIVATE KEY-----")
+        #expect {
+            _ = try ServiceAccountJWT.make(for: bad)
+        } throws: { !String(describing: $0).contains("SECRET") }
+    }
+
+    @Test("GOOGLE_APPLICATION_CREDENTIALS is honoured when no path is given")
+    func environment() throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("sa.json")
+        try Data(#"{"project_id":"from-env","private_key":"k","client_email":"e@x"}"#.utf8).write(to: file)
+        let account = try ServiceAccount.load(path: nil, environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])
+        #expect(account.projectID == "from-env")
+        #expect(throws: FCMConfigurationError.self) { try ServiceAccount.load(path: nil, environment: [:]) }
+    }
+}
+
+@Suite("AccessTokenCache")
+struct AccessTokenCacheTests {
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n = 0
+        func next() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+    }
+
+    @Test("200 concurrent callers cause exactly one refresh")
+    func singleFlight() async throws {
+        let fetches = Counter()
+        let cache = AccessTokenCache { () async throws -> AccessToken in
+            let n = fetches.next()
+            try await Task.sleep(for: .milliseconds(100))  // a slow token endpoint
+            return AccessToken(value: "token-\(n)", expiresAt: .now + .seconds(3600))
+        }
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<200 { group.addTask { try await cache.token() } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(fetches.value == 1)
+        #expect(Set(tokens) == ["token-1"])
+    }
+
+    @Test("after a 401, many invalidations of the same token cause one refresh")
+    func invalidateOnce() async throws {
+        let fetches = Counter()
+        let cache = AccessTokenCache { AccessToken(value: "token-\(fetches.next())", expiresAt: .now + .seconds(3600)) }
+        let first = try await cache.token()
+        for _ in 0..<50 { await cache.invalidate(first) }
+        #expect(try await cache.token() == "token-2")
+        await cache.invalidate(first)  // a late report about the old token changes nothing
+        #expect(try await cache.token() == "token-2")
+        #expect(fetches.value == 2)
+    }
+
+    @Test("a token within the refresh margin is refreshed before use")
+    func refreshEarly() async throws {
+        let fetches = Counter()
+        let cache = AccessTokenCache(refreshMargin: .seconds(300)) {
+            AccessToken(value: "t\(fetches.next())", expiresAt: .now + .seconds(200))
+        }
+        _ = try await cache.token()
+        _ = try await cache.token()
+        #expect(fetches.value == 2)
+    }
+
+    @Test("a failed refresh is reported and the next call tries again")
+    func failedRefresh() async throws {
+        let fetches = Counter()
+        let cache = AccessTokenCache {
+            if fetches.next() == 1 { throw FCMConfigurationError("token endpoint said no") }
+            return AccessToken(value: "ok", expiresAt: .now + .seconds(3600))
+        }
+        await #expect(throws: FCMConfigurationError.self) { _ = try await cache.token() }
+        #expect(try await cache.token() == "ok")
+    }
+}
