@@ -73,7 +73,7 @@ let package = Package(
 
         // MARK: Tests
         // Shared test helpers (child processes, free ports); in no product.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["Resources"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge"]),

@@ -2,6 +2,7 @@
 # Benchmarks, printed as `name: value` lines (method and results: docs/benchmarks.md).
 #   scripts/bench.sh            all
 #   scripts/bench.sh kafka      kafka_consume_messages_per_second from tansu
+#   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams
 # Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
 # them on exit.
 set -euo pipefail
@@ -27,4 +28,21 @@ if [ "$which" = all ] || [ "$which" = kafka ]; then
     .tools/bin/tansu topic create --broker "tcp://127.0.0.1:$port" --partitions 4 bench >/dev/null
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" kafka --bootstrap "127.0.0.1:$port" --topic bench \
         --messages "${KAFKA_BENCH_MESSAGES:-200000}"
+fi
+
+if [ "$which" = all ] || [ "$which" = http2 ]; then
+    # The same nginx configuration as the HTTP/2 client tests, without the access log.
+    port=$(free_port)
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=bench CA" -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$work/san.ext"
+    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
+        -extfile "$work/san.ext" -out "$work/server.crt" 2>/dev/null
+    sed -e "s#{{DIR}}#$work#g" -e "s#{{PORT}}#$port#g" -e "s#access_log .*;#access_log off;#" \
+        Tests/TestSupport/Resources/nginx-h2.conf.template >"$work/nginx.conf"
+    /usr/sbin/nginx -p "$work" -c "$work/nginx.conf" &
+    pids+=($!)
+    wait_port "$port"
+    "$bench" http2 --url "https://127.0.0.1:$port/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
+        --requests "${HTTP2_BENCH_REQUESTS:-100000}" --streams "${HTTP2_BENCH_STREAMS:-100}"
 fi

@@ -4,6 +4,8 @@ import Foundation
 
 let usage = """
     usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
+           pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N]
+    Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
     """
 
 func option(_ name: String, _ default: String? = nil) -> String? {
@@ -24,6 +26,11 @@ do {
         emit(try await KafkaBenchmark.run(
             bootstrap: bootstrap, topic: topic,
             messages: Int(option("--messages", "200000")!)!, valueSize: Int(option("--value-size", "200")!)!))
+    case "http2":
+        guard let url = option("--url"), let ca = option("--ca") else { print(usage); exit(2) }
+        emit(try await HTTP2Benchmark.run(
+            url: url, caFile: ca,
+            requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!))
     default:
         print(usage)
         exit(command.isEmpty ? 0 : 2)

@@ -1,0 +1,37 @@
+#ifndef PUSHBRIDGE_CCURL_SHIM_H
+#define PUSHBRIDGE_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+// curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot
+// call. One typed shim per argument type; the logic stays in Swift.
+
+typedef size_t (*ccurl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
+
+static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode ccurl_easy_setopt_ptr(CURL *handle, CURLoption option, const void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode ccurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption option, ccurl_data_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLcode ccurl_easy_getinfo_ptr(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+/// CURLMsg.data is a union; Swift reads the result through this.
+static inline CURLcode ccurl_msg_result(const CURLMsg *msg) {
+    return msg->data.result;
+}
+
+#endif

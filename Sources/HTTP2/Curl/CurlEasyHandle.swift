@@ -1,0 +1,81 @@
+import CCurl
+
+/// Owns one `CURL*` easy handle; `curl_easy_cleanup` in `deinit`.
+/// Used only on the multi thread (not `Sendable`).
+final class CurlEasyHandle {
+    private let handle: UnsafeMutableRawPointer
+
+    init() throws(HTTP2ClientError) {
+        guard CurlGlobal.initialized, let handle = curl_easy_init() else {
+            throw HTTP2ClientError(code: .other, message: "curl_easy_init failed", isRetryable: false)
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+    }
+
+    func withPointer<T>(_ body: (UnsafeMutableRawPointer) throws -> T) rethrows -> T {
+        try body(handle)
+    }
+
+    /// A handle with the options every request shares (TLS, HTTP/2, timeouts, callbacks) set
+    /// once; ``CurlTransfer/configure(_:_:headers:)`` sets the rest per request.
+    static func makePooled(_ config: HTTP2Client.Configuration) throws(HTTP2ClientError) -> CurlEasyHandle {
+        let easy = try CurlEasyHandle()
+        easy.set(CURLOPT_NOSIGNAL, 1)
+        easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        easy.set(CURLOPT_PIPEWAIT, 1)
+        easy.set(CURLOPT_SSL_VERIFYPEER, 1)
+        easy.set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let ca = config.caFile { easy.set(CURLOPT_CAINFO, string: ca) }
+        easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(config.connectTimeout.milliseconds))
+        easy.set(CURLOPT_TCP_KEEPALIVE, 1)
+        easy.set(CURLOPT_WRITEFUNCTION, callback: writeCallback)
+        easy.set(CURLOPT_HEADERFUNCTION, callback: headerCallback)
+        return easy
+    }
+
+    @discardableResult
+    func set(_ option: CURLoption, _ value: Int) -> CURLcode { ccurl_easy_setopt_long(handle, option, value) }
+
+    @discardableResult
+    func set(_ option: CURLoption, pointer value: UnsafeRawPointer?) -> CURLcode { ccurl_easy_setopt_ptr(handle, option, value) }
+
+    @discardableResult
+    func set(_ option: CURLoption, string value: String) -> CURLcode {
+        // curl copies string options (since 7.17), so a temporary C string is enough.
+        value.withCString { ccurl_easy_setopt_ptr(handle, option, $0) }
+    }
+
+    @discardableResult
+    func set(_ option: CURLoption, offset value: Int64) -> CURLcode { ccurl_easy_setopt_off_t(handle, option, curl_off_t(value)) }
+
+    @discardableResult
+    func set(_ option: CURLoption, callback: ccurl_data_callback) -> CURLcode {
+        ccurl_easy_setopt_data_callback(handle, option, callback)
+    }
+
+    func info(_ info: CURLINFO) -> Int {
+        var value = 0
+        _ = ccurl_easy_getinfo_long(handle, info, &value)
+        return value
+    }
+}
+
+/// Owns a `curl_slist` of header lines; `curl_slist_free_all` in `deinit`.
+final class CurlHeaderList {
+    private(set) var pointer: UnsafeMutablePointer<curl_slist>?
+    let headers: HTTPHeaders
+
+    init(_ headers: HTTPHeaders) {
+        self.headers = headers
+        for (name, value) in headers { pointer = curl_slist_append(pointer, "\(name): \(value)") }
+        pointer = curl_slist_append(pointer, "Expect:")  // no 100-continue round trip
+    }
+
+    deinit {
+        curl_slist_free_all(pointer)
+    }
+}

@@ -1,0 +1,145 @@
+import CCurl
+
+/// One request in flight: its easy handle, buffers and continuation.
+///
+/// Lives on the multi thread only. libcurl reaches it through `CURLOPT_PRIVATE`,
+/// `CURLOPT_WRITEDATA` and `CURLOPT_HEADERDATA`, stored unretained: the multi loop keeps every
+/// active transfer in its `active` table until the handle is removed from the multi handle, after
+/// which libcurl makes no more callbacks.
+///
+/// `@unchecked Sendable`: created by the sending task and handed to the multi thread once,
+/// through the loop's locked queue; from then on only the multi thread touches it.
+final class CurlTransfer: @unchecked Sendable {
+    typealias Continuation = CheckedContinuation<Result<HTTPResponse, HTTP2ClientError>, Never>
+
+    let request: HTTPRequest
+    let continuation: Continuation
+    var easy: CurlEasyHandle?
+    /// Kept alive while libcurl may read it; shared by transfers with the same headers.
+    private var headerList: CurlHeaderList?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    /// The request body, owned here so its address is stable while libcurl reads it.
+    private let body: UnsafeMutableRawBufferPointer
+    private(set) var responseHeaders = HTTPHeaders()
+    private(set) var responseBody: [UInt8] = []
+
+    init(request: HTTPRequest, continuation: Continuation) {
+        self.request = request
+        self.continuation = continuation
+        errorBuffer.initialize(to: 0)
+        body = .allocate(byteCount: max(request.body.count, 1), alignment: 1)
+        body.copyBytes(from: request.body)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+        body.deallocate()
+    }
+
+    /// Applies this request's options to `easy`, a handle from ``CurlEasyHandle/makePooled(_:)``
+    /// whose fixed options are already set. Every per-request option is set each time, so
+    /// nothing from a previous request leaks into this one.
+    func configure(_ easy: CurlEasyHandle, _ config: HTTP2Client.Configuration, headers: CurlHeaderList) throws(HTTP2ClientError) {
+        self.easy = easy
+        self.headerList = headers
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        easy.set(CURLOPT_PRIVATE, pointer: me)
+        easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+        easy.set(CURLOPT_WRITEDATA, pointer: me)
+        easy.set(CURLOPT_HEADERDATA, pointer: me)
+        guard easy.set(CURLOPT_URL, string: request.url) == CURLE_OK else {
+            throw HTTP2ClientError(code: .invalidRequest, message: "bad URL \(request.url)", isRetryable: false)
+        }
+        easy.set(CURLOPT_TIMEOUT_MS, Int((request.timeout ?? config.requestTimeout).milliseconds))
+        switch request.method {
+        case "GET":
+            easy.set(CURLOPT_HTTPGET, 1)
+            easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil)
+        case "POST":
+            easy.set(CURLOPT_POST, 1)
+            easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil)
+        default:
+            easy.set(CURLOPT_POST, 1)
+            easy.set(CURLOPT_CUSTOMREQUEST, string: request.method)
+        }
+        if request.method != "GET" {
+            easy.set(CURLOPT_POSTFIELDS, pointer: body.baseAddress)
+            easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body.count))
+        }
+        easy.set(CURLOPT_HTTPHEADER, pointer: headers.pointer)
+    }
+
+    fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) {
+        responseBody.append(contentsOf: bytes)
+    }
+
+    fileprivate func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            responseHeaders = HTTPHeaders()  // a new response (e.g. after 100 Continue)
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            responseHeaders.add(name: name, value: String(value))
+        }
+    }
+
+    /// The outcome after libcurl reported the transfer done with `result`.
+    func outcome(_ result: CURLcode) -> Result<HTTPResponse, HTTP2ClientError> {
+        guard let easy else { return .failure(.shutdownError) }
+        guard result == CURLE_OK else { return .failure(error(for: result)) }
+        let version: String
+        switch easy.info(CURLINFO_HTTP_VERSION) {
+        case CURL_HTTP_VERSION_2_0: version = "HTTP/2"
+        case CURL_HTTP_VERSION_1_1: version = "HTTP/1.1"
+        case CURL_HTTP_VERSION_1_0: version = "HTTP/1.0"
+        default: version = "HTTP/?"
+        }
+        return .success(HTTPResponse(
+            status: easy.info(CURLINFO_RESPONSE_CODE), headers: responseHeaders, body: responseBody, httpVersion: version))
+    }
+
+    private func error(for result: CURLcode) -> HTTP2ClientError {
+        let detail = String(cString: errorBuffer)
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+        let (code, retryable): (HTTP2ClientError.Code, Bool) =
+            switch result {
+            case CURLE_OPERATION_TIMEDOUT: (.timeout, true)
+            case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST: (.couldNotConnect, true)
+            case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_SSL_ISSUER_ERROR:
+                (.tls, false)
+            case CURLE_SSL_CONNECT_ERROR: (.tls, true)  // also what a handshake cut short looks like
+            case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+                (.connectionClosed, true)
+            case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: (.invalidRequest, false)
+            default: (.other, false)
+            }
+        let hint = code == .tls && !retryable ? " (is the server's CA in the configured CA file?)" : ""
+        return HTTP2ClientError(code: code, message: message + hint, curlCode: Int32(result.rawValue), isRetryable: retryable)
+    }
+}
+
+let writeCallback: ccurl_data_callback = { data, size, count, userdata in
+    let bytes = size * count
+    guard let data, let userdata else { return bytes }
+    Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        .appendBody(UnsafeRawBufferPointer(start: data, count: bytes))
+    return bytes
+}
+
+let headerCallback: ccurl_data_callback = { data, size, count, userdata in
+    let bytes = size * count
+    guard let data, let userdata else { return bytes }
+    Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        .appendHeaderLine(UnsafeRawBufferPointer(start: data, count: bytes))
+    return bytes
+}
+
+extension Duration {
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

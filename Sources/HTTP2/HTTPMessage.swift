@@ -1,0 +1,68 @@
+/// HTTP header fields in order, duplicates kept; names compare case-insensitively.
+public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, Sequence {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { ($0.0, $0.1) }
+    }
+
+    public mutating func add(name: String, value: String) { fields.append((name, value)) }
+
+    /// The first value for `name` (case-insensitive).
+    public subscript(name: String) -> String? {
+        let lower = name.lowercased()
+        return fields.first { $0.name.lowercased() == lower }?.value
+    }
+
+    /// Every value for `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        let lower = name.lowercased()
+        return fields.filter { $0.name.lowercased() == lower }.map(\.value)
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+    public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
+        a.fields.elementsEqual(b.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// A request for ``HTTP2Client/send(_:)``.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// An absolute `https://` URL.
+    public var url: String
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// Overrides the client's ``HTTP2Client/Configuration/requestTimeout`` for this request.
+    public var timeout: Duration?
+
+    public init(method: String = "POST", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [], timeout: Duration? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// A complete response: any status (4xx and 5xx included), headers and body.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The negotiated protocol, e.g. "HTTP/2".
+    public var httpVersion: String
+
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8], httpVersion: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.httpVersion = httpVersion
+    }
+
+    /// The body as UTF-8 text (lossy).
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}

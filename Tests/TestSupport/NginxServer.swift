@@ -1,0 +1,56 @@
+import Foundation
+
+/// A real nginx serving HTTP/2 over TLS on a free loopback port, with a CA made at test time.
+/// Stopped when released. Configuration: `Resources/nginx-h2.conf.template`.
+public final class NginxServer: @unchecked Sendable {
+    // Immutable after init; `process` is only terminated from deinit or stop().
+    public let port: Int
+    public let directory: URL
+    public let certificates: TestCertificates
+    private let process: ChildProcess
+
+    public var baseURL: String { "https://127.0.0.1:\(port)" }
+    public var caFile: String { certificates.caFile }
+    public var accessLog: String { directory.appendingPathComponent("access.log").path }
+
+    public init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-nginx-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        certificates = try TestCertificates.generate(in: directory)
+        port = try FreePort.next()
+        let template = try String(contentsOfFile: Self.templatePath, encoding: .utf8)
+        let config = template.replacingOccurrences(of: "{{DIR}}", with: directory.path)
+            .replacingOccurrences(of: "{{PORT}}", with: String(port))
+        let configFile = directory.appendingPathComponent("nginx.conf")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        process = try ChildProcess(
+            executable: "/usr/sbin/nginx", arguments: ["-p", directory.path, "-c", configFile.path],
+            logFile: directory.appendingPathComponent("stdout.log").path)
+        try FreePort.waitUntilListening(port: port, timeout: .seconds(20))
+    }
+
+    deinit {
+        process.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// SIGKILLs the worker processes: every open connection drops at once, mid-flight. The
+    /// master starts a new worker, so new connections succeed.
+    public func killWorkers() throws {
+        let master = try String(contentsOf: directory.appendingPathComponent("nginx.pid"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try ChildProcess.run("/usr/bin/pkill", ["-KILL", "-P", master])
+        guard result.status == 0 else { throw TestSupportError("pkill -P \(master): \(result.output)") }
+    }
+
+    /// The access log's lines (written when a request completes).
+    public func accessLogLines() throws -> [Substring] {
+        try String(contentsOfFile: accessLog, encoding: .utf8).split(separator: "\n")
+    }
+
+    static var templatePath: String {
+        let root = ProcessInfo.processInfo.environment["PUSHBRIDGE_ROOT"]
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        return root + "/Tests/TestSupport/Resources/nginx-h2.conf.template"
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A CA and a server certificate for 127.0.0.1/localhost, made with the openssl CLI at test time.
+public struct TestCertificates: Sendable {
+    public let caFile: String
+    public let certificateFile: String
+    public let keyFile: String
+
+    /// Writes `ca.crt`, `server.crt` and `server.key` into `directory`.
+    public static func generate(in directory: URL) throws -> TestCertificates {
+        let d = directory.path
+        let ext = directory.appendingPathComponent("san.ext")
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
+            .write(to: ext, atomically: true, encoding: .utf8)
+        let steps: [[String]] = [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=pushbridge test CA",
+             "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.crt"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "\(d)/server.key", "-out", "\(d)/server.csr"],
+            ["x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.crt", "-CAkey", "\(d)/ca.key", "-CAcreateserial",
+             "-days", "2", "-extfile", ext.path, "-out", "\(d)/server.crt"],
+        ]
+        for args in steps {
+            let result = try ChildProcess.run("/usr/bin/openssl", args)
+            guard result.status == 0 else { throw TestSupportError("openssl \(args[0]) failed: \(result.output)") }
+        }
+        return TestCertificates(caFile: "\(d)/ca.crt", certificateFile: "\(d)/server.crt", keyFile: "\(d)/server.key")
+    }
+}
