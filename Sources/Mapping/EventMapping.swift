@@ -1,0 +1,75 @@
+/// Where a string comes from: the event, a literal, or the event's ID.
+public enum ValueSource: Sendable, Equatable {
+    case literal(String)
+    /// An event field (JSON Pointer, relative to the event's data), with a default for null or missing.
+    case field(JSONPointer, default: String?)
+    /// The event's ID (CloudEvents `id`/`ce_id`, the configured pointer, or the Kafka coordinates).
+    case eventID
+}
+
+/// Who receives the push. Exactly one per mapping.
+public enum MappingTarget: Sendable, Equatable {
+    case token(ValueSource)
+    /// Fan-out: one message per token.
+    case tokens(TokensSource)
+    /// A topic name, without `/topics/`.
+    case topic(ValueSource)
+    /// A condition such as `'a' in topics && 'b' in topics`.
+    case condition(ValueSource)
+}
+
+public enum TokensSource: Sendable, Equatable {
+    case literal([String])
+    /// An event field holding an array of strings.
+    case field(JSONPointer)
+}
+
+/// A localization key per platform and its ordered arguments.
+public struct LocalizedText: Sendable, Equatable {
+    public var androidKey: String
+    public var iosKey: String
+    public var args: [ValueSource]
+}
+
+public enum Platform: String, Sendable, CaseIterable {
+    case android, ios
+}
+
+/// One event type's mapping, compiled from a mapping file.
+public struct EventMapping: Sendable {
+    public var eventType: String
+    /// Where it was defined, for messages.
+    public var file: String
+    public var line: Int
+    public var target: MappingTarget
+    public var title: LocalizedText?
+    public var body: LocalizedText?
+    public var platforms: Set<Platform> = [.android, .ios]
+    public var ttlSeconds: Int?
+    public var highPriority: Bool?
+    public var collapseKey: ValueSource?
+    public var silent = false
+    public var android = AndroidOptions()
+    public var apns = APNSOptions()
+    public var data: [(key: String, value: ValueSource)] = []
+    public var analyticsLabel: String?
+
+    public struct AndroidOptions: Sendable {
+        public var channelID: ValueSource?
+        public var sound: ValueSource?
+        public var tag: ValueSource?
+        public var clickAction: ValueSource?
+        public var icon: ValueSource?
+        public var color: ValueSource?
+        public var image: ValueSource?
+    }
+
+    public struct APNSOptions: Sendable {
+        /// Must resolve to an integer.
+        public var badge: ValueSource?
+        public var sound: ValueSource?
+        public var category: ValueSource?
+        public var threadID: ValueSource?
+        public var mutableContent = false
+    }
+}

@@ -1,0 +1,232 @@
+/// A strict JSON parser (RFC 8259) for event payloads.
+///
+/// Written for speed on small documents and for exact number handling: integers stay `Int64`.
+public enum JSONParser {
+    public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// Byte offset of the problem.
+        public let offset: Int
+        public let reason: String
+        public var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws(Error) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Error) -> JSONValue in
+            var reader = Reader(bytes: buffer)
+            reader.skipWhitespace()
+            let value = try reader.value(depth: 0)
+            reader.skipWhitespace()
+            guard reader.index == buffer.count else { throw reader.error("unexpected data after the JSON value") }
+            return value
+        }
+    }
+
+    public static func parse(_ text: String) throws(Error) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+        static let maxDepth = 128
+
+        func error(_ reason: String) -> Error { Error(offset: index, reason: reason) }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func value(depth: Int) throws(Error) -> JSONValue {
+            guard depth < Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try object(depth: depth)
+            case UInt8(ascii: "["): return try array(depth: depth)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+            default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+            }
+        }
+
+        mutating func literal(_ word: StaticString) throws(Error) {
+            let n = word.utf8CodeUnitCount
+            guard index + n <= bytes.count else { throw error("unexpected end of input") }
+            for i in 0..<n where bytes[index + i] != word.utf8Start[i] { throw error("invalid literal") }
+            index += n
+        }
+
+        mutating func object(depth: Int) throws(Error) -> JSONValue {
+            index += 1
+            var members: [(key: String, value: JSONValue)] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+                let key = try string()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                index += 1
+                skipWhitespace()
+                members.append((key, try value(depth: depth + 1)))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input in an object") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                } else {
+                    throw error("expected ',' or '}'")
+                }
+            }
+        }
+
+        mutating func array(depth: Int) throws(Error) -> JSONValue {
+            index += 1
+            var items: [JSONValue] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
+            while true {
+                skipWhitespace()
+                items.append(try value(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input in an array") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                } else {
+                    throw error("expected ',' or ']'")
+                }
+            }
+        }
+
+        mutating func string() throws(Error) -> String {
+            index += 1
+            let start = index
+            // Fast path: no escapes.
+            while index < bytes.count {
+                let b = bytes[index]
+                if b == UInt8(ascii: "\"") {
+                    let s = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    guard let s else { throw Error(offset: start, reason: "invalid UTF-8 in a string") }
+                    index += 1
+                    return s
+                }
+                if b == UInt8(ascii: "\\") { break }
+                if b < 0x20 { throw error("control character in a string") }
+                index += 1
+            }
+            var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            while index < bytes.count {
+                let b = bytes[index]
+                switch b {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    guard let s = String(validating: out, as: UTF8.self) else { throw Error(offset: start, reason: "invalid UTF-8 in a string") }
+                    return s
+                case UInt8(ascii: "\\"):
+                    index += 1
+                    guard index < bytes.count else { throw error("unexpected end of input in a string") }
+                    let e = bytes[index]
+                    index += 1
+                    switch e {
+                    case UInt8(ascii: "\""): out.append(0x22)
+                    case UInt8(ascii: "\\"): out.append(0x5C)
+                    case UInt8(ascii: "/"): out.append(0x2F)
+                    case UInt8(ascii: "b"): out.append(0x08)
+                    case UInt8(ascii: "f"): out.append(0x0C)
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "t"): out.append(0x09)
+                    case UInt8(ascii: "u"):
+                        var scalar = try hex4()
+                        if (0xD800...0xDBFF).contains(scalar) {
+                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                                throw error("unpaired surrogate")
+                            }
+                            index += 2
+                            let low = try hex4()
+                            guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate") }
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        } else if (0xDC00...0xDFFF).contains(scalar) {
+                            throw error("unpaired surrogate")
+                        }
+                        out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
+                    default: throw error("invalid escape")
+                    }
+                default:
+                    if b < 0x20 { throw error("control character in a string") }
+                    out.append(b)
+                    index += 1
+                }
+            }
+            throw error("unterminated string")
+        }
+
+        mutating func hex4() throws(Error) -> UInt32 {
+            guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                let b = bytes[index]
+                let d: UInt32
+                switch b {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
+                default: throw error("invalid \\u escape")
+                }
+                v = v * 16 + d
+                index += 1
+            }
+            return v
+        }
+
+        mutating func number() throws(Error) -> JSONValue {
+            let start = index
+            var isInteger = true
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+                if index < bytes.count, isDigit(bytes[index]) { throw error("leading zero in a number") }
+            } else {
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                isInteger = false
+                index += 1
+                guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                isInteger = false
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            if isInteger, let i = Int64(text) { return .int(i) }
+            guard let d = Double(text), d.isFinite else { throw Error(offset: start, reason: "number out of range") }
+            return .double(d)
+        }
+
+        func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+    }
+}

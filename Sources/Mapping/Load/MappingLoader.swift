@@ -1,0 +1,360 @@
+import Yams
+
+/// Reads mapping files (YAML or JSON, format v1) into ``EventMapping`` values, collecting every
+/// error with its file, line and column. See docs/mapping.md.
+struct MappingLoader {
+    private(set) var errors: [MappingLoadError] = []
+    private(set) var mappings: [EventMapping] = []
+    private(set) var format: EventFormat?
+    private var formatDefinedAt: String?
+    private var definedAt: [String: String] = [:]
+    private var file = ""
+
+    static let topKeys = ["version", "event", "events"]
+    static let eventKeys = ["target", "title", "body", "platforms", "ttl", "priority", "collapse_key", "silent", "android", "apns", "data", "analytics_label"]
+
+    mutating func load(file: String, contents: String) {
+        self.file = file
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: contents)
+        } catch let error as YamlError {
+            errors.append(yamlError(error))
+            return
+        } catch {
+            errors.append(MappingLoadError(file: file, line: 1, column: 1, message: "cannot parse: \(error)"))
+            return
+        }
+        guard let root, let top = mapping(root, "the file") else {
+            if root == nil { fail(nil, "the file is empty", hint: "start with `version: 1` and an `events:` map") }
+            return
+        }
+        checkKeys(top, allowed: Self.topKeys, in: "the file")
+        if let version = top["version"] {
+            if version.scalar?.string != "1" { fail(version, "unsupported version \(version.scalar?.string ?? "?")", hint: "this pushbridge reads `version: 1`") }
+        } else {
+            fail(root, "missing `version`", hint: "add `version: 1`")
+        }
+        if let event = top["event"] { loadEventFormat(event) }
+        guard let events = top["events"] else {
+            fail(root, "missing `events`", hint: "add an `events:` map from event type to mapping")
+            return
+        }
+        guard let eventMap = mapping(events, "`events`") else { return }
+        for (key, value) in eventMap {
+            guard let type = key.scalar?.string, !type.isEmpty else {
+                fail(key, "an event type must be a non-empty string")
+                continue
+            }
+            let here = "\(file):\(key.mark?.line ?? 0)"
+            if let first = definedAt[type] {
+                fail(key, "duplicate event type \"\(type)\"", hint: "first defined at \(first); each event type has exactly one mapping")
+                continue
+            }
+            definedAt[type] = here
+            if let m = loadEvent(type, key: key, value) { mappings.append(m) }
+        }
+    }
+
+    // MARK: Sections
+
+    private mutating func loadEventFormat(_ node: Node) {
+        guard let m = mapping(node, "`event`") else { return }
+        checkKeys(m, allowed: ["type", "id"], in: "`event`")
+        var f = EventFormat()
+        if let t = m["type"], let p = pointer(t) { f.typePointer = p }
+        if let i = m["id"], let p = pointer(i) { f.idPointer = p }
+        if let existing = format, existing != f {
+            fail(node, "`event` settings differ from those in \(formatDefinedAt ?? "another file")", hint: "set `event:` in one file only, or the same in all")
+            return
+        }
+        format = f
+        formatDefinedAt = "\(file):\(node.mark?.line ?? 0)"
+    }
+
+    private mutating func loadEvent(_ type: String, key: Node, _ node: Node) -> EventMapping? {
+        let before = errors.count
+        guard let m = mapping(node, "event \"\(type)\"") else { return nil }
+        checkKeys(m, allowed: Self.eventKeys, in: "event \"\(type)\"")
+        guard let targetNode = m["target"] else {
+            fail(key, "event \"\(type)\" has no `target`", hint: "add `target:` with one of token, tokens, topic or condition")
+            return nil
+        }
+        let target = loadTarget(targetNode)
+        var mapping = EventMapping(eventType: type, file: file, line: key.mark?.line ?? 0, target: target ?? .topic(.literal("_")))
+        if let n = m["title"] { mapping.title = localized(n, "title") }
+        if let n = m["body"] { mapping.body = localized(n, "body") }
+        if let n = m["silent"] { mapping.silent = bool(n) ?? false }
+        if mapping.silent, mapping.title != nil || mapping.body != nil {
+            fail(m["silent"], "a silent push has no title or body", hint: "remove `title`/`body`, or `silent: true`; silent pushes carry `data` only")
+        }
+        if !mapping.silent, mapping.title == nil, mapping.body == nil, m["title"] == nil, m["body"] == nil {
+            fail(key, "event \"\(type)\" has neither `title` nor `body`", hint: "add a `title` or `body` with a `key`, or set `silent: true` for a data-only push")
+        }
+        if let n = m["platforms"] { mapping.platforms = platforms(n) }
+        if let n = m["ttl"] { mapping.ttlSeconds = ttl(n) }
+        if let n = m["priority"] {
+            switch n.scalar?.string {
+            case "high": mapping.highPriority = true
+            case "normal": mapping.highPriority = false
+            default: fail(n, "priority must be `high` or `normal`")
+            }
+        }
+        if let n = m["collapse_key"] { mapping.collapseKey = source(n, "collapse_key") }
+        if let n = m["android"] { mapping.android = android(n) }
+        if let n = m["apns"] { mapping.apns = apns(n) }
+        if let n = m["data"] { mapping.data = dataMap(n) }
+        if let n = m["analytics_label"] {
+            let label = n.scalar?.string ?? ""
+            if label.isEmpty || label.utf8.count > 50 || !label.utf8.allSatisfy({ Self.isLabelByte($0) }) {
+                fail(n, "analytics_label must be 1-50 characters of [a-zA-Z0-9-_.~%]")
+            }
+            mapping.analyticsLabel = label
+        }
+        return errors.count == before && target != nil ? mapping : nil
+    }
+
+    private mutating func loadTarget(_ node: Node) -> MappingTarget? {
+        guard let m = mapping(node, "`target`") else { return nil }
+        let kinds = ["token", "tokens", "topic", "condition"]
+        checkKeys(m, allowed: kinds, in: "`target`")
+        let present = kinds.filter { m[$0] != nil }
+        guard present.count == 1, let kind = present.first, let value = m[kind] else {
+            fail(node, present.isEmpty ? "`target` names no recipient" : "`target` has more than one kind: \(present.joined(separator: ", "))",
+                 hint: "give exactly one of token, tokens, topic or condition")
+            return nil
+        }
+        switch kind {
+        case "token": return source(value, "target token").map(MappingTarget.token)
+        case "topic": return source(value, "target topic").map(MappingTarget.topic)
+        case "condition": return source(value, "target condition").map(MappingTarget.condition)
+        default:
+            if let list = value.sequence {
+                return .tokens(.literal(list.compactMap { $0.scalar?.string }))
+            }
+            if let f = value.mapping, let fieldNode = f["field"] {
+                checkKeys(f, allowed: ["field"], in: "`tokens`")
+                return pointer(fieldNode).map { .tokens(.field($0)) }
+            }
+            fail(value, "`tokens` must be a list of tokens or `{field: /pointer}` to an array of strings")
+            return nil
+        }
+    }
+
+    private mutating func localized(_ node: Node, _ what: String) -> LocalizedText? {
+        guard let m = mapping(node, "`\(what)`") else { return nil }
+        checkKeys(m, allowed: ["key", "android_key", "ios_key", "args"], in: "`\(what)`")
+        let key = m["key"].flatMap { keyString($0) }
+        let androidKey = m["android_key"].flatMap { keyString($0) } ?? key.map(Self.androidKey)
+        let iosKey = m["ios_key"].flatMap { keyString($0) } ?? key.map(Self.iosKey)
+        var args: [ValueSource] = []
+        if let a = m["args"] {
+            if let list = a.sequence {
+                for (i, item) in list.enumerated() { if let s = source(item, "\(what) arg \(i + 1)") { args.append(s) } }
+            } else {
+                fail(a, "`args` must be a list")
+            }
+        }
+        guard let androidKey, let iosKey else {
+            fail(node, "`\(what)` has no localization key" + (args.isEmpty ? "" : " but has args"),
+                 hint: "add `key:` (or both `android_key:` and `ios_key:`); args fill a localized string's placeholders")
+            return nil
+        }
+        return LocalizedText(androidKey: androidKey, iosKey: iosKey, args: args)
+    }
+
+    /// Default derivation: Android resource names are lower_snake, iOS keys UPPER_SNAKE.
+    static func androidKey(_ key: String) -> String { key.lowercased() }
+    static func iosKey(_ key: String) -> String { key.uppercased() }
+
+    private mutating func keyString(_ node: Node) -> String? {
+        guard let s = node.scalar?.string, !s.isEmpty, !s.contains(where: { $0.isWhitespace }) else {
+            fail(node, "a localization key must be a non-empty string without spaces")
+            return nil
+        }
+        return s
+    }
+
+    private mutating func platforms(_ node: Node) -> Set<Platform> {
+        guard let list = node.sequence, !list.isEmpty else {
+            fail(node, "`platforms` must be a non-empty list of android, ios")
+            return Set(Platform.allCases)
+        }
+        var result = Set<Platform>()
+        for item in list {
+            if let p = item.scalar.flatMap({ Platform(rawValue: $0.string) }) { result.insert(p) } else { fail(item, "unknown platform \"\(item.scalar?.string ?? "?")\"", hint: "use android or ios") }
+        }
+        return result
+    }
+
+    private mutating func ttl(_ node: Node) -> Int? {
+        guard let text = node.scalar?.string, let seconds = Self.parseDuration(text) else {
+            fail(node, "ttl \"\(node.scalar?.string ?? "?")\" is not a duration", hint: "write seconds (3600), or 30s, 15m, 1h, 2d, 1w")
+            return nil
+        }
+        guard seconds <= FCMLimits.maxTTLSeconds else {
+            fail(node, "ttl \(text) is over FCM's maximum of 4 weeks (2419200s)", hint: "use at most 4w")
+            return nil
+        }
+        return seconds
+    }
+
+    /// `3600`, `3600s`, `15m`, `1h`, `2d`, `1w` → seconds.
+    static func parseDuration(_ text: String) -> Int? {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800]
+        var digits = text
+        var factor = 1
+        if let last = text.last, let f = units[last] {
+            digits = String(text.dropLast())
+            factor = f
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Int(digits), n >= 0 else { return nil }
+        let (value, overflow) = n.multipliedReportingOverflow(by: factor)
+        return overflow ? nil : value
+    }
+
+    private mutating func android(_ node: Node) -> EventMapping.AndroidOptions {
+        var o = EventMapping.AndroidOptions()
+        guard let m = mapping(node, "`android`") else { return o }
+        checkKeys(m, allowed: ["channel_id", "sound", "tag", "click_action", "icon", "color", "image"], in: "`android`")
+        o.channelID = m["channel_id"].flatMap { source($0, "android.channel_id") }
+        o.sound = m["sound"].flatMap { source($0, "android.sound") }
+        o.tag = m["tag"].flatMap { source($0, "android.tag") }
+        o.clickAction = m["click_action"].flatMap { source($0, "android.click_action") }
+        o.icon = m["icon"].flatMap { source($0, "android.icon") }
+        o.image = m["image"].flatMap { source($0, "android.image") }
+        if let c = m["color"], let s = source(c, "android.color") {
+            if case .literal(let text) = s, !EventMapping.isColor(text) { fail(c, "color \"\(text)\" is not #rrggbb") }
+            o.color = s
+        }
+        return o
+    }
+
+    private mutating func apns(_ node: Node) -> EventMapping.APNSOptions {
+        var o = EventMapping.APNSOptions()
+        guard let m = mapping(node, "`apns`") else { return o }
+        checkKeys(m, allowed: ["badge", "sound", "category", "thread_id", "mutable_content"], in: "`apns`")
+        if let b = m["badge"], let s = source(b, "apns.badge") {
+            if case .literal(let text) = s, Int(text) == nil { fail(b, "badge must be an integer or `{field: /pointer}` to one") }
+            o.badge = s
+        }
+        o.sound = m["sound"].flatMap { source($0, "apns.sound") }
+        o.category = m["category"].flatMap { source($0, "apns.category") }
+        o.threadID = m["thread_id"].flatMap { source($0, "apns.thread_id") }
+        if let mc = m["mutable_content"] { o.mutableContent = bool(mc) ?? false }
+        return o
+    }
+
+    private mutating func dataMap(_ node: Node) -> [(key: String, value: ValueSource)] {
+        guard let m = mapping(node, "`data`") else { return [] }
+        var out: [(key: String, value: ValueSource)] = []
+        for (k, v) in m {
+            guard let key = k.scalar?.string, !key.isEmpty else {
+                fail(k, "a data key must be a non-empty string")
+                continue
+            }
+            let lower = key.lowercased()
+            if ["from", "message_type"].contains(lower) || lower.hasPrefix("google") || lower.hasPrefix("gcm") {
+                fail(k, "data key \"\(key)\" is reserved by FCM", hint: "rename it: `from`, `message_type` and keys starting with `google` or `gcm` are refused")
+                continue
+            }
+            if let s = source(v, "data.\(key)") { out.append((key, s)) }
+        }
+        return out
+    }
+
+    // MARK: Values
+
+    /// A plain scalar is a literal; `{field: /ptr, default: x}`, `{value: x}` or `{from: event_id}`.
+    private mutating func source(_ node: Node, _ what: String) -> ValueSource? {
+        if let s = node.scalar { return .literal(s.string) }
+        guard let m = node.mapping else {
+            fail(node, "\(what) must be a string, `{field: /pointer}`, `{value: ...}` or `{from: event_id}`")
+            return nil
+        }
+        checkKeys(m, allowed: ["field", "default", "value", "from"], in: what)
+        let kinds = ["field", "value", "from"].filter { m[$0] != nil }
+        guard kinds.count == 1 else {
+            fail(node, "\(what) must have exactly one of `field`, `value` or `from`")
+            return nil
+        }
+        if let v = m["value"] {
+            guard let s = v.scalar?.string else {
+                fail(v, "`value` must be a string")
+                return nil
+            }
+            return .literal(s)
+        }
+        if let f = m["from"] {
+            guard f.scalar?.string == "event_id" else {
+                fail(f, "`from` supports only `event_id`")
+                return nil
+            }
+            return .eventID
+        }
+        guard let p = pointer(m["field"]!) else { return nil }
+        if let d = m["default"], d.scalar == nil { fail(d, "`default` must be a string") }
+        return .field(p, default: m["default"]?.scalar?.string)
+    }
+
+    private mutating func pointer(_ node: Node) -> JSONPointer? {
+        guard let text = node.scalar?.string, let p = JSONPointer(text), !text.isEmpty else {
+            fail(node, "\"\(node.scalar?.string ?? "?")\" is not a JSON Pointer",
+                 hint: "write an RFC 6901 pointer such as /user/name (escape ~ as ~0 and / as ~1)")
+            return nil
+        }
+        return p
+    }
+
+    private mutating func bool(_ node: Node) -> Bool? {
+        switch node.scalar?.string {
+        case "true": return true
+        case "false": return false
+        default:
+            fail(node, "expected true or false")
+            return nil
+        }
+    }
+
+    private mutating func mapping(_ node: Node, _ what: String) -> Node.Mapping? {
+        guard let m = node.mapping else {
+            fail(node, "\(what) must be a map")
+            return nil
+        }
+        return m
+    }
+
+    private mutating func checkKeys(_ m: Node.Mapping, allowed: [String], in what: String) {
+        var seen = Set<String>()
+        for key in m.keys {
+            let name = key.scalar?.string ?? "?"
+            if !allowed.contains(name) {
+                fail(key, "unknown field `\(name)` in \(what)", hint: "allowed: " + allowed.joined(separator: ", "))
+            } else if !seen.insert(name).inserted {
+                fail(key, "`\(name)` is given twice in \(what)")
+            }
+        }
+    }
+
+    static func isLabelByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%"):
+            true
+        default: false
+        }
+    }
+
+    private mutating func fail(_ node: Node?, _ message: String, hint: String? = nil) {
+        errors.append(MappingLoadError(file: file, line: node?.mark?.line ?? 1, column: node?.mark?.column ?? 1, message: message, hint: hint))
+    }
+
+    private func yamlError(_ error: YamlError) -> MappingLoadError {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+            return MappingLoadError(file: file, line: mark.line, column: mark.column, message: "invalid YAML: \(problem)")
+        default:
+            return MappingLoadError(file: file, line: 1, column: 1, message: "invalid YAML: \(error)")
+        }
+    }
+}

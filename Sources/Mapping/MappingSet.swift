@@ -1,0 +1,41 @@
+/// All loaded mappings: event in, FCM messages out. Pure: no I/O.
+///
+/// ```swift
+/// let set = try MappingSet.load(files: [("welcome.yaml", yamlText)])
+/// switch set.render(EventRecord(value: bytes)) { ... }
+/// ```
+public struct MappingSet: Sendable {
+    public let mappings: [String: EventMapping]
+    public let eventFormat: EventFormat
+
+    /// Loads mapping files given as (path, contents). Every error in every file is reported.
+    /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
+    public static func load(files: [(path: String, contents: String)]) throws(MappingLoadErrors) -> MappingSet {
+        var loader = MappingLoader()
+        for (path, contents) in files { loader.load(file: path, contents: contents) }
+        guard loader.errors.isEmpty else { throw MappingLoadErrors(errors: loader.errors) }
+        return MappingSet(
+            mappings: Dictionary(uniqueKeysWithValues: loader.mappings.map { ($0.eventType, $0) }),
+            eventFormat: loader.format ?? EventFormat())
+    }
+
+    /// The outcome for one Kafka record.
+    public struct Rendered: Sendable {
+        public var event: DecodedEvent
+        public var messages: [FCMMessage]
+    }
+
+    /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
+    public func render(_ record: EventRecord) -> Result<Rendered, MappingFailure> {
+        let event: DecodedEvent
+        switch eventFormat.decode(record) {
+        case .success(let e): event = e
+        case .failure(let f): return .failure(f)
+        }
+        guard let mapping = mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
+        return mapping.render(event).map { Rendered(event: event, messages: $0) }
+    }
+
+    /// The event types that have a mapping, sorted.
+    public var eventTypes: [String] { mappings.keys.sorted() }
+}

@@ -1,0 +1,86 @@
+/// A Kafka record as the mapping core sees it: bytes, headers and where it came from.
+public struct EventRecord: Sendable {
+    public var value: [UInt8]
+    public var headers: [(name: String, value: [UInt8]?)]
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+
+    public init(value: [UInt8], headers: [(name: String, value: [UInt8]?)] = [], topic: String = "events", partition: Int32 = 0, offset: Int64 = 0) {
+        self.value = value
+        self.headers = headers
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value.map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// A decoded event: its type, ID, and the data that field pointers resolve against.
+public struct DecodedEvent: Sendable {
+    public enum Format: String, Sendable {
+        case json
+        /// `application/cloudevents+json`: attributes and `data` in one JSON document.
+        case cloudEventsStructured
+        /// Kafka binary mode: attributes in `ce_*` headers, the value is the data.
+        case cloudEventsBinary
+    }
+
+    public var type: String
+    public var id: String
+    /// Field pointers resolve against this: the whole document for plain JSON, `data` for
+    /// CloudEvents. So one mapping serves all three encodings.
+    public var data: JSONValue
+    public var format: Format
+}
+
+/// How plain JSON events name their type and ID (CloudEvents have both built in).
+public struct EventFormat: Sendable, Equatable {
+    /// Default `/type`.
+    public var typePointer: JSONPointer
+    /// If nil, plain events are identified by their Kafka coordinates (`topic/partition/offset`).
+    public var idPointer: JSONPointer?
+
+    public init(typePointer: JSONPointer = JSONPointer("/type")!, idPointer: JSONPointer? = nil) {
+        self.typePointer = typePointer
+        self.idPointer = idPointer
+    }
+
+    public func decode(_ record: EventRecord) -> Result<DecodedEvent, MappingFailure> {
+        let coordinates = "\(record.topic)/\(record.partition)/\(record.offset)"
+        // Binary mode: the type is a header; the value is the data.
+        if let type = record.header("ce_type") {
+            let data: JSONValue
+            do {
+                data = record.value.isEmpty ? .null : try JSONParser.parse(record.value)
+            } catch {
+                return .failure(.invalidJSON(error.description))
+            }
+            return .success(DecodedEvent(type: type, id: record.header("ce_id") ?? coordinates, data: data, format: .cloudEventsBinary))
+        }
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(record.value)
+        } catch {
+            return .failure(.invalidJSON(error.description))
+        }
+        let contentType = record.header("content-type") ?? ""
+        if contentType.hasPrefix("application/cloudevents+json") || document["specversion"] != nil {
+            guard case .string(let type)? = document["type"] else { return .failure(.missingEventType("/type")) }
+            let id = document["id"].flatMap(Stringify.scalar) ?? coordinates
+            if document["data_base64"] != nil && document["data"] == nil {
+                return .failure(.wrongType(field: "/data_base64", expected: "JSON data under \"data\"", found: "base64 data"))
+            }
+            return .success(DecodedEvent(type: type, id: id, data: document["data"] ?? .null, format: .cloudEventsStructured))
+        }
+        guard let typeValue = typePointer.resolve(in: document) else { return .failure(.missingEventType(typePointer.description)) }
+        guard case .string(let type) = typeValue else {
+            return .failure(.wrongType(field: typePointer.description, expected: "string", found: typeValue.typeName))
+        }
+        let id = idPointer.flatMap { $0.resolve(in: document) }.flatMap(Stringify.scalar) ?? coordinates
+        return .success(DecodedEvent(type: type, id: id, data: document, format: .json))
+    }
+}

@@ -1,0 +1,32 @@
+/// One FCM HTTP v1 message, ready to send: the `message` object of
+/// `POST /v1/projects/{project}/messages:send`.
+public struct FCMMessage: Sendable, Equatable {
+    /// The `message` object.
+    public var json: JSONValue
+    /// The registration token, for token-targeted messages (for token-invalidation records).
+    public var token: String?
+
+    public init(json: JSONValue, token: String?) {
+        self.json = json
+        self.token = token
+    }
+
+    /// The request body: `{"message": …}`, plus `"validate_only": true` for a dry run.
+    public func requestBody(validateOnly: Bool = false, pretty: Bool = false) -> [UInt8] {
+        var members: [(key: String, value: JSONValue)] = [("message", json)]
+        if validateOnly { members.append(("validate_only", .bool(true))) }
+        return JSONWriter.write(.object(members), pretty: pretty)
+    }
+}
+
+/// FCM's payload limits (architecture.md).
+public enum FCMLimits {
+    /// Bytes of a serialized message.
+    public static let messageBytes = 4096
+    /// Bytes of a serialized topic message.
+    public static let topicMessageBytes = 2048
+    /// Longest TTL: 4 weeks.
+    public static let maxTTLSeconds = 2_419_200
+    /// APNs limits `apns-collapse-id` to 64 bytes.
+    public static let apnsCollapseIDBytes = 64
+}

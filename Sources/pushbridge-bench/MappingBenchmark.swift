@@ -1,0 +1,39 @@
+import Mapping
+
+/// Maps a typical event (decode → map → request body bytes) `events` times on one core.
+enum MappingBenchmark {
+    static let mapping = """
+        version: 1
+        event: {type: /type, id: /id}
+        events:
+          message.received:
+            target: {token: {field: /recipient/fcm_token}}
+            title: {key: new_message_title, args: [{field: /sender/name}]}
+            body: {key: new_message_body, args: [{field: /unread_count}, {field: /sender/name}]}
+            priority: high
+            collapse_key: {from: event_id}
+            android: {channel_id: messages, tag: {field: /chat_id}}
+            apns: {badge: {field: /unread_count}, thread_id: {field: /chat_id}, sound: default}
+            data: {chat_id: {field: /chat_id}, screen: chat}
+        """
+
+    static let event = Array("""
+        {"type":"message.received","id":"3f0c9a1e-5b7d-4c2a-9e61-0d2b8f4a7c13","occurred_at":"2026-11-22T10:15:00Z",
+         "unread_count":3,"chat_id":"chat-8841","sender":{"id":"u-17","name":"Bob"},
+         "recipient":{"id":"u-42","fcm_token":"bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1-JzmJ6PrqB1xq3Yb9e0"}}
+        """.utf8)
+
+    static func run(events: Int) throws -> [(name: String, value: Double)] {
+        let set = try MappingSet.load(files: [("bench.yaml", mapping)])
+        var bytes = 0
+        let start = ContinuousClock.now
+        for i in 0..<events {
+            let record = EventRecord(value: event, topic: "events", partition: 0, offset: Int64(i))
+            guard case .success(let rendered) = set.render(record) else { throw BenchError("mapping failed") }
+            for m in rendered.messages { bytes += m.requestBody().count }
+        }
+        let seconds = KafkaBenchmark.seconds(ContinuousClock.now - start)
+        precondition(bytes > 0)
+        return [("mapping_events_per_second", Double(events) / seconds), ("mapping_microseconds_per_event", seconds * 1e6 / Double(events))]
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Mapping
+
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check mapping files and list every error.",
+        discussion: """
+            Errors are printed as FILE:LINE:COLUMN: error: MESSAGE, with a hint, for editors and CI. \
+            The exit status is 1 if any file has an error; pushbridge never starts on a half-valid mapping.
+
+            Examples:
+              pushbridge validate examples/mappings
+              pushbridge validate mappings/orders.yaml mappings/chat.yaml
+            """
+    )
+
+    @Argument(help: "Mapping files, or directories of *.yaml/*.yml/*.json files.")
+    var paths: [String]
+
+    func run() throws {
+        let files = try MappingFiles.read(paths)
+        do {
+            let set = try MappingSet.load(files: files)
+            print("ok: \(files.count) file\(files.count == 1 ? "" : "s"), \(set.mappings.count) event type\(set.mappings.count == 1 ? "" : "s"): \(set.eventTypes.joined(separator: ", "))")
+        } catch {
+            MappingFiles.printErrors(error)
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// Runs the built `pushbridge` executable (it sits beside the test bundle).
+func pushbridge(_ args: [String], stdin: String? = nil) throws -> (status: Int32, out: String, err: String) {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("pushbridge")
+    let p = Process()
+    p.executableURL = exe
+    p.arguments = args
+    p.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = input
+    try p.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+}
+
+@Suite("pushbridge validate / render", .serialized)
+struct CLITests {
+    @Test("validate accepts the examples")
+    func validateExamples() throws {
+        let r = try pushbridge(["validate", "examples/mappings"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.hasPrefix("ok: 2 files, 5 event types"))
+    }
+
+    @Test("validate lists every error as file:line:column and exits 1")
+    func validateErrors() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.yaml").path
+        try "version: 1\nevents:\n  e:\n    target: {token: t, topic: x}\n    body: {key: k}\n    data: {from: x}\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let r = try pushbridge(["validate", bad])
+        #expect(r.status == 1)
+        #expect(r.err.contains("\(bad):4:13: error: `target` has more than one kind: token, topic"))
+        #expect(r.err.contains("\(bad):6:12: error: data key \"from\" is reserved by FCM"))
+        #expect(r.err.hasSuffix("2 errors\n"))
+    }
+
+    @Test("render prints the request body; reads the event from stdin with -")
+    func render() throws {
+        let file = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json"])
+        #expect(file.status == 0, "\(file.err)")
+        #expect(file.out.hasPrefix(#"{"message":{"android":{"notification":{"title_loc_args":["Alice"]"#))
+        let stdin = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: try exampleEvent("stock.json"))
+        #expect(stdin.out.contains(#""topic":"industry-tech""#))
+        let pretty = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json", "--pretty"])
+        #expect(pretty.out.contains("\n  \"message\": {"))
+    }
+
+    @Test("render explains why an event cannot be sent and exits 2")
+    func renderFailure() throws {
+        let r = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: #"{"type":"user.welcome","user":{}}"#)
+        #expect(r.status == 2)
+        #expect(r.err == "cannot render: title arg 1: field /user/first_name is missing or null and has no default [missing_field]\n")
+    }
+
+    @Test("--help teaches with examples")
+    func help() throws {
+        let r = try pushbridge(["render", "--help"])
+        #expect(r.out.contains("  pushbridge render --mappings examples/mappings \\\n      --event examples/events/welcome.json\n"))
+    }
+}

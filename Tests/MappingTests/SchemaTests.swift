@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// schemas/mapping.schema.json, checked with Python's jsonschema (Draft 2020-12), as an editor would.
+@Suite("schemas/mapping.schema.json")
+struct SchemaTests {
+    static let script = """
+        import json, sys, yaml, jsonschema
+        schema = json.load(open(sys.argv[1]))
+        jsonschema.Draft202012Validator.check_schema(schema)
+        v = jsonschema.Draft202012Validator(schema)
+        for path in sys.argv[2:]:
+            errors = sorted(v.iter_errors(yaml.safe_load(open(path))), key=lambda e: list(e.path))
+            print(path, "valid" if not errors else "invalid: " + errors[0].message[:120])
+        """
+
+    static func check(_ files: [String]) throws -> [String] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script, repositoryRoot + "/schemas/mapping.schema.json"] + files
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(p.terminationStatus == 0, "\(text)")
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    @Test("every example mapping validates")
+    func examplesValidate() throws {
+        let dir = repositoryRoot + "/examples/mappings"
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.map { "\(dir)/\($0)" }
+        let lines = try Self.check(files)
+        #expect(lines.count == files.count)
+        #expect(lines.allSatisfy { $0.hasSuffix(" valid") }, "\(lines)")
+    }
+
+    @Test("files that pushbridge rejects are rejected by the schema too", arguments: [
+        "version: 1\nevents:\n  e:\n    target: {token: t, topic: x}\n    body: {key: k}\n",
+        "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    data: {from: x}\n",
+        "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {args: [{field: /x}]}\n",
+        "version: 1\nevents:\n  e:\n    target: {token: {field: user}}\n    body: {key: k}\n",
+        "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    colour: red\n",
+        "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    silent: true\n",
+        "version: 1\nevents:\n  e:\n    target: {token: t}\n    ttl: 3000000\n    body: {key: k}\n",
+    ])
+    func invalidRejected(yaml: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path
+        try yaml.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let lines = try Self.check([file])
+        #expect(lines.first?.contains("invalid") == true, "\(lines)")
+    }
+}
