@@ -30,7 +30,7 @@ public enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let sorted = members.count < 2 ? members : members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let sorted = isSorted(members) ? members : members.sorted { $0.key < $1.key }
             for (i, member) in sorted.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, pretty, indent + 1)
@@ -44,6 +44,16 @@ public enum JSONWriter {
         }
     }
 
+    /// The renderer builds members in order already; checking is cheaper than sorting.
+    private static func isSorted(_ members: [(key: String, value: JSONValue)]) -> Bool {
+        var i = 1
+        while i < members.count {
+            if !(members[i - 1].key < members[i].key) { return false }
+            i += 1
+        }
+        return true
+    }
+
     private static func newline(_ out: inout [UInt8], _ pretty: Bool, _ indent: Int) {
         guard pretty else { return }
         out.append(0x0A)
@@ -51,20 +61,32 @@ public enum JSONWriter {
     }
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
-            default: out.append(b)
+        var s = s
+        s.makeContiguousUTF8()
+        s.utf8.withContiguousStorageIfAvailable { bytes in
+            out.append(UInt8(ascii: "\""))
+            // Copy runs that need no escaping in one append.
+            var runStart = 0
+            for (i, b) in bytes.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+                escape(b, into: &out)
+                runStart = i + 1
             }
+            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+            out.append(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func escape(_ b: UInt8, into out: inout [UInt8]) {
+        switch b {
+        case 0x22: out.append(contentsOf: [0x5C, 0x22])
+        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+        }
     }
 }

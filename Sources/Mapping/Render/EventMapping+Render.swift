@@ -35,11 +35,10 @@ extension EventMapping {
     }
 
     private func finish(_ shared: [(key: String, value: JSONValue)], target: (key: String, value: JSONValue), token: String?) throws(MappingFailure) -> FCMMessage {
-        let json = JSONValue.object([target] + shared)
+        let message = FCMMessage(json: .object([target] + shared), token: token)
         let limit = target.key == "topic" ? FCMLimits.topicMessageBytes : FCMLimits.messageBytes
-        let size = JSONWriter.write(json).count
-        guard size <= limit else { throw .tooLarge(bytes: size, limit: limit) }
-        return FCMMessage(json: json, token: token)
+        guard message.encoded.count <= limit else { throw .tooLarge(bytes: message.encoded.count, limit: limit) }
+        return message
     }
 
     private static func isTopicByte(_ b: UInt8) -> Bool {

@@ -2,20 +2,31 @@
 /// `POST /v1/projects/{project}/messages:send`.
 public struct FCMMessage: Sendable, Equatable {
     /// The `message` object.
-    public var json: JSONValue
+    public let json: JSONValue
     /// The registration token, for token-targeted messages (for token-invalidation records).
-    public var token: String?
+    public let token: String?
+    /// `json`, serialized once (compact, keys sorted).
+    public let encoded: [UInt8]
 
     public init(json: JSONValue, token: String?) {
         self.json = json
         self.token = token
+        self.encoded = JSONWriter.write(json)
     }
 
     /// The request body: `{"message": …}`, plus `"validate_only": true` for a dry run.
     public func requestBody(validateOnly: Bool = false, pretty: Bool = false) -> [UInt8] {
-        var members: [(key: String, value: JSONValue)] = [("message", json)]
-        if validateOnly { members.append(("validate_only", .bool(true))) }
-        return JSONWriter.write(.object(members), pretty: pretty)
+        if pretty {
+            var members: [(key: String, value: JSONValue)] = [("message", json)]
+            if validateOnly { members.append(("validate_only", .bool(true))) }
+            return JSONWriter.write(.object(members), pretty: true)
+        }
+        var body: [UInt8] = []
+        body.reserveCapacity(encoded.count + 40)
+        body.append(contentsOf: #"{"message":"#.utf8)
+        body.append(contentsOf: encoded)
+        body.append(contentsOf: (validateOnly ? #","validate_only":true}"# : "}").utf8)
+        return body
     }
 }
 
