@@ -34,11 +34,13 @@ let package = Package(
         ),
 
         // MARK: Wrappers
+        // Dedicated OS threads for blocking C loops, shared by both wrappers.
+        .target(name: "Threading"),
         .target(
             name: "Kafka",
-            dependencies: ["CRdKafka", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CRdKafka", "Threading", .product(name: "DequeModule", package: "swift-collections")]
         ),
-        .target(name: "HTTP2", dependencies: ["CCurl"]),
+        .target(name: "HTTP2", dependencies: ["CCurl", "Threading"]),
 
         // MARK: Pure mapping core
         .target(name: "Mapping", dependencies: [.product(name: "Yams", package: "Yams")]),

@@ -1,3 +1,5 @@
+import Threading
+
 /// An HTTP/2 client over libcurl's multi interface: many concurrent requests multiplexed as
 /// streams on one TLS connection (ALPN `h2`).
 ///

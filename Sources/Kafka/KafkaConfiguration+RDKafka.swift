@@ -1,11 +1,5 @@
 // Translation of the configuration structs into librdkafka properties.
-
-extension Duration {
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
+import Threading
 
 extension KafkaConsumerConfiguration {
     /// librdkafka properties, in the order they are applied.

@@ -1,4 +1,5 @@
 import CRdKafka
+import Threading
 
 // Commits, offsets and flow control. Calls that block in librdkafka run on the consumer's
 // serial blocking queue, never on the cooperative pool.

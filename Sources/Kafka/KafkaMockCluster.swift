@@ -1,4 +1,5 @@
 import CRdKafka
+import Threading
 
 /// An in-process Kafka cluster from librdkafka's mock broker (`rdkafka_mock.h`).
 ///

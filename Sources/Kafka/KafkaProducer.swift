@@ -1,6 +1,7 @@
 import CRdKafka
 import Dispatch
 import Synchronization
+import Threading
 
 /// A record to produce.
 public struct KafkaProducerRecord: Sendable {
@@ -144,12 +145,7 @@ public final class KafkaProducer: @unchecked Sendable {
             }
         }
         stop.set()
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                done.wait()
-                c.resume()
-            }
-        }
+        await DedicatedThread.join(done)
     }
 
     fileprivate static func deliver(_ message: UnsafePointer<rd_kafka_message_t>) {

@@ -1,4 +1,5 @@
 import CCurl
+import Threading
 
 /// Owns one `CURL*` easy handle; `curl_easy_cleanup` in `deinit`.
 /// Used only on the multi thread (not `Sendable`).

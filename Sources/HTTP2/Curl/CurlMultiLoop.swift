@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Threading
 import Synchronization
 
 /// Runs the libcurl multi interface on one dedicated thread.
@@ -59,13 +60,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         state.withLock { $0.shuttingDown = true }
         multi.wakeup()
         guard let done else { return }
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                done.wait()
-                done.signal()
-                c.resume()
-            }
-        }
+        await DedicatedThread.join(done)
     }
 
     /// Asks the loop to stop without waiting (from `deinit`).
@@ -79,7 +74,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func run() {
         while true {
             let (incoming, stopping) = state.withLock { s -> ([CurlTransfer], Bool) in
-                if s.shuttingDown { return (s.pending, true) }
+                if s.shuttingDown {
+                    defer { s.pending.removeAll() }
+                    return (s.pending, true)
+                }
                 let room = max(configuration.maxConcurrentStreams - active.count, 0)
                 let taken = Array(s.pending.prefix(room))
                 s.pending.removeFirst(taken.count)
@@ -87,7 +85,6 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             if stopping {
                 for t in incoming { t.continuation.resume(returning: .failure(.shutdownError)) }
-                state.withLock { $0.pending.removeAll() }
                 failAllActive()
                 return
             }
@@ -150,20 +147,5 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         active.removeAll()
         idleHandles.removeAll()
-    }
-}
-
-/// Runs a blocking loop on its own OS thread, never on Swift's cooperative pool.
-enum DedicatedThread {
-    /// - Returns: a semaphore signalled when `body` has returned.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
-        let finished = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            body()
-            finished.signal()
-        }
-        thread.name = name
-        thread.start()
-        return finished
     }
 }

@@ -1,4 +1,5 @@
 import CCurl
+import Threading
 
 /// One request in flight: its easy handle, buffers and continuation.
 ///
@@ -135,11 +136,4 @@ let headerCallback: ccurl_data_callback = { data, size, count, userdata in
     Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
         .appendHeaderLine(UnsafeRawBufferPointer(start: data, count: bytes))
     return bytes
-}
-
-extension Duration {
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 }

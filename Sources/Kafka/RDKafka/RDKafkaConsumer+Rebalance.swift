@@ -1,4 +1,5 @@
 import CRdKafka
+import Threading
 
 extension RDKafkaConsumer {
     /// Called by librdkafka on the poll thread (inside `rd_kafka_consumer_poll` or

@@ -1,6 +1,7 @@
 import CRdKafka
 import Dispatch
 import Synchronization
+import Threading
 
 /// The consumer's engine: owns the `rd_kafka_t` (through ``RDKafkaClient``), the poll thread,
 /// the message channel and the serial queue for blocking calls.
@@ -120,13 +121,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
     func close() async {
         requestStop()
         guard let done = pollThreadDone else { return }
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                done.wait()
-                done.signal()  // let other closers through too
-                c.resume()
-            }
-        }
+        await DedicatedThread.join(done)
     }
 
     // MARK: Blocking calls
