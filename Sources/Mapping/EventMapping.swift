@@ -5,6 +5,10 @@ public enum ValueSource: Sendable, Equatable {
     case field(JSONPointer, default: String?)
     /// The event's ID (CloudEvents `id`/`ce_id`, the configured pointer, or the Kafka coordinates).
     case eventID
+
+    var isLiteral: Bool {
+        if case .literal = self { true } else { false }
+    }
 }
 
 /// Who receives the push. Exactly one per mapping.
@@ -53,6 +57,8 @@ public struct EventMapping: Sendable {
     public var apns = APNSOptions()
     public var data: [(key: String, value: ValueSource)] = []
     public var analyticsLabel: String?
+    /// The compiled byte template (set by ``MappingSet/load(files:)``); nil renders via the tree.
+    var template: MessageTemplate?
 
     public struct AndroidOptions: Sendable {
         public var channelID: ValueSource?

@@ -7,6 +7,8 @@
 public struct MappingSet: Sendable {
     public let mappings: [String: EventMapping]
     public let eventFormat: EventFormat
+    /// The compiled templates by event type, looked up per event without copying a mapping.
+    let templates: [String: MessageTemplate]
 
     /// Loads mapping files given as (path, contents). Every error in every file is reported.
     /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
@@ -14,9 +16,15 @@ public struct MappingSet: Sendable {
         var loader = MappingLoader()
         for (path, contents) in files { loader.load(file: path, contents: contents) }
         guard loader.errors.isEmpty else { throw MappingLoadErrors(errors: loader.errors) }
+        let compiled = loader.mappings.map { m in
+            var m = m
+            m.template = m.compileTemplate()
+            return m
+        }
         return MappingSet(
-            mappings: Dictionary(uniqueKeysWithValues: loader.mappings.map { ($0.eventType, $0) }),
-            eventFormat: loader.format ?? EventFormat())
+            mappings: Dictionary(uniqueKeysWithValues: compiled.map { ($0.eventType, $0) }),
+            eventFormat: loader.format ?? EventFormat(),
+            templates: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.template.map { (m.eventType, $0) } }))
     }
 
     /// The outcome for one Kafka record.
@@ -31,6 +39,13 @@ public struct MappingSet: Sendable {
         switch eventFormat.decode(record) {
         case .success(let e): event = e
         case .failure(let f): return .failure(f)
+        }
+        if let template = templates[event.type] {
+            do {
+                return .success(Rendered(event: event, messages: try template.render(event)))
+            } catch {
+                return .failure(error)
+            }
         }
         guard let mapping = mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
         return mapping.render(event).map { Rendered(event: event, messages: $0) }

@@ -119,15 +119,18 @@ public enum JSONParser {
         mutating func string() throws(Error) -> String {
             index += 1
             let start = index
-            // Fast path: no escapes.
+            // Fast path: no escapes. ASCII needs no UTF-8 validation.
+            var ascii = true
             while index < bytes.count {
                 let b = bytes[index]
                 if b == UInt8(ascii: "\"") {
-                    let s = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    let s = ascii ? String(decoding: raw, as: UTF8.self) : String(validating: raw, as: UTF8.self)
                     guard let s else { throw Error(offset: start, reason: "invalid UTF-8 in a string") }
                     index += 1
                     return s
                 }
+                if b >= 0x80 { ascii = false }
                 if b == UInt8(ascii: "\\") { break }
                 if b < 0x20 { throw error("control character in a string") }
                 index += 1

@@ -50,7 +50,8 @@ public struct EventFormat: Sendable, Equatable {
     }
 
     public func decode(_ record: EventRecord) -> Result<DecodedEvent, MappingFailure> {
-        let coordinates = "\(record.topic)/\(record.partition)/\(record.offset)"
+        // The fallback ID, built only when an event has none of its own.
+        var coordinates: String { "\(record.topic)/\(record.partition)/\(record.offset)" }
         // Binary mode: the type is a header; the value is the data.
         if let type = record.header("ce_type") {
             let data: JSONValue

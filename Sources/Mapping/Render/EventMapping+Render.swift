@@ -2,13 +2,16 @@ extension EventMapping {
     /// The messages for `event`: one, or one per token for a token list.
     public func render(_ event: DecodedEvent) -> Result<[FCMMessage], MappingFailure> {
         do {
-            return .success(try renderMessages(event))
+            if let template { return .success(try template.render(event)) }
+            return .success(try renderTree(event))
         } catch {
             return .failure(error)
         }
     }
 
-    private func renderMessages(_ event: DecodedEvent) throws(MappingFailure) -> [FCMMessage] {
+    /// Renders by building the message as a ``JSONValue`` tree. The reference path: templates
+    /// are made from it, and mappings without a template use it.
+    func renderTree(_ event: DecodedEvent) throws(MappingFailure) -> [FCMMessage] {
         let r = Resolver(event: event)
         let shared = try sharedMembers(r)
         var messages: [FCMMessage] = []
@@ -22,16 +25,38 @@ extension EventMapping {
                 messages.append(try finish(shared, target: ("token", .string(token)), token: token))
             }
         case .topic(let source):
-            var topic = try r.string(source, role: "target topic")
-            if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
-            guard !topic.isEmpty, topic.utf8.allSatisfy(Self.isTopicByte) else {
-                throw .invalidValue(field: r.fieldName(source), reason: "\"\(topic)\" is not a valid topic name ([a-zA-Z0-9-_.~%]+)")
-            }
-            messages.append(try finish(shared, target: ("topic", .string(topic)), token: nil))
+            messages.append(try finish(shared, target: ("topic", .string(try r.topic(source))), token: nil))
         case .condition(let source):
             messages.append(try finish(shared, target: ("condition", .string(try r.string(source, role: "target condition"))), token: nil))
         }
         return messages
+    }
+
+    /// Compiles the byte template: the message rendered once with a hole for every value that
+    /// comes from the event. Nil if the mapping cannot be rendered without an event (e.g. an
+    /// invalid literal); `render` then uses the tree path, which reports the problem per event.
+    func compileTemplate() -> MessageTemplate? {
+        let recorder = HoleRecorder()
+        let r = Resolver(event: DecodedEvent(type: eventType, id: "", data: .null, format: .json), recorder: recorder)
+        do {
+            let shared = try sharedMembers(r)
+            let targetMember: (key: String, value: JSONValue)
+            var staticToken: String?
+            switch target {
+            case .token(let source):
+                targetMember = ("token", .string(try r.string(source, role: "target token")))
+                if case .literal(let t) = source { staticToken = t }
+            case .tokens: targetMember = ("token", .string(recorder.fanOutHole()))
+            case .topic(let source): targetMember = ("topic", .string(try r.topic(source)))
+            case .condition(let source): targetMember = ("condition", .string(try r.string(source, role: "target condition")))
+            }
+            return MessageTemplate(
+                json: JSONWriter.write(.object([targetMember] + shared)), holes: recorder.holes,
+                limit: targetMember.key == "topic" ? FCMLimits.topicMessageBytes : FCMLimits.messageBytes,
+                staticToken: staticToken, target: target)
+        } catch {
+            return nil
+        }
     }
 
     private func finish(_ shared: [(key: String, value: JSONValue)], target: (key: String, value: JSONValue), token: String?) throws(MappingFailure) -> FCMMessage {
@@ -41,7 +66,7 @@ extension EventMapping {
         return message
     }
 
-    private static func isTopicByte(_ b: UInt8) -> Bool {
+    static func isTopicByte(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%"):
@@ -53,11 +78,7 @@ extension EventMapping {
     /// Everything but the target.
     private func sharedMembers(_ r: Resolver) throws(MappingFailure) -> [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
-        let collapse = try collapseKey.map { (s) throws(MappingFailure) in try r.string(s, role: "collapse_key") }
-        if let collapse, collapse.utf8.count > FCMLimits.apnsCollapseIDBytes, platforms.contains(.ios) {
-            throw .invalidValue(field: collapseKey.map(r.fieldName) ?? "collapse_key",
-                                reason: "collapse key is \(collapse.utf8.count) bytes; apns-collapse-id allows \(FCMLimits.apnsCollapseIDBytes)")
-        }
+        let collapse = try collapseKey.map { (s) throws(MappingFailure) in try r.collapseKey(s, forAPNs: platforms.contains(.ios)) }
         if platforms.contains(.android), case .object(let a) = try androidConfig(r, collapse: collapse), !a.isEmpty {
             members.append(("android", .object(a)))  // a silent push may have no Android options at all
         }
@@ -91,11 +112,7 @@ extension EventMapping {
                                   ("icon", o.icon), ("image", o.image)] {
                 if let source { n.append((key, .string(try r.string(source, role: "android.\(key)")))) }
             }
-            if let color = o.color {
-                let value = try r.string(color, role: "android.color")
-                guard Self.isColor(value) else { throw .invalidValue(field: r.fieldName(color), reason: "\"\(value)\" is not a #rrggbb color") }
-                n.append(("color", .string(value)))
-            }
+            if let color = o.color { n.append(("color", .string(try r.color(color)))) }
             config.append(("notification", .object(n)))
         }
         return .object(config)
@@ -121,7 +138,7 @@ extension EventMapping {
                 if !body.args.isEmpty { alert.append(("loc-args", try r.args(body.args, role: "body"))) }
             }
             aps.append(("alert", .object(alert)))
-            if let badge = apns.badge { aps.append(("badge", .int(try r.integer(badge, role: "apns.badge")))) }
+            if let badge = apns.badge { aps.append(("badge", try r.integerValue(badge, role: "apns.badge"))) }
             for (key, source) in [("sound", apns.sound), ("category", apns.category), ("thread-id", apns.threadID)] {
                 if let source { aps.append((key, .string(try r.string(source, role: "apns.\(key)")))) }
             }
@@ -143,6 +160,8 @@ extension EventMapping {
 /// Resolves value sources against one event.
 struct Resolver {
     let event: DecodedEvent
+    /// Set while compiling a template: values from the event become holes.
+    var recorder: HoleRecorder? = nil
 
     func fieldName(_ source: ValueSource) -> String {
         switch source {
@@ -153,6 +172,7 @@ struct Resolver {
     }
 
     func string(_ source: ValueSource, role: String) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: role, kind: .string) }
         switch source {
         case .literal(let s): return s
         case .eventID: return event.id
@@ -174,6 +194,41 @@ struct Resolver {
         out.reserveCapacity(sources.count)
         for (i, s) in sources.enumerated() { out.append(.string(try string(s, role: "\(role) arg \(i + 1)"))) }
         return .array(out)
+    }
+
+    /// An integer value (`badge`), or its hole while compiling a template.
+    func integerValue(_ source: ValueSource, role: String) throws(MappingFailure) -> JSONValue {
+        if let recorder, !source.isLiteral { return .string(recorder.hole(source, role: role, kind: .integer)) }
+        return .int(try integer(source, role: role))
+    }
+
+    /// A topic name: a leading `/topics/` removed, and checked.
+    func topic(_ source: ValueSource) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: "target topic", kind: .topic) }
+        var topic = try string(source, role: "target topic")
+        if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
+        guard !topic.isEmpty, topic.utf8.allSatisfy(EventMapping.isTopicByte) else {
+            throw .invalidValue(field: fieldName(source), reason: "\"\(topic)\" is not a valid topic name ([a-zA-Z0-9-_.~%]+)")
+        }
+        return topic
+    }
+
+    /// A `#rrggbb` colour, checked.
+    func color(_ source: ValueSource) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: "android.color", kind: .color) }
+        let value = try string(source, role: "android.color")
+        guard EventMapping.isColor(value) else { throw .invalidValue(field: fieldName(source), reason: "\"\(value)\" is not a #rrggbb color") }
+        return value
+    }
+
+    /// A collapse key; at most 64 bytes when it also becomes `apns-collapse-id`.
+    func collapseKey(_ source: ValueSource, forAPNs: Bool) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: "collapse_key", kind: .collapseKey(forAPNs: forAPNs)) }
+        let key = try string(source, role: "collapse_key")
+        if forAPNs, key.utf8.count > FCMLimits.apnsCollapseIDBytes {
+            throw .invalidValue(field: fieldName(source), reason: "collapse key is \(key.utf8.count) bytes; apns-collapse-id allows \(FCMLimits.apnsCollapseIDBytes)")
+        }
+        return key
     }
 
     func integer(_ source: ValueSource, role: String) throws(MappingFailure) -> Int64 {

@@ -1,17 +1,23 @@
 /// One FCM HTTP v1 message, ready to send: the `message` object of
 /// `POST /v1/projects/{project}/messages:send`.
 public struct FCMMessage: Sendable, Equatable {
-    /// The `message` object.
-    public let json: JSONValue
+    /// The `message` object, serialized (compact, keys sorted): the bytes that are sent.
+    public let encoded: [UInt8]
     /// The registration token, for token-targeted messages (for token-invalidation records).
     public let token: String?
-    /// `json`, serialized once (compact, keys sorted).
-    public let encoded: [UInt8]
 
     public init(json: JSONValue, token: String?) {
-        self.json = json
+        self.init(encoded: JSONWriter.write(json), token: token)
+    }
+
+    init(encoded: [UInt8], token: String?) {
+        self.encoded = encoded
         self.token = token
-        self.encoded = JSONWriter.write(json)
+    }
+
+    /// The `message` object as a value (parsed from ``encoded``; for inspection, not the hot path).
+    public var json: JSONValue {
+        (try? JSONParser.parse(encoded)) ?? .null
     }
 
     /// The request body: `{"message": …}`, plus `"validate_only": true` for a dry run.

@@ -1,0 +1,75 @@
+@testable import Mapping
+import Testing
+
+@Suite("Byte templates render exactly what the JSON tree renders")
+struct TemplateTests {
+    static let mappings = """
+        version: 1
+        events:
+          all.options:
+            target: {topic: {field: /topic}}
+            title: {key: t, args: [{field: /a}, "literal", {field: /n, default: "0"}]}
+            body: {key: b, args: [{field: /quote}]}
+            ttl: 0
+            priority: normal
+            collapse_key: {from: event_id}
+            android: {channel_id: c, tag: {field: /a}, color: {field: /color}, image: {field: /img}}
+            apns: {badge: {field: /n}, thread_id: {field: /a}, mutable_content: true}
+            data: {x: {field: /a}, y: fixed, "ü": {field: /n}}
+            analytics_label: lbl
+          fan.out:
+            target: {tokens: {field: /tokens}}
+            body: {key: k, args: [{field: /a}]}
+          literal.token:
+            target: {token: "static-token"}
+            body: {key: k}
+            platforms: [ios]
+          condition:
+            target: {condition: "'a' in topics"}
+            silent: true
+            data: {v: {field: /a}}
+        """
+
+    static let events = [
+        ##"{"type":"all.options","id":"e1","topic":"/topics/news","a":"Zoë \"q\" \n","n":4,"quote":"<>&","color":"#00ff00","img":"https://x/y.png"}"##,
+        ##"{"type":"all.options","id":"e2","topic":"news","a":"x","color":"#00FF00","img":"i"}"##,
+        ##"{"type":"fan.out","id":"e3","tokens":["t1","t2","t3"],"a":1.5}"##,
+        ##"{"type":"literal.token","id":"e4"}"##,
+        ##"{"type":"condition","id":"e5","a":true}"##,
+        // failures must match too
+        ##"{"type":"all.options","id":"e6","topic":"bad topic","a":"x","color":"#00ff00","img":"i"}"##,
+        ##"{"type":"all.options","id":"e7","topic":"t","a":"x","color":"red","img":"i"}"##,
+        ##"{"type":"all.options","id":"e8","topic":"t","a":"x","color":"#000000","img":"i","n":"many"}"##,
+        ##"{"type":"fan.out","id":"e9","tokens":[],"a":1}"##,
+        ##"{"type":"fan.out","id":"e10","tokens":["t"]}"##,
+    ]
+
+    @Test("every mapping here compiles to a template", arguments: ["all.options", "fan.out", "literal.token", "condition"])
+    func compiles(type: String) throws {
+        let set = try load(Self.mappings)
+        #expect(set.mappings[type]?.template != nil)
+    }
+
+    @Test("template and tree agree, byte for byte and failure for failure", arguments: events)
+    func agree(json: String) throws {
+        let set = try load(Self.mappings)
+        let event = try set.eventFormat.decode(EventRecord(value: Array(json.utf8))).get()
+        let mapping = try #require(set.mappings[event.type])
+        let viaTemplate = mapping.render(event)
+        let viaTree: Result<[FCMMessage], MappingFailure> = Result { () throws(MappingFailure) in try mapping.renderTree(event) }
+        switch (viaTemplate, viaTree) {
+        case let (.success(a), .success(b)):
+            #expect(a.map { String(decoding: $0.encoded, as: UTF8.self) } == b.map { String(decoding: $0.encoded, as: UTF8.self) })
+            #expect(a.map(\.token) == b.map(\.token))
+        case let (.failure(a), .failure(b)):
+            #expect(a == b)
+        default:
+            Issue.record("template \(viaTemplate) vs tree \(viaTree)")
+        }
+    }
+
+    @Test("the example mappings all compile to templates")
+    func examples() throws {
+        #expect(try exampleMappings().mappings.values.allSatisfy { $0.template != nil })
+    }
+}
