@@ -136,6 +136,12 @@ final class CurlMultiLoop: @unchecked Sendable {
         guard let transfer = active.removeValue(forKey: pointer), let easy = transfer.easy else { return }
         let outcome = transfer.outcome(result)
         multi.remove(easy)
+        // The transfer's buffers die with it: no pointer to them stays in a pooled handle.
+        easy.set(CURLOPT_ERRORBUFFER, pointer: nil)
+        easy.set(CURLOPT_POSTFIELDS, pointer: nil)
+        easy.set(CURLOPT_PRIVATE, pointer: nil)
+        easy.set(CURLOPT_WRITEDATA, pointer: nil)
+        easy.set(CURLOPT_HEADERDATA, pointer: nil)
         idleHandles.append(easy)
         transfer.continuation.resume(returning: outcome)
     }

@@ -54,6 +54,9 @@ final class CurlTransfer: @unchecked Sendable {
         easy.set(CURLOPT_TIMEOUT_MS, Int((request.timeout ?? config.requestTimeout).milliseconds))
         switch request.method {
         case "GET":
+            // No body pointer from an earlier request may stay set (and POSTFIELDS must be set
+            // before HTTPGET, because setting it switches the method back to POST).
+            easy.set(CURLOPT_POSTFIELDS, pointer: nil)
             easy.set(CURLOPT_HTTPGET, 1)
             easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil)
         case "POST":
