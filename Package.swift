@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["Resources"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "TestSupport"]),
     ],

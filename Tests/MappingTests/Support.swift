@@ -1,10 +1,10 @@
 import Foundation
 import Mapping
+import TestSupport
 import Testing
 
 /// The repository root (examples/, schemas/).
-let repositoryRoot: String = ProcessInfo.processInfo.environment["PUSHBRIDGE_ROOT"]
-    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+let repositoryRoot = Repository.root
 
 func load(_ yaml: String, file: String = "test.yaml") throws -> MappingSet {
     try MappingSet.load(files: [(file, yaml)])

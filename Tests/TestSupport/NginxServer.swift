@@ -48,9 +48,5 @@ public final class NginxServer: @unchecked Sendable {
         try String(contentsOfFile: accessLog, encoding: .utf8).split(separator: "\n")
     }
 
-    static var templatePath: String {
-        let root = ProcessInfo.processInfo.environment["PUSHBRIDGE_ROOT"]
-            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        return root + "/Tests/TestSupport/Resources/nginx-h2.conf.template"
-    }
+    static var templatePath: String { Repository.root + "/Tests/TestSupport/Resources/nginx-h2.conf.template" }
 }

@@ -106,7 +106,7 @@ struct MappingLoader {
         if let n = m["data"] { mapping.data = dataMap(n) }
         if let n = m["analytics_label"] {
             let label = n.scalar?.string ?? ""
-            if label.isEmpty || label.utf8.count > 50 || !label.utf8.allSatisfy({ Self.isLabelByte($0) }) {
+            if label.isEmpty || label.utf8.count > 50 || !label.utf8.allSatisfy(EventMapping.isTopicByte) {
                 fail(n, "analytics_label must be 1-50 characters of [a-zA-Z0-9-_.~%]")
             }
             mapping.analyticsLabel = label
@@ -333,15 +333,6 @@ struct MappingLoader {
             } else if !seen.insert(name).inserted {
                 fail(key, "`\(name)` is given twice in \(what)")
             }
-        }
-    }
-
-    static func isLabelByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%"):
-            true
-        default: false
         }
     }
 

@@ -66,6 +66,7 @@ extension EventMapping {
         return message
     }
 
+    /// FCM's character class for topic names and analytics labels: `[a-zA-Z0-9-_.~%]`.
     static func isTopicByte(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),

@@ -53,7 +53,7 @@ final class TestBroker: @unchecked Sendable {
                     + "'ApiVersionRequest failed: Local: Read underflow'). Run the tests with scripts/test.sh, "
                     + "which puts .tools/librdkafka on LD_LIBRARY_PATH.")
         }
-        let tansu = Tools.path("bin/tansu")
+        let tansu = Repository.tool("bin/tansu")
         let port = try FreePort.next()
         let url = "tcp://127.0.0.1:\(port)"
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-tansu-\(UUID().uuidString)")
@@ -76,7 +76,7 @@ final class TestBroker: @unchecked Sendable {
             try mock!.createTopic(name, partitions: partitions)
         case .tansu:
             let p = try ChildProcess(
-                executable: Tools.path("bin/tansu"),
+                executable: Repository.tool("bin/tansu"),
                 arguments: ["topic", "create", "--broker", "tcp://\(bootstrapServers)", "--partitions", String(partitions), name],
                 logFile: "/dev/null"
             )
@@ -90,16 +90,5 @@ final class TestBroker: @unchecked Sendable {
         let name = "\(label)-\(UUID().uuidString.prefix(8).lowercased())"
         try createTopic(name, partitions: partitions)
         return name
-    }
-}
-
-/// Where scripts/setup.sh put tansu and the librdkafka runtime.
-enum Tools {
-    static func path(_ relative: String) -> String {
-        let root = ProcessInfo.processInfo.environment["PUSHBRIDGE_TOOLS"]
-            ?? URL(fileURLWithPath: #filePath)
-                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent(".tools").path
-        return root + "/" + relative
     }
 }
