@@ -21,7 +21,17 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_port() { for _ in $(seq 200); do (echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; return 1; }
 
 if [ "$which" = all ] || [ "$which" = mapping ]; then
-    "$bench" mapping --events "${MAPPING_BENCH_EVENTS:-300000}"
+    "$bench" mapping --events "${MAPPING_BENCH_EVENTS:-200000}" --rounds 5
+    # Instructions per event: the same figure on every run, however noisy the machine.
+    # (callgrind: two runs of different lengths, so start-up cancels out; valgrind cannot read
+    # Swift 6.3's debug info, so it runs a stripped copy.)
+    if command -v valgrind >/dev/null; then
+        cp "$bench" "$work/bench-stripped" && strip -g "$work/bench-stripped"
+        count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/bench-stripped" mapping --events "$1" --rounds 0 2>&1 |
+            sed -n 's/.*Collected : //p'; }
+        a=$(count 5000); b=$(count 25000)
+        echo "mapping_instructions_per_event: $(( (b - a) / 20000 ))"
+    fi
 fi
 
 if [ "$which" = all ] || [ "$which" = kafka ]; then

@@ -9,6 +9,8 @@ public struct MappingSet: Sendable {
     public let eventFormat: EventFormat
     /// The compiled templates by event type, looked up per event without copying a mapping.
     let templates: [String: MessageTemplate]
+    /// The parts of an event the mappings read; decoding builds only these.
+    let fields: EventFields
 
     /// Loads mapping files given as (path, contents). Every error in every file is reported.
     /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
@@ -21,10 +23,12 @@ public struct MappingSet: Sendable {
             m.template = m.compileTemplate()
             return m
         }
+        let format = loader.format ?? EventFormat()
         return MappingSet(
             mappings: Dictionary(uniqueKeysWithValues: compiled.map { ($0.eventType, $0) }),
-            eventFormat: loader.format ?? EventFormat(),
-            templates: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.template.map { (m.eventType, $0) } }))
+            eventFormat: format,
+            templates: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.template.map { (m.eventType, $0) } }),
+            fields: EventFields(format: format, mappings: compiled))
     }
 
     /// The outcome for one Kafka record.
@@ -36,17 +40,14 @@ public struct MappingSet: Sendable {
     /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
     public func render(_ record: EventRecord) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
-        switch eventFormat.decode(record) {
+        switch eventFormat.decode(record, fields: fields) {
         case .success(let e): event = e
         case .failure(let f): return .failure(f)
         }
-        if let template = templates[event.type] {
-            do {
-                return .success(Rendered(event: event, messages: try template.render(event)))
-            } catch {
-                return .failure(error)
-            }
+        if let template = templates[event.type], let messages = try? template.render(event) {
+            return .success(Rendered(event: event, messages: messages))
         }
+        // No template, or a failure, which the tree path names.
         guard let mapping = mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
         return mapping.render(event).map { Rendered(event: event, messages: $0) }
     }

@@ -5,7 +5,7 @@ import Foundation
 let usage = """
     usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N]
-           pushbridge-bench mapping [--events N]
+           pushbridge-bench mapping [--events N] [--rounds N]
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
     """
 
@@ -33,7 +33,7 @@ do {
             url: url, caFile: ca,
             requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!))
     case "mapping":
-        emit(try MappingBenchmark.run(events: Int(option("--events", "200000")!)!))
+        emit(try MappingBenchmark.run(events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!))
     default:
         print(usage)
         exit(command.isEmpty ? 0 : 2)

@@ -1,5 +1,5 @@
 import Foundation
-import Mapping
+@testable import Mapping
 import Testing
 
 @Suite("Output conforms to the FCM v1 API reference")
@@ -67,6 +67,46 @@ struct JSONParserTests {
     ])
     func invalid(text: String) {
         #expect(throws: JSONParser.Error.self) { try JSONParser.parse(text) }
+    }
+
+    @Test("a sparse parse refuses what a full parse refuses, at the same byte", arguments: [
+        #"{"skip":[1,]}"#, #"{"skip":{"a" 1}}"#, #"{"skip":01}"#, #"{"skip":"\x"}"#, #"{"skip":"\ud800"}"#,
+        #"{"skip":tru}"#, #"{"skip":1e999}"#, "{\"skip\":\"\u{01}\"}", #"{"sk\u0069p":[}"#, #"{"skip":{"k":"v"}"#,
+        #"{"skip":[[[]]}"#, #"{"keep":1,"skip":"x"} y"#,
+    ])
+    func sparseInvalid(text: String) {
+        var paths = JSONPathSet()
+        paths.insert(["keep"])
+        let bytes = Array(text.utf8)
+        #expect(throws: JSONParser.Error.self) { try JSONParser.parse(bytes, keeping: paths) }
+        let full = Result { () throws(JSONParser.Error) in try JSONParser.parse(bytes) }
+        let sparse = Result { () throws(JSONParser.Error) in try JSONParser.parse(bytes, keeping: paths) }
+        if case .failure(let a) = full, case .failure(let b) = sparse {
+            #expect(a.offset == b.offset && a.reason == b.reason)
+        }
+    }
+
+    @Test("a sparse parse keeps exactly the members on the paths")
+    func sparseKeeps() throws {
+        var paths = JSONPathSet()
+        paths.insert(["a", "b"])
+        paths.insert(["list", "0"])
+        paths.insert(["w\u{e9}"])
+        let doc = try JSONParser.parse(Array(#"{"x":{"y":[1,2]},"a":{"b":"B","c":"C"},"list":[{"p":1},2],"w\u00e9":true,"zé":false}"#.utf8), keeping: paths)
+        #expect(JSONWriter.string(doc) == #"{"a":{"b":"B"},"list":[{"p":1},2],"wé":true}"#)
+    }
+
+    @Test("integers: the full Int64 range, then doubles", arguments: [
+        ("9223372036854775807", JSONValue.int(.max)), ("-9223372036854775808", .int(.min)), ("-0", .int(0)),
+        ("9223372036854775808", .double(9223372036854775808)), ("12", .int(12)),
+    ])
+    func integers(text: String, value: JSONValue) throws {
+        #expect(try JSONParser.parse(text) == value)
+        if case .int(let i) = value {
+            var out: [UInt8] = []
+            JSONWriter.writeInteger(i, into: &out)
+            #expect(String(decoding: out, as: UTF8.self) == String(i))
+        }
     }
 
     @Test("JSON Pointer: escapes and array indexes (RFC 6901)")

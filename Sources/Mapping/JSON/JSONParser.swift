@@ -10,10 +10,16 @@ public enum JSONParser {
     }
 
     public static func parse(_ bytes: [UInt8]) throws(Error) -> JSONValue {
+        try parse(bytes, keeping: .all)
+    }
+
+    /// Parses and checks the whole document, but builds only the parts in `paths`: other
+    /// members are validated and skipped. The result is the document with those members left out.
+    static func parse(_ bytes: [UInt8], keeping paths: JSONPathSet) throws(Error) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Error) -> JSONValue in
             var reader = Reader(bytes: buffer)
             reader.skipWhitespace()
-            let value = try reader.value(depth: 0)
+            let value = try reader.value(depth: 0, keeping: paths)
             reader.skipWhitespace()
             guard reader.index == buffer.count else { throw reader.error("unexpected data after the JSON value") }
             return value
@@ -40,11 +46,11 @@ public enum JSONParser {
             }
         }
 
-        mutating func value(depth: Int) throws(Error) -> JSONValue {
+        mutating func value(depth: Int, keeping paths: JSONPathSet = .all) throws(Error) -> JSONValue {
             guard depth < Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
             guard index < bytes.count else { throw error("unexpected end of input") }
             switch bytes[index] {
-            case UInt8(ascii: "{"): return try object(depth: depth)
+            case UInt8(ascii: "{"): return paths.whole ? try object(depth: depth) : try sparseObject(depth: depth, keeping: paths)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return .string(try string())
             case UInt8(ascii: "t"): try literal("true"); return .bool(true)
@@ -90,6 +96,121 @@ public enum JSONParser {
                     throw error("expected ',' or '}'")
                 }
             }
+        }
+
+        /// An object of which only the members in `paths` are built.
+        mutating func sparseObject(depth: Int, keeping paths: JSONPathSet) throws(Error) -> JSONValue {
+            index += 1
+            var members: [(key: String, value: JSONValue)] = []
+            members.reserveCapacity(paths.members.count)
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+                let keyStart = index + 1
+                let keyEnd = skipString()
+                let wanted: JSONPathSet?
+                var key: String?
+                if let keyEnd {
+                    wanted = paths.member(UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd]))
+                } else {
+                    // Escapes or non-ASCII: decode (and validate) the name the slow way.
+                    index = keyStart - 1
+                    let decoded = try string()
+                    key = decoded
+                    wanted = Array(decoded.utf8).withUnsafeBufferPointer { paths.member($0) }
+                }
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                index += 1
+                skipWhitespace()
+                if let wanted {
+                    let name = key ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd!]), as: UTF8.self)
+                    members.append((name, try value(depth: depth + 1, keeping: wanted)))
+                } else {
+                    try skipValue(depth: depth + 1)
+                }
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input in an object") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                } else if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                } else {
+                    throw error("expected ',' or '}'")
+                }
+            }
+        }
+
+        /// Checks a value exactly as ``value(depth:keeping:)`` would, building nothing.
+        mutating func skipValue(depth: Int) throws(Error) {
+            guard depth < Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let close = bytes[index] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                let isObject = close == UInt8(ascii: "}")
+                index += 1
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == close {
+                    index += 1
+                    return
+                }
+                while true {
+                    skipWhitespace()
+                    if isObject {
+                        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+                        try skipStringValue()
+                        skipWhitespace()
+                        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                        index += 1
+                        skipWhitespace()
+                    }
+                    try skipValue(depth: depth + 1)
+                    skipWhitespace()
+                    guard index < bytes.count else { throw error(isObject ? "unexpected end of input in an object" : "unexpected end of input in an array") }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                    } else if bytes[index] == close {
+                        index += 1
+                        return
+                    } else {
+                        throw error(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                    }
+                }
+            case UInt8(ascii: "\""): try skipStringValue()
+            default: _ = try value(depth: depth)  // scalars build no storage
+            }
+        }
+
+        /// Skips a string at `index`, checking it as ``string()`` does.
+        mutating func skipStringValue() throws(Error) {
+            let start = index
+            if skipString() == nil {
+                index = start
+                _ = try string()
+            }
+        }
+
+        /// Fast path for a string of printable ASCII without escapes: moves past the closing
+        /// quote and returns the end of its contents. Returns nil (index undefined) otherwise.
+        mutating func skipString() -> Int? {
+            index += 1
+            while index < bytes.count {
+                let b = bytes[index]
+                if b == UInt8(ascii: "\"") {
+                    index += 1
+                    return index - 1
+                }
+                if b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { return nil }
+                index += 1
+            }
+            return nil
         }
 
         mutating func array(depth: Int) throws(Error) -> JSONValue {
@@ -224,10 +345,30 @@ public enum JSONParser {
                 guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
                 while index < bytes.count, isDigit(bytes[index]) { index += 1 }
             }
+            if isInteger, let i = integer(start..<index) { return .int(i) }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-            if isInteger, let i = Int64(text) { return .int(i) }
             guard let d = Double(text), d.isFinite else { throw Error(offset: start, reason: "number out of range") }
             return .double(d)
+        }
+
+        /// The checked digits in `range` (an optional `-`, then digits) as an Int64, or nil if it
+        /// does not fit.
+        func integer(_ range: Range<Int>) -> Int64? {
+            var i = range.lowerBound
+            let negative = bytes[i] == UInt8(ascii: "-")
+            if negative { i += 1 }
+            var magnitude: UInt64 = 0
+            while i < range.upperBound {
+                let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times10.addingReportingOverflow(UInt64(bytes[i] &- UInt8(ascii: "0")))
+                if o1 || o2 { return nil }
+                magnitude = sum
+                i += 1
+            }
+            if negative {
+                return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil
+            }
+            return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
         }
 
         func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }

@@ -39,7 +39,9 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         for token in tokens {
             switch current {
             case .object(let members):
-                guard let next = members.first(where: { $0.key == token })?.value else { return nil }
+                // Lengths first: unequal Strings otherwise take the slow comparison.
+                let length = token.utf8.count
+                guard let next = members.first(where: { $0.key.utf8.count == length && $0.key == token })?.value else { return nil }
                 current = next
             case .array(let items):
                 // RFC 6901: decimal index without leading zeros.

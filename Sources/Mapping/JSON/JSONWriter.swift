@@ -16,7 +16,7 @@ public enum JSONWriter {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .int(let i): writeInteger(i, into: &out)
         case .double(let d): out.append(contentsOf: Stringify.number(d).utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
@@ -61,19 +61,44 @@ public enum JSONWriter {
     }
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
-        var s = s
-        s.makeContiguousUTF8()
-        s.utf8.withContiguousStorageIfAvailable { bytes in
-            out.append(UInt8(ascii: "\""))
-            // Copy runs that need no escaping in one append.
-            var runStart = 0
-            for (i, b) in bytes.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+        if s.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0, into: &out) }) == nil {
+            var s = s
+            s.makeContiguousUTF8()
+            s.utf8.withContiguousStorageIfAvailable { writeString(utf8: $0, into: &out) }
+        }
+    }
+
+    private static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Copy runs that need no escaping in one append.
+        var runStart = 0
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b < 0x20 || b == 0x22 || b == 0x5C {
                 if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
                 escape(b, into: &out)
                 runStart = i + 1
             }
-            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
-            out.append(UInt8(ascii: "\""))
+            i &+= 1
+        }
+        if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Decimal digits, without making a String.
+    static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, filled from the end
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                count += 1
+                buffer[24 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: buffer[(24 - count)..<24])
         }
     }
 

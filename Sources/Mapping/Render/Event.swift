@@ -32,7 +32,8 @@ public struct DecodedEvent: Sendable {
     public var type: String
     public var id: String
     /// Field pointers resolve against this: the whole document for plain JSON, `data` for
-    /// CloudEvents. So one mapping serves all three encodings.
+    /// CloudEvents. So one mapping serves all three encodings. From ``MappingSet/render(_:)``
+    /// it holds only the fields some mapping reads.
     public var data: JSONValue
     public var format: Format
 }
@@ -50,13 +51,18 @@ public struct EventFormat: Sendable, Equatable {
     }
 
     public func decode(_ record: EventRecord) -> Result<DecodedEvent, MappingFailure> {
+        decode(record, fields: nil)
+    }
+
+    /// Decodes building only `fields` (all of the event if nil); the rest is checked, not kept.
+    func decode(_ record: EventRecord, fields: EventFields?) -> Result<DecodedEvent, MappingFailure> {
         // The fallback ID, built only when an event has none of its own.
         var coordinates: String { "\(record.topic)/\(record.partition)/\(record.offset)" }
         // Binary mode: the type is a header; the value is the data.
         if let type = record.header("ce_type") {
             let data: JSONValue
             do {
-                data = record.value.isEmpty ? .null : try JSONParser.parse(record.value)
+                data = record.value.isEmpty ? .null : try JSONParser.parse(record.value, keeping: fields?.data ?? .all)
             } catch {
                 return .failure(.invalidJSON(error.description))
             }
@@ -64,7 +70,7 @@ public struct EventFormat: Sendable, Equatable {
         }
         let document: JSONValue
         do {
-            document = try JSONParser.parse(record.value)
+            document = try JSONParser.parse(record.value, keeping: fields?.document ?? .all)
         } catch {
             return .failure(.invalidJSON(error.description))
         }

@@ -2,7 +2,8 @@ extension EventMapping {
     /// The messages for `event`: one, or one per token for a token list.
     public func render(_ event: DecodedEvent) -> Result<[FCMMessage], MappingFailure> {
         do {
-            if let template { return .success(try template.render(event)) }
+            if let template, let messages = try? template.render(event) { return .success(messages) }
+            // Without a template, or to name the failure as the tree path does.
             return .success(try renderTree(event))
         } catch {
             return .failure(error)
@@ -188,6 +189,25 @@ struct Resolver {
             }
             return s
         }
+    }
+
+    /// Writes what ``string(_:role:)`` returns as a JSON string, without making a String for
+    /// the common cases.
+    func writeString(_ source: ValueSource, role: String, into out: inout [UInt8]) throws(MappingFailure) {
+        if case .field(let pointer, _) = source {
+            switch pointer.resolve(in: event.data) {
+            case .string(let s)?:
+                JSONWriter.writeString(s, into: &out)
+                return
+            case .int(let i)?:
+                out.append(UInt8(ascii: "\""))
+                JSONWriter.writeInteger(i, into: &out)
+                out.append(UInt8(ascii: "\""))
+                return
+            default: break
+            }
+        }
+        JSONWriter.writeString(try string(source, role: role), into: &out)
     }
 
     func args(_ sources: [ValueSource], role: String) throws(MappingFailure) -> JSONValue {

@@ -20,6 +20,10 @@ public struct FCMMessage: Sendable, Equatable {
         (try? JSONParser.parse(encoded)) ?? .null
     }
 
+    private static let bodyOpen = Array(#"{"message":"#.utf8)
+    private static let bodyClose = Array("}".utf8)
+    private static let bodyCloseValidateOnly = Array(#","validate_only":true}"#.utf8)
+
     /// The request body: `{"message": …}`, plus `"validate_only": true` for a dry run.
     public func requestBody(validateOnly: Bool = false, pretty: Bool = false) -> [UInt8] {
         if pretty {
@@ -27,12 +31,15 @@ public struct FCMMessage: Sendable, Equatable {
             if validateOnly { members.append(("validate_only", .bool(true))) }
             return JSONWriter.write(.object(members), pretty: true)
         }
-        var body: [UInt8] = []
-        body.reserveCapacity(encoded.count + 40)
-        body.append(contentsOf: #"{"message":"#.utf8)
-        body.append(contentsOf: encoded)
-        body.append(contentsOf: (validateOnly ? #","validate_only":true}"# : "}").utf8)
-        return body
+        let open = Self.bodyOpen, close = validateOnly ? Self.bodyCloseValidateOnly : Self.bodyClose
+        return [UInt8](unsafeUninitializedCapacity: open.count + encoded.count + close.count) { buffer, count in
+            for part in [open, encoded, close] {
+                part.withUnsafeBufferPointer { p in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: p)
+                    count += p.count
+                }
+            }
+        }
     }
 }
 

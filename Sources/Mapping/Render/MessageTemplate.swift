@@ -39,16 +39,22 @@ final class HoleRecorder {
 ///
 /// A final class so that looking one up per event costs one retain, not a copy of every field.
 final class MessageTemplate: Sendable {
+    /// Plain values, so walking them retains nothing.
     enum Piece: Sendable {
-        case bytes([UInt8])
+        /// A run of `text`.
+        case bytes(Range<Int>)
         case hole(Int)
     }
 
+    /// The message with the holes cut out; pieces index into it.
+    let text: [UInt8]
     let pieces: [Piece]
     let holes: [Hole]
     let limit: Int
     let staticToken: String?
     let target: MappingTarget
+    /// The hole of a token target taken from the event, if any.
+    let tokenHole: Int?
 
     /// - Returns: nil if a sentinel cannot be found exactly once per use (e.g. a literal in the
     ///   mapping happens to contain U+0001); the tree path is used then.
@@ -73,75 +79,89 @@ final class MessageTemplate: Sendable {
                 digits += 1
             }
             guard digits > 0, json[j...].starts(with: close), index < holes.count else { return nil }
-            if runStart < i { pieces.append(.bytes(Array(json[runStart..<i]))) }
+            if runStart < i { pieces.append(.bytes(runStart..<i)) }
             pieces.append(.hole(index))
             seen.insert(index)
             i = j + close.count
             runStart = i
         }
-        if runStart < json.count { pieces.append(.bytes(Array(json[runStart...]))) }
+        if runStart < json.count { pieces.append(.bytes(runStart..<json.count)) }
         guard seen.count == holes.count else { return nil }
+        self.text = json
         self.pieces = pieces
         self.holes = holes
         self.limit = limit
         self.staticToken = staticToken
         self.target = target
+        self.tokenHole = holes.firstIndex { $0.role == "target token" && $0.kind == .string }
     }
 
-    private enum Filled {
-        case string(String)
-        case int(Int64)
-    }
-
-    /// The messages for `event`: holes resolved in the order the tree path resolves them, so
-    /// failures are the same.
+    /// The messages for `event`. Holes are filled in byte order, not in the order the tree path
+    /// resolves them, so on a failure the caller asks the tree path which failure it is
+    /// (``EventMapping/renderTree(_:)``): the two paths report the same one.
     func render(_ event: DecodedEvent) throws(MappingFailure) -> [FCMMessage] {
         let r = Resolver(event: event)
-        var values: [Filled] = []
-        values.reserveCapacity(holes.count)
-        var fanOutIndex: Int?
-        var tokenIndex: Int?
-        for i in holes.indices {
-            guard let source = holes[i].source else {
-                fanOutIndex = i
-                values.append(.string(""))
-                continue
-            }
-            switch holes[i].kind {
-            case .string:
-                values.append(.string(try r.string(source, role: holes[i].role)))
-                if holes[i].role == "target token" { tokenIndex = i }
-            case .integer: values.append(.int(try r.integer(source, role: holes[i].role)))
-            case .topic: values.append(.string(try r.topic(source)))
-            case .color: values.append(.string(try r.color(source)))
-            case .collapseKey(let forAPNs): values.append(.string(try r.collapseKey(source, forAPNs: forAPNs)))
-            case .fanOut: values.append(.string(""))
-            }
-        }
-        var tokens: [String?] = [nil]
-        if case .tokens(let source) = target { tokens = try r.tokens(source) }
-
-        var messages: [FCMMessage] = []
-        messages.reserveCapacity(tokens.count)
-        for token in tokens {
-            if let fanOutIndex, let token { values[fanOutIndex] = .string(token) }
-            var out: [UInt8] = []
-            out.reserveCapacity(1024)
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        var token = staticToken
+        // With a fan-out, the bytes after its hole are written to `suffix`.
+        var suffix: [UInt8] = []
+        var fannedOut = false
+        try text.withUnsafeBufferPointer { (text) throws(MappingFailure) in
             for piece in pieces {
                 switch piece {
-                case .bytes(let b): out.append(contentsOf: b)
+                case .bytes(let run):
+                    if fannedOut {
+                        suffix.append(contentsOf: UnsafeBufferPointer(rebasing: text[run]))
+                    } else {
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[run]))
+                    }
                 case .hole(let h):
-                    switch values[h] {
-                    case .string(let s): JSONWriter.writeString(s, into: &out)
-                    case .int(let n): out.append(contentsOf: String(n).utf8)
+                    if case .fanOut = holes[h].kind {
+                        fannedOut = true
+                        suffix.reserveCapacity(1024)
+                    } else if fannedOut {
+                        try fill(h, r, into: &suffix, token: &token)
+                    } else {
+                        try fill(h, r, into: &out, token: &token)
                     }
                 }
             }
+        }
+        guard case .tokens(let source) = target else {
             guard out.count <= limit else { throw .tooLarge(bytes: out.count, limit: limit) }
-            var messageToken = token ?? staticToken
-            if let tokenIndex, case .string(let t) = values[tokenIndex] { messageToken = t }
-            messages.append(FCMMessage(encoded: out, token: messageToken))
+            return [FCMMessage(encoded: out, token: token)]
+        }
+        let tokens = try r.tokens(source)
+        var messages: [FCMMessage] = []
+        messages.reserveCapacity(tokens.count)
+        for t in tokens {
+            var message = out
+            JSONWriter.writeString(t, into: &message)
+            message.append(contentsOf: suffix)
+            guard message.count <= limit else { throw .tooLarge(bytes: message.count, limit: limit) }
+            messages.append(FCMMessage(encoded: message, token: t))
         }
         return messages
+    }
+
+    /// Writes hole `h`'s value for the event; remembers the target token.
+    private func fill(_ h: Int, _ r: Resolver, into out: inout [UInt8], token: inout String?) throws(MappingFailure) {
+        guard let source = holes[h].source else { return }
+        switch holes[h].kind {
+        case .string:
+            if h == tokenHole {
+                let t = try r.string(source, role: holes[h].role)
+                token = t
+                JSONWriter.writeString(t, into: &out)
+            } else {
+                try r.writeString(source, role: holes[h].role, into: &out)
+            }
+        case .integer: JSONWriter.writeInteger(try r.integer(source, role: holes[h].role), into: &out)
+        case .topic: JSONWriter.writeString(try r.topic(source), into: &out)
+        case .color: JSONWriter.writeString(try r.color(source), into: &out)
+        case .collapseKey(let forAPNs): JSONWriter.writeString(try r.collapseKey(source, forAPNs: forAPNs), into: &out)
+        case .fanOut: break
+        }
     }
 }

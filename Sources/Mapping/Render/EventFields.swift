@@ -1,0 +1,36 @@
+/// The parts of an event that the loaded mappings read, so that decoding builds only those.
+///
+/// Taken from the compiled templates' holes, the same record the renderer fills, so a field a
+/// mapping reads cannot be left out. A mapping without a template reads everything.
+struct EventFields: Sendable {
+    /// For plain JSON and structured CloudEvents: the record value.
+    var document = JSONPathSet()
+    /// For binary-mode CloudEvents: the record value is the data.
+    var data = JSONPathSet()
+
+    init(format: EventFormat, mappings: some Sequence<EventMapping>) {
+        for pointer in [format.typePointer] + (format.idPointer.map { [$0] } ?? []) {
+            document.insert(pointer.tokens)
+        }
+        // What structured CloudEvents are recognised and identified by.
+        for attribute in ["specversion", "type", "id", "data_base64"] { document.insert([attribute]) }
+        for mapping in mappings {
+            guard let template = mapping.template else {
+                document = .all
+                data = .all
+                return
+            }
+            var pointers = template.holes.compactMap { hole -> JSONPointer? in
+                if case .field(let pointer, _)? = hole.source { pointer } else { nil }
+            }
+            if case .tokens(.field(let pointer)) = mapping.target { pointers.append(pointer) }
+            for pointer in pointers {
+                data.insert(pointer.tokens)
+                document.insert(pointer.tokens)
+                document.insert(["data"] + pointer.tokens)
+            }
+        }
+        // Structured events are checked for having `data`, even when no mapping reads it.
+        if Array("data".utf8).withUnsafeBufferPointer({ document.member($0) }) == nil { document.insert(["data"]) }
+    }
+}
