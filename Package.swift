@@ -4,7 +4,7 @@ import PackageDescription
 // Layers, bottom to top (see docs/architecture.md):
 //   CRdKafka, CCurl        C system libraries with typed shims
 //   Kafka, HTTP2           Swift wrappers that own the C resources
-//   Mapping                pure: event + mapping files -> FCM v1 messages
+//   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Pipeline               consume -> map -> send -> commit after ack (offset tracking)
 //   pushbridge             the executable (CLI)
 let package = Package(
@@ -43,7 +43,9 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CCurl", "Threading"]),
 
         // MARK: Pure mapping core
-        .target(name: "Mapping", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
+        .target(name: "JSON"),
+        .target(name: "Mapping", dependencies: ["JSON", .product(name: "Yams", package: "Yams")]),
 
         // MARK: FCM client
         .target(

@@ -25,7 +25,6 @@ public enum Stringify {
 
     /// Shortest round-trip decimal; integral values below 2^53 without a fraction part.
     public static func number(_ d: Double) -> String {
-        if d == d.rounded(), abs(d) < 9_007_199_254_740_992 { return String(Int64(d)) }
-        return d.description  // Swift prints the shortest digits that round-trip
+        JSONWriter.shortest(d)
     }
 }

@@ -17,7 +17,7 @@ public enum JSONWriter {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .int(let i): writeInteger(i, into: &out)
-        case .double(let d): out.append(contentsOf: Stringify.number(d).utf8)
+        case .double(let d): out.append(contentsOf: shortest(d).utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
@@ -60,7 +60,7 @@ public enum JSONWriter {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
     }
 
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    package static func writeString(_ s: String, into out: inout [UInt8]) {
         if s.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0, into: &out) }) == nil {
             var s = s
             s.makeContiguousUTF8()
@@ -87,7 +87,14 @@ public enum JSONWriter {
     }
 
     /// Decimal digits, without making a String.
-    static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+    /// The shortest decimal that reads back as `d`; integral values below 2^53 without a
+    /// fraction part (`2.0` is `2`).
+    public static func shortest(_ d: Double) -> String {
+        if d == d.rounded(), abs(d) < 9_007_199_254_740_992 { return String(Int64(d)) }
+        return d.description  // Swift prints the shortest digits that round-trip
+    }
+
+    package static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, filled from the end

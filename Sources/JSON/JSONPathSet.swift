@@ -10,23 +10,25 @@ import Darwin
 /// The parser keeps only these parts, so an event's unused fields cost a validating skip
 /// rather than a string or an array each. The mapping set builds one from every pointer its
 /// mappings use.
-struct JSONPathSet: Sendable, Equatable {
+package struct JSONPathSet: Sendable, Equatable {
     /// Keep this value entirely (a pointer ends here, or an array is on the way).
-    var whole = false
+    package var whole = false
     /// Member name (as UTF-8) → what to keep of that member's value.
-    var members: [(name: [UInt8], paths: JSONPathSet)] = []
+    package var members: [(name: [UInt8], paths: JSONPathSet)] = []
 
-    static func == (a: JSONPathSet, b: JSONPathSet) -> Bool {
+    package static func == (a: JSONPathSet, b: JSONPathSet) -> Bool {
         a.whole == b.whole && a.members.count == b.members.count
             && zip(a.members, b.members).allSatisfy { $0.name == $1.name && $0.paths == $1.paths }
     }
 
     /// Everything.
-    static let all = JSONPathSet(whole: true)
+    package static let all = JSONPathSet(whole: true)
 
     /// Adds the value `tokens` leads to. An array index cannot be told from a member name in
     /// a pointer, so an array on the way is kept whole (see the parser).
-    mutating func insert<S: Sequence<String>>(_ tokens: S) {
+    package init(whole: Bool = false) { self.whole = whole }
+
+    package mutating func insert<S: Sequence<String>>(_ tokens: S) {
         var iterator = tokens.makeIterator()
         insert(&iterator)
     }
@@ -49,7 +51,7 @@ struct JSONPathSet: Sendable, Equatable {
     }
 
     /// What to keep of the member whose raw (unescaped) name is `name`, or nil to skip it.
-    func member(_ name: UnsafeBufferPointer<UInt8>) -> JSONPathSet? {
+    package func member(_ name: UnsafeBufferPointer<UInt8>) -> JSONPathSet? {
         for m in members where m.name.count == name.count {
             let equal = m.name.withUnsafeBufferPointer { candidate in
                 name.isEmpty || memcmp(candidate.baseAddress!, name.baseAddress!, name.count) == 0

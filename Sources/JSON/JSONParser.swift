@@ -15,7 +15,7 @@ public enum JSONParser {
 
     /// Parses and checks the whole document, but builds only the parts in `paths`: other
     /// members are validated and skipped. The result is the document with those members left out.
-    static func parse(_ bytes: [UInt8], keeping paths: JSONPathSet) throws(Error) -> JSONValue {
+    package static func parse(_ bytes: [UInt8], keeping paths: JSONPathSet) throws(Error) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Error) -> JSONValue in
             var reader = Reader(bytes: buffer)
             reader.skipWhitespace()
