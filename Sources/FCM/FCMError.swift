@@ -1,3 +1,5 @@
+import HTTP2
+
 /// A failed FCM send, classified by what the caller should do about it.
 ///
 /// Built from FCM HTTP v1's error body (`error.status`, `error.details[]` with
@@ -18,6 +20,10 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
         case permanent
         /// The access token was refused: refresh it once, then retry (UNAUTHENTICATED).
         case auth
+        /// Nothing can be sent until the operator fixes the setup: the server's certificate is
+        /// not trusted, or the token endpoint refuses the service account. Not the message's
+        /// fault, so not a reason to dead-letter it.
+        case configuration
     }
 
     /// FCM's error code (`details[].errorCode`, else `error.status`), e.g. `UNREGISTERED`; for
@@ -60,6 +66,19 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
 
     /// Whether the same send may succeed later (after backoff, a quota pause or a token refresh).
     public var isRetryable: Bool { kind == .retryable || kind == .quota || kind == .auth }
+
+    /// A failure with no HTTP response (`TRANSPORT`, `TIMEOUT`, `TLS`, `SHUTDOWN`).
+    public init(transport error: HTTP2ClientError) {
+        let code: String = switch error.code {
+        case .timeout: "TIMEOUT"
+        case .tls: "TLS"
+        case .shutdown: "SHUTDOWN"
+        default: "TRANSPORT"
+        }
+        // A send cut short by shutdown would succeed later, from this worker or another.
+        let kind: Kind = error.isRetryable || error.code == .shutdown ? .retryable : (error.code == .tls ? .configuration : .permanent)
+        self.init(code: code, kind: kind, httpStatus: nil, message: error.message)
+    }
 
     public var description: String {
         var s = "FCM \(code)"

@@ -1,0 +1,179 @@
+import Foundation
+import HTTP2
+import JSON
+
+/// Sends messages to FCM HTTP v1 (`POST {baseURL}/v1/projects/{project}/messages:send`) over one
+/// multiplexed HTTP/2 connection, with OAuth2 from a service account, classified errors and
+/// retries.
+///
+/// ```swift
+/// let fcm = try FCMClient(configuration: .init(serviceAccount: try .load(path: nil)))
+/// let result = await fcm.send(message.encoded)
+/// switch result.outcome { case .success(let name): …; case .failure(let error): … }
+/// await fcm.shutdown()
+/// ```
+///
+/// - Important: The service account's key and the access token are secrets: neither appears in
+///   errors, descriptions or logs.
+public final class FCMClient: Sendable {
+    public struct Configuration: Sendable {
+        public var serviceAccount: ServiceAccount
+        /// Default `https://fcm.googleapis.com`; tests and the demo point it at the emulator.
+        public var baseURL: String = "https://fcm.googleapis.com"
+        /// A PEM file of CAs to trust instead of the system's. TLS verification cannot be turned off.
+        public var caFile: String?
+        public var retry = RetryPolicy()
+        /// Sends started per second at most, e.g. this worker's share of the project's 600k/min
+        /// quota. nil: no limit.
+        public var maxSendsPerSecond: Double?
+        /// Sends in flight at most (waiting for FCM's answer). nil: bounded only by `maxStreams`.
+        public var maxConcurrentSends: Int?
+        /// HTTP/2 streams on the connection. Default 100.
+        public var maxStreams: Int = 100
+        /// Time allowed for one attempt. Default 30 s.
+        public var requestTimeout: Duration = .seconds(30)
+
+        public init(serviceAccount: ServiceAccount) {
+            self.serviceAccount = serviceAccount
+        }
+    }
+
+    /// The outcome of ``send(_:validateOnly:)``, after any retries.
+    public struct SendResult: Sendable {
+        /// The message name FCM assigned (`projects/p/messages/…`), or the last failure.
+        public var outcome: Result<String, FCMError>
+        /// Attempts made, the first included.
+        public var attempts: Int
+    }
+
+    public let configuration: Configuration
+    public var projectID: String { configuration.serviceAccount.projectID }
+    private let http: HTTP2Client
+    private let tokens: AccessTokenCache
+    private let gate: SendGate
+    private let sendURL: String
+
+    /// - Throws: ``HTTP2ClientError`` if the HTTP/2 client cannot start.
+    public init(configuration: Configuration) throws(HTTP2ClientError) {
+        self.configuration = configuration
+        var httpConfiguration = HTTP2Client.Configuration(caFile: configuration.caFile)
+        httpConfiguration.maxConcurrentStreams = configuration.maxStreams
+        httpConfiguration.requestTimeout = configuration.requestTimeout
+        let http = try HTTP2Client(configuration: httpConfiguration)
+        self.http = http
+        let account = configuration.serviceAccount
+        self.tokens = AccessTokenCache { try await TokenExchange.fetch(account, http: http) }
+        self.gate = SendGate(sendsPerSecond: configuration.maxSendsPerSecond, maxConcurrent: configuration.maxConcurrentSends)
+        var base = configuration.baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.sendURL = "\(base)/v1/projects/\(account.projectID)/messages:send"
+    }
+
+    /// Sends one message, retrying as the policy says: retryable errors after a jittered
+    /// backoff, never before `Retry-After`; QUOTA_EXCEEDED pauses every send of this client for
+    /// at least ``RetryPolicy/quotaPause``; a refused access token is refreshed once.
+    ///
+    /// - Parameter message: the `message` object, serialized (e.g. `FCMMessage.encoded`).
+    /// - Parameter validateOnly: FCM's dry run: validated, not delivered.
+    public func send(_ message: [UInt8], validateOnly: Bool = false) async -> SendResult {
+        let body = Self.requestBody(message, validateOnly: validateOnly)
+        let started = ContinuousClock.now
+        var attempts = 0
+        var refreshed = false
+        while true {
+            attempts += 1
+            let outcome = await attempt(body)
+            guard case .failure(let error) = outcome else { return SendResult(outcome: outcome, attempts: attempts) }
+            switch error.kind {
+            case .quota: await gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
+            case .auth:
+                if refreshed { return SendResult(outcome: outcome, attempts: attempts) }
+                refreshed = true
+            default: break
+            }
+            guard error.code != "SHUTDOWN",
+                let delay = configuration.retry.delay(
+                    afterAttempt: attempts, elapsed: .now - started, error: error, random: Double.random(in: 0...1))
+            else { return SendResult(outcome: outcome, attempts: attempts) }
+            if delay > .zero { try? await Task.sleep(for: delay) }
+        }
+    }
+
+    /// One attempt: no retry, but a classified failure.
+    public func attempt(_ body: [UInt8]) async -> Result<String, FCMError> {
+        await gate.acquire()
+        let result = await post(body)
+        await gate.release()
+        return result
+    }
+
+    private func post(_ body: [UInt8]) async -> Result<String, FCMError> {
+        let token: String
+        do {
+            token = try await tokens.token()
+        } catch let error as FCMError {
+            return .failure(error)
+        } catch {
+            return .failure(FCMError(code: "TOKEN_EXCHANGE", kind: .retryable, httpStatus: nil, message: "\(error)"))
+        }
+        let request = HTTPRequest(
+            method: "POST", url: sendURL,
+            headers: ["authorization": "Bearer \(token)", "content-type": "application/json; charset=UTF-8"],
+            body: body)
+        let response: HTTPResponse
+        do {
+            response = try await http.send(request)
+        } catch {
+            return .failure(FCMError(transport: error))
+        }
+        if response.status == 200 {
+            guard let name = Self.messageName(response.body) else {
+                return .failure(FCMError(code: "INTERNAL", kind: .retryable, httpStatus: 200, message: "a 200 answer without a message name"))
+            }
+            return .success(name)
+        }
+        let error = FCMErrorClassifier.classify(status: response.status, body: response.body, retryAfter: response.headers["retry-after"])
+        if error.kind == .auth { await tokens.invalidate(token) }
+        return .failure(error)
+    }
+
+    /// Fetches an access token now, so that readiness can report it and the first sends don't wait.
+    public func warmUp() async throws {
+        _ = try await tokens.token()
+    }
+
+    /// Whether a valid access token is cached.
+    public var hasAccessToken: Bool {
+        get async { await tokens.hasValidToken }
+    }
+
+    /// How many access tokens have been fetched.
+    public var tokenRefreshes: Int {
+        get async { await tokens.refreshCount }
+    }
+
+    /// When sending resumes after QUOTA_EXCEEDED, if it is paused now.
+    public var quotaPausedUntil: ContinuousClock.Instant? {
+        get async { await gate.pausedUntilInstant }
+    }
+
+    /// Fails pending sends and stops the connection.
+    public func shutdown() async {
+        await http.shutdown()
+    }
+
+    /// `{"message":…}`, plus `"validate_only":true` for a dry run.
+    static func requestBody(_ message: [UInt8], validateOnly: Bool) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(message.count + 32)
+        body.append(contentsOf: #"{"message":"#.utf8)
+        body.append(contentsOf: message)
+        body.append(contentsOf: (validateOnly ? #","validate_only":true}"# : "}").utf8)
+        return body
+    }
+
+    static func messageName(_ body: [UInt8]) -> String? {
+        guard case .string(let name)? = (try? JSONParser.parse(body))?["name"] else { return nil }
+        return name
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import JSON
+import Synchronization
+
+struct EmulatorRequest: Sendable {
+    var method: String
+    var path: String
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name }?.value
+    }
+}
+
+struct EmulatorResponse: Sendable {
+    var status: Int
+    var headers: [(String, String)] = [("content-type", "application/json; charset=UTF-8")]
+    var body: [UInt8]
+    var delayMilliseconds = 0
+    /// Send GOAWAY and close the connection after this answer.
+    var dropConnection = false
+
+    static func json(_ status: Int, _ value: JSONValue) -> EmulatorResponse {
+        EmulatorResponse(status: status, body: JSONWriter.write(value))
+    }
+}
+
+/// A message the emulator accepted, as tests and the admin endpoint see it.
+public struct RecordedMessage: Sendable {
+    /// Seconds since the emulator started.
+    public var time: Double
+    public var project: String
+    public var token: String?
+    public var topic: String?
+    public var condition: String?
+    /// The `message` object as received.
+    public var message: JSONValue
+    public var validateOnly: Bool
+    /// The name it was given (`projects/p/messages/…`).
+    public var name: String
+
+    var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("time", .double(time)), ("project", .string(project)), ("message", message), ("validate_only", .bool(validateOnly)),
+            ("name", .string(name)),
+        ]
+        if let token { members.append(("token", .string(token))) }
+        if let topic { members.append(("topic", .string(topic))) }
+        if let condition { members.append(("condition", .string(condition))) }
+        return .object(members)
+    }
+}
+
+/// Every `messages:send` request and how it was answered (for ordering and retry checks).
+public struct RecordedAttempt: Sendable {
+    /// Seconds since the emulator started, when the request arrived.
+    public var time: Double
+    public var token: String?
+    public var status: Int
+    /// The FCM error code answered, if it failed.
+    public var code: String?
+
+    var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("time", .double(time)), ("status", .int(Int64(status)))]
+        if let token { members.append(("token", .string(token))) }
+        if let code { members.append(("code", .string(code))) }
+        return .object(members)
+    }
+}
+
+/// The emulator's behaviour, without I/O: requests in, answers out. Thread-safe.
+final class EmulatorCore: Sendable {
+    struct State {
+        var faults: EmulatorFaults
+        var accessTokens: [String: ContinuousClock.Instant] = [:]
+        var tokensIssued = 0
+        var messages: [RecordedMessage] = []
+        var attempts: [RecordedAttempt] = []
+        var rejected: [String: Int] = [:]
+        var sends = 0
+        var random = SystemRandomNumberGenerator()
+    }
+
+    private let verifierBox: Mutex<JWTVerifier>
+    var verifier: JWTVerifier { verifierBox.withLock { $0 } }
+    let tokenLifetime: Duration
+    let started = ContinuousClock.now
+    let state: Mutex<State>
+    /// Accepted messages as JSON lines, if asked for.
+    let recordFile: Mutex<FileHandle?>
+
+    init(verifier: JWTVerifier, tokenLifetime: Duration, faults: EmulatorFaults, recordPath: String?) throws(EmulatorError) {
+        self.verifierBox = Mutex(verifier)
+        self.tokenLifetime = tokenLifetime
+        self.state = Mutex(State(faults: faults))
+        var file: FileHandle?
+        if let recordPath {
+            guard FileManager.default.createFile(atPath: recordPath, contents: nil), let handle = FileHandle(forWritingAtPath: recordPath) else {
+                throw EmulatorError("cannot write the record file \(recordPath)")
+            }
+            file = handle
+        }
+        self.recordFile = Mutex(file)
+    }
+
+    var now: Double {
+        let d = ContinuousClock.now - started
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    func handle(_ request: EmulatorRequest) -> EmulatorResponse {
+        let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
+        switch (request.method, path) {
+        case ("POST", "/token"): return token(request)
+        case ("POST", _) where path.hasPrefix("/v1/projects/") && path.hasSuffix("/messages:send"):
+            let project = String(path.dropFirst("/v1/projects/".count).dropLast("/messages:send".count))
+            return send(request, project: project)
+        case ("GET", "/admin/messages"):
+            return .json(200, .object([("messages", .array(state.withLock { $0.messages }.map(\.json)))]))
+        case ("GET", "/admin/attempts"):
+            return .json(200, .object([("attempts", .array(state.withLock { $0.attempts }.map(\.json)))]))
+        case ("GET", "/admin/stats"): return .json(200, stats)
+        case ("POST", "/admin/faults"):
+            do {
+                let faults = try EmulatorFaults(json: request.body)
+                state.withLock { $0.faults = faults }
+                return .json(200, .object([("ok", .bool(true))]))
+            } catch {
+                return .json(400, .object([("error", .string(error.description))]))
+            }
+        case ("POST", "/admin/reset"):
+            state.withLock {
+                $0.messages = []
+                $0.attempts = []
+                $0.rejected = [:]
+                $0.sends = 0
+                $0.faults = EmulatorFaults()
+            }
+            return .json(200, .object([("ok", .bool(true))]))
+        case ("POST", "/admin/revoke-tokens"):
+            state.withLock { $0.accessTokens = [:] }
+            return .json(200, .object([("ok", .bool(true))]))
+        case ("POST", "/admin/goaway"):
+            var response = EmulatorResponse.json(200, .object([("ok", .bool(true))]))
+            response.dropConnection = true
+            return response
+        default:
+            return .json(404, .object([("error", .object([("code", .int(404)), ("message", .string("no route \(request.method) \(path)")), ("status", .string("NOT_FOUND"))]))]))
+        }
+    }
+
+    var stats: JSONValue {
+        state.withLock { s in
+            .object([
+                ("accepted", .int(Int64(s.messages.count))), ("requests", .int(Int64(s.sends))),
+                ("tokens_issued", .int(Int64(s.tokensIssued))),
+                ("rejected", .object(s.rejected.sorted { $0.key < $1.key }.map { ($0.key, .int(Int64($0.value))) })),
+            ])
+        }
+    }
+
+    // MARK: OAuth2 token endpoint
+
+    private func token(_ request: EmulatorRequest) -> EmulatorResponse {
+        let form = Self.formFields(request.body)
+        guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer", let assertion = form["assertion"] else {
+            return .json(400, .object([("error", .string("unsupported_grant_type")), ("error_description", .string("expected grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer and an assertion"))]))
+        }
+        switch verifier.verify(assertion) {
+        case .failure(let error):
+            return .json(400, .object([("error", .string("invalid_grant")), ("error_description", .string(error.description))]))
+        case .success:
+            let token = "emu-" + (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
+            let expires = ContinuousClock.now + tokenLifetime
+            state.withLock {
+                $0.accessTokens[token] = expires
+                $0.tokensIssued += 1
+            }
+            return .json(200, .object([
+                ("access_token", .string(token)), ("expires_in", .int(tokenLifetime.components.seconds)), ("token_type", .string("Bearer")),
+            ]))
+        }
+    }
+
+    static func formFields(_ body: [UInt8]) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (s: Substring) in s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s) }
+            fields[decode(kv[0])] = kv.count > 1 ? decode(kv[1]) : ""
+        }
+        return fields
+    }
+
+    // MARK: messages:send
+
+    private func send(_ request: EmulatorRequest, project: String) -> EmulatorResponse {
+        let arrived = now
+        var validator = MessageValidator()
+        let accepted = validator.validate(body: request.body)
+        let bearer = request.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        var response = state.withLock { s -> EmulatorResponse in
+            s.sends += 1
+            let failure: FCMErrorResponse? = {
+                guard let bearer, let expiry = s.accessTokens[bearer], expiry > .now else { return .unauthenticated }
+                if var burst = s.faults.burst, burst.count > 0 {
+                    burst.count -= 1
+                    s.faults.burst = burst.count > 0 ? burst : nil
+                    return .forStatus(burst.status, retryAfterSeconds: burst.retryAfterSeconds)
+                }
+                if let rate = s.faults.rate, Double.random(in: 0..<1, using: &s.random) < rate.probability {
+                    return .forStatus(rate.status, retryAfterSeconds: rate.retryAfterSeconds)
+                }
+                guard let accepted else { return .invalidArgument(validator.violations) }
+                if let token = accepted.token,
+                    let code = s.faults.tokenPrefixes.filter({ token.hasPrefix($0.key) }).max(by: { $0.key.count < $1.key.count })?.value
+                {
+                    return .forCode(code)
+                }
+                return nil
+            }()
+            var response: EmulatorResponse
+            if let failure {
+                let code = failure.fcmErrorCode ?? failure.status
+                s.rejected[code, default: 0] += 1
+                s.attempts.append(RecordedAttempt(time: arrived, token: accepted?.token, status: failure.httpStatus, code: code))
+                response = failure.response
+            } else if let accepted {
+                let name = accepted.validateOnly
+                    ? "projects/\(project)/messages/fake_message_id"
+                    : "projects/\(project)/messages/0:\(Int64(Date().timeIntervalSince1970 * 1000))%\(String(s.sends, radix: 16))"
+                let record = RecordedMessage(
+                    time: arrived, project: project, token: accepted.token, topic: accepted.topic, condition: accepted.condition,
+                    message: accepted.message, validateOnly: accepted.validateOnly, name: name)
+                s.messages.append(record)
+                s.attempts.append(RecordedAttempt(time: arrived, token: accepted.token, status: 200))
+                recordFile.withLock { file in
+                    file?.write(Data(JSONWriter.write(record.json) + [0x0A]))
+                }
+                response = .json(200, .object([("name", .string(name))]))
+            } else {
+                response = .json(500, .null)  // unreachable: no failure means accepted
+            }
+            response.delayMilliseconds = s.faults.latencyMilliseconds
+            if s.faults.dropConnectionEvery > 0, s.sends % s.faults.dropConnectionEvery == 0 { response.dropConnection = true }
+            return response
+        }
+        if response.body.isEmpty { response.body = Array("{}".utf8) }
+        return response
+    }
+
+    var messages: [RecordedMessage] { state.withLock { $0.messages } }
+    var attempts: [RecordedAttempt] { state.withLock { $0.attempts } }
+    var tokensIssued: Int { state.withLock { $0.tokensIssued } }
+
+    func setVerifier(_ verifier: JWTVerifier) {
+        verifierBox.withLock { $0 = verifier }
+    }
+
+    func setFaults(_ faults: EmulatorFaults) {
+        state.withLock { $0.faults = faults }
+    }
+
+    func revokeTokens() {
+        state.withLock { $0.accessTokens = [:] }
+    }
+}

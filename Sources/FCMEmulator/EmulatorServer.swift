@@ -1,0 +1,124 @@
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+/// The emulator's network side: HTTPS on loopback, HTTP/2 by ALPN (HTTP/1.1 too, for `curl`
+/// by hand), each request handed to ``EmulatorCore``.
+final class EmulatorServer: Sendable {
+    let channel: Channel
+    let group: MultiThreadedEventLoopGroup
+
+    static func start(host: String, port: Int, tls: NIOSSLContext, core: EmulatorCore, threads: Int) async throws -> EmulatorServer {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                }.flatMap {
+                    channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: { connection in
+                            connection.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
+                                stream.eventLoop.makeCompletedFuture {
+                                    try stream.pipeline.syncOperations.addHandlers([
+                                        HTTP2FramePayloadToHTTP1ServerCodec(), EmulatorHTTPHandler(core: core, isHTTP2: true),
+                                    ])
+                                }
+                            }).map { _ in }
+                        },
+                        http1ChannelConfigurator: { connection in
+                            connection.pipeline.configureHTTPServerPipeline().flatMap {
+                                connection.eventLoop.makeCompletedFuture {
+                                    try connection.pipeline.syncOperations.addHandler(EmulatorHTTPHandler(core: core, isHTTP2: false))
+                                }
+                            }
+                        })
+                }
+            }
+        do {
+            let channel = try await bootstrap.bind(host: host, port: port).get()
+            return EmulatorServer(channel: channel, group: group)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private init(channel: Channel, group: MultiThreadedEventLoopGroup) {
+        self.channel = channel
+        self.group = group
+    }
+
+    var port: Int { channel.localAddress?.port ?? 0 }
+
+    func stop() async {
+        try? await channel.close()
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// One request per stream (HTTP/2) or per exchange (HTTP/1.1): collects it, asks the core,
+/// answers after any injected latency, and drops the connection when told to.
+final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let core: EmulatorCore
+    private let isHTTP2: Bool
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+
+    init(core: EmulatorCore, isHTTP2: Bool) {
+        self.core = core
+        self.isHTTP2 = isHTTP2
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body = []
+        case .body(var buffer):
+            body += buffer.readBytes(length: buffer.readableBytes) ?? []
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let request = EmulatorRequest(
+                method: head.method.rawValue, path: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body)
+            let response = core.handle(request)
+            if response.delayMilliseconds > 0 {
+                context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(response.delayMilliseconds))) {
+                    self.respond(context: context, response, keepAlive: head.isKeepAlive)
+                }
+            } else {
+                respond(context: context, response, keepAlive: head.isKeepAlive)
+            }
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext, _ response: EmulatorResponse, keepAlive: Bool) {
+        var headers = HTTPHeaders(response.headers)
+        headers.add(name: "content-length", value: String(response.body.count))
+        let version: HTTPVersion = isHTTP2 ? .http2 : .http1_1
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .init(statusCode: response.status), headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
+        let done = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+        guard response.dropConnection else { return }
+        let parent = context.channel.parent
+        let connection = parent ?? context.channel
+        done.futureResult.whenComplete { _ in
+            if parent != nil {
+                // HTTP/2: say GOAWAY first, so the client knows to reconnect, then close.
+                let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
+                connection.writeAndFlush(goAway).whenComplete { _ in connection.close(promise: nil) }
+            } else {
+                connection.close(promise: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,336 @@
+import JSON
+
+/// Validates a `messages:send` request body as FCM HTTP v1 does, field by field, answering with
+/// the field violations FCM would report.
+///
+/// Field names are accepted in snake_case and lowerCamelCase, as the API's JSON mapping does.
+/// Rules (from the v1 reference): exactly one target; strings where strings belong; loc args
+/// are arrays of strings and need their key; `ttl` is `"<seconds>[.fraction]s"` up to 4 weeks;
+/// enums; `color` is `#rrggbb`; data values are strings and reserved data keys are refused; the
+/// message is at most 4096 bytes (2048 to a topic); unknown fields are refused.
+struct MessageValidator {
+    struct Violation: Equatable, Sendable {
+        var field: String
+        var description: String
+    }
+
+    struct Accepted: Sendable {
+        var message: JSONValue
+        var validateOnly: Bool
+        var token: String?
+        var topic: String?
+        var condition: String?
+    }
+
+    /// FCM's limits.
+    static let maxMessageBytes = 4096
+    static let maxTopicMessageBytes = 2048
+    static let maxTTLSeconds = 2_419_200.0
+
+    private(set) var violations: [Violation] = []
+
+    /// The accepted message, or nil with ``violations`` set.
+    mutating func validate(body: [UInt8]) -> Accepted? {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(body)
+        } catch {
+            violate("", "Invalid JSON payload received. \(error)")
+            return nil
+        }
+        guard case .object(let top) = root else {
+            violate("", "Invalid JSON payload received. Expected an object.")
+            return nil
+        }
+        var message: JSONValue?
+        var validateOnly = false
+        for (key, value) in top {
+            switch Self.snake(key) {
+            case "message": message = value
+            case "validate_only":
+                guard case .bool(let b) = value else { violate("validate_only", "Invalid value: expected a boolean"); continue }
+                validateOnly = b
+            default: unknown("", key)
+            }
+        }
+        guard let message, case .object(let fields) = message else {
+            violate("message", "Required: the request has no message object")
+            return nil
+        }
+        var accepted = Accepted(message: message, validateOnly: validateOnly)
+        for (key, value) in fields {
+            let path = "message.\(Self.snake(key))"
+            switch Self.snake(key) {
+            case "name": string(value, path)
+            case "token": accepted.token = string(value, path)
+            case "topic": accepted.topic = string(value, path)
+            case "condition": accepted.condition = string(value, path)
+            case "data": stringMap(value, path, reservedKeys: true)
+            case "notification": object(value, path, fields: ["title": .string, "body": .string, "image": .string])
+            case "android": android(value, path)
+            case "apns": apns(value, path)
+            case "webpush": webpush(value, path)
+            case "fcm_options": object(value, path, fields: ["analytics_label": .analyticsLabel])
+            default: unknown("message", key)
+            }
+        }
+        let targets = [accepted.token, accepted.topic, accepted.condition].compactMap { $0 }
+        if targets.count != 1 {
+            violate("message", "Exactly one of token, topic or condition must be specified; found \(targets.count)")
+        }
+        if let token = accepted.token, token.isEmpty { violate("message.token", "The registration token is empty") }
+        if var topic = accepted.topic {
+            if topic.hasPrefix("/topics/") { topic.removeFirst(8) }
+            if topic.isEmpty || !topic.utf8.allSatisfy(Self.isTopicByte) {
+                violate("message.topic", "Topic name must match [a-zA-Z0-9-_.~%]+")
+            }
+        }
+        let size = JSONWriter.write(message).count
+        let limit = accepted.topic != nil ? Self.maxTopicMessageBytes : Self.maxMessageBytes
+        if size > limit { violate("message", "Message is too big: \(size) bytes, the limit is \(limit)") }
+        return violations.isEmpty ? accepted : nil
+    }
+
+    // MARK: Objects of the v1 API
+
+    enum Kind {
+        case string, bool, int, stringArray, stringMap, color, ttl, analyticsLabel, free
+        case oneOf(Set<String>)
+    }
+
+    private mutating func android(_ value: JSONValue, _ path: String) {
+        object(value, path, fields: [
+            "collapse_key": .string, "priority": .oneOf(["NORMAL", "HIGH"]), "ttl": .ttl, "restricted_package_name": .string,
+            "data": .stringMap, "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool, "restricted_satellite_ok": .bool,
+            "fcm_options": .free, "notification": .free,
+        ])
+        if case .object(let fields) = value {
+            for (key, member) in fields {
+                switch Self.snake(key) {
+                case "notification": androidNotification(member, "\(path).notification")
+                case "fcm_options": object(member, "\(path).fcm_options", fields: ["analytics_label": .analyticsLabel])
+                default: break
+                }
+            }
+        }
+    }
+
+    private mutating func androidNotification(_ value: JSONValue, _ path: String) {
+        object(value, path, fields: [
+            "title": .string, "body": .string, "icon": .string, "color": .color, "sound": .string, "tag": .string,
+            "click_action": .string, "body_loc_key": .string, "body_loc_args": .stringArray, "title_loc_key": .string,
+            "title_loc_args": .stringArray, "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .string,
+            "local_only": .bool,
+            "notification_priority": .oneOf(["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX"]),
+            "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool, "vibrate_timings": .free,
+            "visibility": .oneOf(["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]), "notification_count": .int,
+            "light_settings": .free, "image": .string, "bypass_proxy_notification": .bool,
+            "proxy": .oneOf(["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]),
+        ])
+        guard case .object(let fields) = value else { return }
+        let keys = Set(fields.map { Self.snake($0.key) })
+        for (args, key) in [("body_loc_args", "body_loc_key"), ("title_loc_args", "title_loc_key")] where keys.contains(args) && !keys.contains(key) {
+            violate("\(path).\(args)", "\(args) requires \(key)")
+        }
+    }
+
+    private mutating func apns(_ value: JSONValue, _ path: String) {
+        object(value, path, fields: ["headers": .stringMap, "payload": .free, "fcm_options": .free, "live_activity_token": .string])
+        guard case .object(let fields) = value else { return }
+        for (key, member) in fields {
+            switch Self.snake(key) {
+            case "headers": apnsHeaders(member, "\(path).headers")
+            case "payload": apnsPayload(member, "\(path).payload")
+            case "fcm_options": object(member, "\(path).fcm_options", fields: ["analytics_label": .analyticsLabel, "image": .string])
+            default: break
+            }
+        }
+    }
+
+    private mutating func apnsHeaders(_ value: JSONValue, _ path: String) {
+        guard case .object(let headers) = value else { return }
+        for (name, header) in headers {
+            guard case .string(let text) = header else { continue }  // stringMap reported it
+            switch name.lowercased() {
+            case "apns-priority" where !["5", "10", "1"].contains(text):
+                violate("\(path).\(name)", "apns-priority must be 10, 5 or 1")
+            case "apns-push-type" where !["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk"].contains(text):
+                violate("\(path).\(name)", "unknown apns-push-type \"\(text)\"")
+            case "apns-expiration" where Int64(text) == nil:
+                violate("\(path).\(name)", "apns-expiration must be a UNIX time in seconds")
+            case "apns-collapse-id" where text.utf8.count > 64:
+                violate("\(path).\(name)", "apns-collapse-id must be at most 64 bytes")
+            default: break
+            }
+        }
+    }
+
+    /// The APNs payload is free-form JSON, but `aps` has a schema that APNs (and so FCM) enforces.
+    private mutating func apnsPayload(_ value: JSONValue, _ path: String) {
+        guard case .object = value else {
+            violate(path, "Invalid value: expected an object")
+            return
+        }
+        guard let aps = value["aps"] else { return }
+        guard case .object(let apsFields) = aps else {
+            violate("\(path).aps", "Invalid value: expected an object")
+            return
+        }
+        for (key, member) in apsFields {
+            let field = "\(path).aps.\(key)"
+            switch key {
+            case "alert":
+                if case .string = member { continue }
+                guard case .object(let alert) = member else { violate(field, "alert must be a string or an object"); continue }
+                let keys = Set(alert.map(\.key))
+                for (k, v) in alert {
+                    if k.hasSuffix("loc-args") {
+                        check(v, "\(field).\(k)", .stringArray)
+                        let needed = k == "loc-args" ? "loc-key" : String(k.dropLast("args".count)) + "key"
+                        if !keys.contains(needed) { violate("\(field).\(k)", "\(k) requires \(needed)") }
+                    } else if k.hasSuffix("loc-key") || ["title", "subtitle", "body", "launch-image"].contains(k) {
+                        check(v, "\(field).\(k)", .string)
+                    }
+                }
+            case "badge", "content-available", "mutable-content": check(member, field, .int)
+            case "category", "thread-id", "target-content-id", "interruption-level": check(member, field, .string)
+            default: break
+            }
+        }
+    }
+
+    private mutating func webpush(_ value: JSONValue, _ path: String) {
+        object(value, path, fields: ["headers": .stringMap, "data": .stringMap, "notification": .free, "fcm_options": .free])
+    }
+
+    // MARK: Checks
+
+    private mutating func object(_ value: JSONValue, _ path: String, fields: [String: Kind]) {
+        guard case .object(let members) = value else {
+            violate(path, "Invalid value: expected an object")
+            return
+        }
+        for (key, member) in members {
+            let name = Self.snake(key)
+            guard let kind = fields[name] else {
+                unknown(path, key)
+                continue
+            }
+            check(member, "\(path).\(name)", kind)
+        }
+    }
+
+    private mutating func check(_ value: JSONValue, _ path: String, _ kind: Kind) {
+        switch kind {
+        case .free: break
+        case .string: string(value, path)
+        case .bool: if case .bool = value {} else { violate(path, "Invalid value: expected a boolean, found \(value.typeName)") }
+        case .int: if case .int = value {} else { violate(path, "Invalid value: expected an integer, found \(value.typeName)") }
+        case .stringArray:
+            guard case .array(let items) = value else { violate(path, "Invalid value: expected an array of strings, found \(value.typeName)"); return }
+            for (i, item) in items.enumerated() {
+                if case .string = item {} else { violate("\(path)[\(i)]", "Invalid value: loc args must be strings, found \(item.typeName)") }
+            }
+        case .stringMap: stringMap(value, path, reservedKeys: false)
+        case .color:
+            if let s = string(value, path), !Self.isColor(s) { violate(path, "Invalid color \"\(s)\": expected #rrggbb") }
+        case .ttl:
+            if let s = string(value, path) {
+                if let seconds = Self.durationSeconds(s) {
+                    if seconds > Self.maxTTLSeconds { violate(path, "TTL \(s) is longer than 4 weeks (2419200s)") }
+                } else {
+                    violate(path, "Invalid duration \"\(s)\": expected seconds with an \"s\" suffix, e.g. \"3600s\"")
+                }
+            }
+        case .analyticsLabel:
+            if let s = string(value, path), s.isEmpty || s.utf8.count > 50 || !s.utf8.allSatisfy(Self.isTopicByte) {
+                violate(path, "analytics_label must match ^[a-zA-Z0-9-_.~%]{1,50}$")
+            }
+        case .oneOf(let allowed):
+            if let s = string(value, path), !allowed.contains(s) {
+                violate(path, "Invalid value \"\(s)\": expected one of \(allowed.sorted().joined(separator: ", "))")
+            }
+        }
+    }
+
+    @discardableResult
+    private mutating func string(_ value: JSONValue, _ path: String) -> String? {
+        guard case .string(let s) = value else {
+            violate(path, "Invalid value: expected a string, found \(value.typeName)")
+            return nil
+        }
+        return s
+    }
+
+    private mutating func stringMap(_ value: JSONValue, _ path: String, reservedKeys: Bool) {
+        guard case .object(let members) = value else {
+            violate(path, "Invalid value: expected a map of strings")
+            return
+        }
+        for (key, member) in members {
+            if case .string = member {} else { violate("\(path).\(key)", "Invalid value: map values must be strings, found \(member.typeName)") }
+            if reservedKeys, Self.isReservedDataKey(key) {
+                violate("\(path).\(key)", "Invalid data key \"\(key)\": \"from\", \"message_type\" and keys starting with \"google\" or \"gcm\" are reserved")
+            }
+        }
+    }
+
+    private mutating func unknown(_ path: String, _ key: String) {
+        violate(path.isEmpty ? key : "\(path).\(key)", "Invalid JSON payload received. Unknown name \"\(key)\"\(path.isEmpty ? "" : " at '\(path)'"): Cannot find field.")
+    }
+
+    private mutating func violate(_ field: String, _ description: String) {
+        violations.append(Violation(field: field, description: description))
+    }
+
+    // MARK: Helpers
+    // Written apart from the mapping core's own checks on purpose: the emulator is the oracle
+    // that core is tested against, so it shares none of its code.
+
+    /// `collapseKey` → `collapse_key`; snake_case stays as it is.
+    static func snake(_ key: String) -> String {
+        guard key.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return key }
+        var out = ""
+        for c in key {
+            if c.isUppercase {
+                out.append("_")
+                out += c.lowercased()
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func isReservedDataKey(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+    }
+
+    static func isTopicByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%"):
+            true
+        default: false
+        }
+    }
+
+    static func isColor(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        return b.count == 7 && b[0] == UInt8(ascii: "#") && b.dropFirst().allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46)
+        }
+    }
+
+    /// protobuf's JSON Duration: `"3600s"`, `"1.5s"` (up to 9 fraction digits).
+    static func durationSeconds(_ s: String) -> Double? {
+        guard s.hasSuffix("s") else { return nil }
+        let number = s.dropLast()
+        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].allSatisfy(\.isASCII), parts[0].allSatisfy(\.isNumber) else { return nil }
+        if parts.count == 2 {
+            guard (1...9).contains(parts[1].count), parts[1].allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        }
+        return Double(number)
+    }
+}
