@@ -5,6 +5,7 @@ import PackageDescription
 //   CRdKafka, CCurl        C system libraries with typed shims
 //   Kafka, HTTP2           Swift wrappers that own the C resources
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
+//   Localization           pure: app string resources, `lint` and `preview` (no Mapping)
 //   Pipeline               consume -> map -> send -> commit after ack (offset tracking)
 //   pushbridge             the executable (CLI)
 let package = Package(
@@ -51,6 +52,8 @@ let package = Package(
         // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
         .target(name: "JSON"),
         .target(name: "Mapping", dependencies: ["JSON", .product(name: "Yams", package: "Yams")]),
+        // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
+        .target(name: "Localization"),
 
         // MARK: FCM client
         .target(
@@ -92,6 +95,7 @@ let package = Package(
             name: "pushbridge",
             dependencies: [
                 "Mapping",
+                "Localization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -106,6 +110,11 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "TestSupport"]),
+        .testTarget(
+            name: "LocalizationTests",
+            dependencies: ["Localization", "Mapping", "pushbridge", "TestSupport"],
+            exclude: ["Fixtures"]  // read by path
+        ),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],
