@@ -1,8 +1,15 @@
 import Foundation
+import Localization
+import Mapping
+import TestSupport
 import Testing
+@testable import pushbridge
 
 /// Tests/LocalizationTests/Fixtures, by path.
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+/// The repository root (examples/).
+let repositoryRoot = Repository.root
 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
@@ -14,4 +21,34 @@ func utf16(_ text: String, littleEndian: Bool) -> [UInt8] {
         out += littleEndian ? [lo, hi] : [hi, lo]
     }
     return out
+}
+
+/// Loads mapping files (a file or a directory of *.yaml).
+func mappingSet(_ path: String) throws -> MappingSet {
+    try MappingSet.load(files: MappingFiles.read([path]))
+}
+
+/// Lints a fixture directory that holds mappings.yaml, android/res and ios.
+func lintFixture(_ name: String) throws -> LintReport {
+    let dir = "\(fixtures)/\(name)"
+    let set = try mappingSet("\(dir)/mappings.yaml")
+    let catalogs = [ResourceCatalog.loadAndroid(directories: ["\(dir)/android/res"]),
+                    ResourceCatalog.loadApple(paths: ["\(dir)/ios"])]
+    return Linter.lint(uses: LocKeyUses.uses(set), catalogs: catalogs)
+}
+
+/// The example resources shipped in examples/resources.
+func exampleCatalogs() -> [ResourceCatalog] {
+    [ResourceCatalog.loadAndroid(directories: ["\(repositoryRoot)/examples/resources/android/res"]),
+     ResourceCatalog.loadApple(paths: ["\(repositoryRoot)/examples/resources/ios"])]
+}
+
+extension LintReport {
+    /// Findings matching a rule, platform and (optionally) key and locale.
+    func matching(_ rule: Finding.Rule, _ platform: DevicePlatform, key: String? = nil, locale: String?? = .none) -> [Finding] {
+        findings.filter { f in
+            f.rule == rule && f.platform == platform && (key == nil || f.key == key)
+                && { if case .some(let l) = locale { return f.locale == l } else { return true } }()
+        }
+    }
 }

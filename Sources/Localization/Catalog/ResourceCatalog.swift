@@ -1,0 +1,160 @@
+/// The strings of one language: key → entry, and where they came from.
+public struct LocaleTable: Sendable {
+    /// A BCP 47 tag: `fr`, `pt-BR`, `sr-Latn`; for the default table, the default locale.
+    public var locale: String
+    public var entries: [String: ResourceEntry] = [:]
+    /// The directories or files it was read from, for messages (`res/values-fr`, `fr.lproj`).
+    public var sources: [String] = []
+
+    public init(locale: String) {
+        self.locale = locale
+    }
+}
+
+/// All string resources of one platform, per locale, as the phone would look them up.
+///
+/// Android's default resources (`values/`) and iOS's development language (`en.lproj`,
+/// `Base.lproj`, a catalog's `sourceLanguage`) form the ``defaultTable``; every other locale
+/// has its own table.
+public struct ResourceCatalog: Sendable {
+    public var platform: DevicePlatform
+    /// The language of the default table (`en` unless told otherwise).
+    public var defaultLocale: String
+    public var defaultTable: LocaleTable
+    /// The other locales' tables by tag.
+    public var tables: [String: LocaleTable] = [:]
+    /// Parse errors and other problems in the files, with file:line.
+    public var problems: [ResourceProblem] = []
+
+    public init(platform: DevicePlatform, defaultLocale: String) {
+        self.platform = platform
+        self.defaultLocale = defaultLocale
+        self.defaultTable = LocaleTable(locale: defaultLocale)
+    }
+
+    /// The default locale, then the others sorted.
+    public var locales: [String] { [defaultLocale] + tables.keys.filter { $0 != defaultLocale }.sorted() }
+
+    /// Whether any string was found at all.
+    public var isEmpty: Bool { defaultTable.entries.isEmpty && tables.values.allSatisfy(\.entries.isEmpty) }
+
+    /// The table for a locale (the default table for the default locale).
+    public func table(_ locale: String) -> LocaleTable? {
+        locale == defaultLocale ? defaultTable : tables[locale]
+    }
+
+    /// Whether the key exists in any table.
+    public func containsAnywhere(_ key: String) -> Bool {
+        defaultTable.entries[key] != nil || tables.values.contains { $0.entries[key] != nil }
+    }
+
+    /// Where a key exists, default first: `(locale, entry)`.
+    public func occurrences(of key: String) -> [(locale: String, entry: ResourceEntry)] {
+        locales.compactMap { l in table(l)?.entries[key].map { (l, $0) } }
+    }
+
+    // MARK: - Lookup as the phone does it
+
+    /// What the phone shows for a key in a locale.
+    public struct Resolution: Sendable {
+        /// The entry used, if any (an Android `@string/` reference already followed).
+        public var entry: ResourceEntry?
+        /// The locale of the table the entry came from, or that was searched.
+        public var tableLocale: String
+        /// Whether the text comes from the default table although another locale was asked for.
+        public var isFallback: Bool
+        /// What happened, when it is not a plain hit: "values-de has no welcome_title; default used".
+        public var note: String?
+    }
+
+    /// Tables to try for a locale, best first, default excluded: the exact tag, its parents
+    /// (`sr-Latn-RS` → `sr-Latn` → `sr`), then (Android 7+) other regions of the language.
+    public func candidates(for locale: String) -> [String] {
+        let tag = LocaleTag.normalize(locale)
+        var result: [String] = []
+        var parts = tag.split(separator: "-").map(String.init)
+        while !parts.isEmpty {
+            let t = parts.joined(separator: "-")
+            if tables[t] != nil { result.append(t) }
+            parts.removeLast()
+        }
+        if platform == .android, let language = tag.split(separator: "-").first {
+            for t in tables.keys.sorted() where t.split(separator: "-").first == language && !result.contains(t) {
+                result.append(t)
+            }
+        }
+        return result
+    }
+
+    /// Looks a key up for a device in `locale` (a tag such as `fr` or `pt-BR`).
+    ///
+    /// Android resolves each resource on its own: the best locale table that has the key, else
+    /// the default `values/`. iOS picks one localization for the app (the best supported,
+    /// else the development language) and looks only there: a key missing from it shows as the
+    /// key itself.
+    public func resolve(_ key: String, locale: String) -> Resolution {
+        let isDefault = LocaleTag.normalize(locale) == defaultLocale
+        switch platform {
+        case .android:
+            let chain = candidates(for: locale)
+            for t in chain {
+                if let entry = tables[t]?.entries[key] {
+                    let note = t == LocaleTag.normalize(locale) ? nil : "from values-\(AndroidDirectory.qualifier(t))"
+                    return followReference(Resolution(entry: entry, tableLocale: t, isFallback: false, note: note), locale: locale)
+                }
+            }
+            guard let entry = defaultTable.entries[key] else {
+                return Resolution(entry: nil, tableLocale: defaultLocale, isFallback: !isDefault, note: nil)
+            }
+            let note: String? = isDefault ? nil : chain.isEmpty
+                ? "no values-\(AndroidDirectory.qualifier(LocaleTag.normalize(locale))): default values/ used"
+                : "values-\(AndroidDirectory.qualifier(chain[0])) has no \(key): default values/ used"
+            return followReference(Resolution(entry: entry, tableLocale: defaultLocale, isFallback: !isDefault, note: note), locale: locale)
+        case .ios:
+            let chain = isDefault ? [] : candidates(for: locale)
+            if let t = chain.first, let table = tables[t] {
+                let note = t == LocaleTag.normalize(locale) ? nil : "\(t).lproj used"
+                return Resolution(entry: table.entries[key], tableLocale: t, isFallback: false, note: note)
+            }
+            let note: String? = isDefault ? nil : "app not localized for \(LocaleTag.normalize(locale)): development language \(defaultLocale) used"
+            return Resolution(entry: defaultTable.entries[key], tableLocale: defaultLocale, isFallback: !isDefault, note: note)
+        }
+    }
+
+    /// Follows `@string/name` (a few hops at most).
+    private func followReference(_ resolution: Resolution, locale: String) -> Resolution {
+        var r = resolution
+        var hops = 0
+        while let target = r.entry?.reference, hops < 8 {
+            let next = resolve(target, locale: locale)
+            r.entry = next.entry
+            r.note = [r.note, "via @string/\(target)"].compactMap { $0 }.joined(separator: "; ")
+            hops += 1
+        }
+        return r
+    }
+}
+
+/// Locale tag spelling shared by both platforms.
+public enum LocaleTag {
+    static let legacyAppleNames = ["English": "en", "French": "fr", "German": "de", "Spanish": "es", "Italian": "it",
+                                   "Japanese": "ja", "Dutch": "nl"]
+
+    /// `pt_BR`, `PT-br`, `English` → `pt-BR`, `pt-BR`, `en`; script subtags title-cased.
+    public static func normalize(_ tag: String) -> String {
+        if let legacy = legacyAppleNames[tag] { return legacy }
+        let subtags = tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
+        return ResourceQualifier.bcp47(subtags) ?? tag
+    }
+}
+
+/// Android directory spelling of a locale tag.
+public enum AndroidDirectory {
+    /// `fr` → `fr`, `pt-BR` → `pt-rBR`, `sr-Latn` → `b+sr+Latn`.
+    public static func qualifier(_ tag: String) -> String {
+        let parts = tag.split(separator: "-").map(String.init)
+        if parts.count == 1 { return tag }
+        if parts.count == 2, parts[1].count == 2 { return "\(parts[0])-r\(parts[1])" }
+        return "b+" + parts.joined(separator: "+")
+    }
+}

@@ -1,0 +1,240 @@
+/// Checks the keys mappings send against the app's string resources, per platform and
+/// locale (see docs/localization.md for every rule and why).
+public enum Linter {
+    /// Lints every use against the catalog of its platform; platforms without a catalog are
+    /// skipped. Problems found while reading the resources come first.
+    public static func lint(uses: [KeyUse], catalogs: [ResourceCatalog]) -> LintReport {
+        var collector = Collector()
+        for catalog in catalogs {
+            for problem in catalog.problems {
+                collector.add(Finding(problem.severity, .parseError, platform: catalog.platform, key: nil,
+                                      message: problem.message, resource: problem.location), use: nil)
+            }
+        }
+        let byPlatform = Dictionary(catalogs.map { ($0.platform, $0) }, uniquingKeysWith: { a, _ in a })
+        for use in uses {
+            guard let catalog = byPlatform[use.platform] else { continue }
+            let other = byPlatform[use.platform == .android ? .ios : .android]
+            check(use, catalog, other: other, into: &collector)
+        }
+        let coverage = catalogs.flatMap { catalog in
+            Coverage.compute(keys: Set(uses.filter { $0.platform == catalog.platform }.map(\.key)), catalog: catalog)
+        }
+        return LintReport(findings: collector.findings, coverage: coverage)
+    }
+
+    // MARK: - Per use
+
+    private static func check(_ use: KeyUse, _ catalog: ResourceCatalog, other: ResourceCatalog?, into c: inout Collector) {
+        let p = use.platform
+        guard let entry = catalog.defaultTable.entries[use.key].map({ follow($0, in: catalog.defaultTable) }) else {
+            reportMissingDefault(use, catalog, other: other, into: &c)
+            return
+        }
+        if !checkKind(entry, locale: nil, use, into: &c) { return }
+        let defaultSpecs = checkString(entry, locale: nil, use, countArguments: true, into: &c)
+        for locale in catalog.locales.dropFirst() {
+            guard let translated = translation(of: use.key, in: locale, catalog) else {
+                guard entry.translatable else { continue }
+                let what = p == .android
+                    ? "Android falls back to the default string there"
+                    : "iOS shows the key itself, \"\(use.key)\", there (no per-key fallback to \(catalog.defaultLocale))"
+                c.add(Finding(.warning, .missingLocale, platform: p, locale: locale, key: use.key,
+                              message: "\(use.key) is not translated for \(locale): \(what)",
+                              resource: entry.location), use: use)
+                continue
+            }
+            guard checkKind(translated, locale: locale, use, into: &c) else { continue }
+            if let state = translated.state, state != "translated" {
+                c.add(Finding(.warning, .translationState, platform: p, locale: locale, key: use.key,
+                              message: "\(use.key) in \(locale) is in state \"\(state)\", not \"translated\"",
+                              resource: translated.location), use: use)
+            }
+            let specs = checkString(translated, locale: locale, use, countArguments: false, into: &c)
+            if let specs, let defaultSpecs {
+                // Without args nothing is formatted: compare only specifiers that look meant.
+                let meant = { (s: [FormatSpecifier]) in
+                    use.argumentCount > 0 ? s : s.filter { $0.isPositional || ($0.flags.isEmpty && $0.width == nil && $0.precision == nil) }
+                }
+                compare(meant(specs), meant(defaultSpecs), translated, entry, locale: locale, use, into: &c)
+            }
+        }
+    }
+
+    /// The entry a device in `locale` finds in that locale's own resources (Android: or a
+    /// parent locale's), nil if it would fall back to the default.
+    private static func translation(of key: String, in locale: String, _ catalog: ResourceCatalog) -> ResourceEntry? {
+        switch catalog.platform {
+        case .android:
+            var parts = locale.split(separator: "-").map(String.init)
+            while !parts.isEmpty {
+                if let table = catalog.tables[parts.joined(separator: "-")], let e = table.entries[key] { return follow(e, in: table) }
+                parts.removeLast()
+            }
+            return nil
+        case .ios:
+            return catalog.tables[locale]?.entries[key]
+        }
+    }
+
+    private static func follow(_ entry: ResourceEntry, in table: LocaleTable) -> ResourceEntry {
+        var e = entry
+        var hops = 0
+        while let target = e.reference, let next = table.entries[target], hops < 8 {
+            e = next
+            hops += 1
+        }
+        return e
+    }
+
+    private static func reportMissingDefault(_ use: KeyUse, _ catalog: ResourceCatalog, other: ResourceCatalog?, into c: inout Collector) {
+        let p = use.platform
+        let impact = p == .android
+            ? "the device finds no string resource and shows the plain \(use.field.rawValue) instead (\(use.field == .title ? "none is sent: the app's name" : "none is sent: no text"))"
+            : "iOS shows the key itself, \"\(use.key)\""
+        if !catalog.containsAnywhere(use.key), let counterpart = use.counterpartKey, let other,
+           let found = other.occurrences(of: counterpart).first {
+            c.add(Finding(.error, .crossPlatform, platform: p, key: use.key,
+                          message: "\(p.displayName) key \(use.key) exists in no \(p.displayName) resources, but its \(other.platform.displayName) counterpart \(counterpart) does (\(found.entry.location)) and the mapping targets both platforms: \(impact)",
+                          resource: nil), use: use)
+            return
+        }
+        let elsewhere = catalog.occurrences(of: use.key).map(\.locale)
+        let detail = elsewhere.isEmpty
+            ? "\(use.key) is in no \(p.displayName) resources"
+            : "\(use.key) is missing from the default resources (\(catalog.defaultLocale)) but exists for \(elsewhere.joined(separator: ", ")): devices in other languages fall back to the default"
+        c.add(Finding(.error, .missingDefault, platform: p, key: use.key, message: "\(detail); \(impact)"), use: use)
+    }
+
+    /// Reports plurals and arrays; false if the entry is not a string.
+    private static func checkKind(_ entry: ResourceEntry, locale: String?, _ use: KeyUse, into c: inout Collector) -> Bool {
+        switch entry.kind {
+        case .string:
+            return true
+        case .stringArray:
+            c.add(Finding(.error, .stringArray, platform: use.platform, locale: locale, key: use.key,
+                          message: "\(use.key) is a <string-array>; FCM looks loc keys up as strings, finds none, and shows the default text",
+                          resource: entry.location), use: use)
+        case .plurals, .stringsdictPlural, .xcstringsPlural:
+            let why = use.platform == .android
+                ? "FCM looks loc keys up as <string> resources, finds none, and shows the default text"
+                : "loc args are strings, so iOS cannot pick a plural form from them"
+            c.add(Finding(.error, .plural, platform: use.platform, locale: locale, key: use.key,
+                          message: "\(use.key) is \(entry.kind.displayName), which a loc key cannot select: \(why); send a plain string with the count as an arg",
+                          resource: entry.location), use: use)
+        }
+        return false
+    }
+
+    /// Checks a string's specifiers against what the mapping sends; returns its arg-taking
+    /// specifiers (nil if it cannot be parsed).
+    private static func checkString(_ entry: ResourceEntry, locale: String?, _ use: KeyUse, countArguments: Bool,
+                                    into c: inout Collector) -> [FormatSpecifier]? {
+        let n = use.argumentCount
+        let p = use.platform
+        let inLocale = locale.map { " (\($0))" } ?? ""
+        func add(_ severity: Severity, _ rule: Finding.Rule, _ message: String) {
+            c.add(Finding(severity, rule, platform: p, locale: locale, key: use.key, message: message, resource: entry.location), use: use)
+        }
+        let segments: [FormatSegment]
+        switch p {
+        case .android:
+            switch JavaFormat.parse(entry.value) {
+            case .success(let s): segments = s
+            case .failure(let e):
+                if n > 0 {
+                    add(.error, .androidSpecifier, "\(use.key)\(inLocale) is not a valid Java format string: formatting it with loc args throws \(e.name) (\(e.message)), which FCM does not catch: the app crashes when the notification arrives in the background")
+                }
+                return nil
+            }
+        case .ios:
+            switch AppleFormat.parse(entry.value) {
+            case .success(let s): segments = s
+            case .failure(let f):
+                if n > 0 { add(.error, .iosSpecifier, "\(use.key)\(inLocale): \(f.message)") }
+                return nil
+            }
+        }
+        let specs = segments.specifiers.filter { $0.argument != nil }
+        if n > 0 {
+            for spec in specs {
+                let index = spec.argument ?? 1
+                switch p {
+                case .android where spec.conversion == "s" || spec.conversion == "S":
+                    if spec.flags.contains("#") {
+                        add(.error, .androidSpecifier, "\(spec.text) in \(use.key)\(inLocale) throws FormatFlagsConversionMismatchException with a String arg, which FCM does not catch: the app crashes when the notification arrives in the background")
+                    }
+                case .android where "bBhH".contains(spec.conversion):
+                    add(.error, .androidSpecifier, "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg and prints \(spec.conversion.lowercased() == "b" ? "\"true\"" : "a hash code") instead of it; use %\(index)$s")
+                case .android:
+                    add(.error, .androidSpecifier, "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg (FCM sends every arg as a String): Android throws IllegalFormatConversionException (\(spec.conversion) != java.lang.String), which FCM does not catch, so the app crashes when the notification arrives in the background; use %\(index)$s")
+                case .ios where !AppleFormat.acceptsString(spec):
+                    add(.error, .iosSpecifier, "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg: undefined behaviour on iOS (garbage text or a crash); use %\(index)$@")
+                case .ios:
+                    break
+                }
+            }
+            if p == .android, n > 1 || specs.count > 1, let loose = specs.first(where: { !$0.isPositional }) {
+                add(.error, .androidNonPositional, "\(loose.text) in \(use.key)\(inLocale) has no argument index while \(max(n, specs.count)) args are in play: translations reorder words, so write %1$s, %2$s …")
+            }
+        }
+        guard countArguments else { return specs }
+        if n == 0 {
+            // No `*_loc_args`: the phone shows the string without formatting it. Count only
+            // specifiers that look meant (`%1$s`, `%s`, `%@`), not a literal "100% f…".
+            let meant = specs.filter { $0.isPositional || ($0.flags.isEmpty && $0.width == nil && $0.precision == nil) }
+            if let first = meant.first {
+                let required = meant.compactMap(\.argument).max() ?? 1
+                add(.error, .argumentCount, "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends none, so the phone does not format it and shows \(first.text) as is")
+            } else if p == .android, segments.specifiers.contains(where: { $0.conversion == "%" }) {
+                add(.warning, .argumentCount, "the mapping sends no loc args, so Android does not format \(use.key)\(inLocale) and shows %% as two percent signs; write a single %")
+            }
+            return specs
+        }
+        let required = segments.requiredArguments
+        if n < required {
+            let impact = p == .android
+                ? "Android throws MissingFormatArgumentException; FCM catches it and shows the plain \(use.field.rawValue) instead (\(use.field == .title ? "the app's name" : "no text"))"
+                : "undefined behaviour on iOS"
+            add(.error, .argumentCount, "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends \(n): \(impact)")
+        } else if n > required {
+            add(.warning, .argumentCount, "the mapping sends \(n) arg\(n == 1 ? "" : "s") but \(use.key)\(inLocale) uses \(required): the extra args are never shown")
+        }
+        return specs
+    }
+
+    private static func compare(_ specs: [FormatSpecifier], _ defaultSpecs: [FormatSpecifier], _ entry: ResourceEntry, _ defaultEntry: ResourceEntry,
+                                locale: String, _ use: KeyUse, into c: inout Collector) {
+        let mine = Set(specs.map(\.signature)), theirs = Set(defaultSpecs.map(\.signature))
+        guard mine != theirs else { return }
+        let extra = specs.filter { !theirs.contains($0.signature) }.map(\.text)
+        let dropped = defaultSpecs.filter { !mine.contains($0.signature) }.map(\.text)
+        var parts: [String] = []
+        if !extra.isEmpty { parts.append("uses \(extra.joined(separator: ", ")) which the default string does not") }
+        if !dropped.isEmpty { parts.append("drops \(dropped.joined(separator: ", "))") }
+        let message = "\(use.key) in \(locale) \(parts.joined(separator: " and ")) (default: \"\(defaultEntry.value)\" at \(defaultEntry.location))"
+        c.add(Finding(extra.isEmpty ? .warning : .error, .translationMismatch, platform: use.platform, locale: locale, key: use.key,
+                      message: message, resource: entry.location), use: use)
+    }
+
+    // MARK: - Collecting
+
+    /// Gathers findings, merging the same finding reached from several mappings.
+    struct Collector {
+        var findings: [Finding] = []
+        private var index: [String: Int] = [:]
+
+        mutating func add(_ finding: Finding, use: KeyUse?) {
+            let id = "\(finding.rule)|\(finding.platform?.rawValue ?? "")|\(finding.locale ?? "")|\(finding.key ?? "")|\(finding.resource?.description ?? "")|\(finding.message)"
+            let reference = use.map { Finding.Use(eventType: $0.eventType, field: $0.field, argumentCount: $0.argumentCount, location: $0.location) }
+            if let i = index[id] {
+                if let reference, !findings[i].uses.contains(reference) { findings[i].uses.append(reference) }
+                return
+            }
+            var f = finding
+            if let reference { f.uses = [reference] }
+            index[id] = findings.count
+            findings.append(f)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// What one FCM message asks a device to render: per field, a loc key and its args.
+public struct LocalizedPush: Sendable, Equatable {
+    /// A loc key and its args; `args` is nil when the message has no `*_loc_args`
+    /// (the device then shows the string without formatting it).
+    public struct Text: Sendable, Equatable {
+        public var key: String
+        public var args: [String]?
+
+        public init(key: String, args: [String]?) {
+            self.key = key
+            self.args = args
+        }
+    }
+
+    public var platform: DevicePlatform
+    public var title: Text?
+    public var body: Text?
+
+    public init(platform: DevicePlatform, title: Text?, body: Text?) {
+        self.platform = platform
+        self.title = title
+        self.body = body
+    }
+}
+
+/// One line of a preview: what a device in a locale shows for one field.
+public struct PreviewRow: Sendable, Equatable {
+    public enum Outcome: Sendable, Equatable {
+        /// The text the device shows.
+        case text(String)
+        /// The device cannot show the string as intended: why, and what happens instead.
+        case failure(String)
+    }
+
+    public var locale: String
+    public var platform: DevicePlatform
+    public var field: KeyUse.Field
+    public var key: String
+    public var args: [String]?
+    public var outcome: Outcome
+    /// How the string was found when it is not a plain hit (a fallback, a missing key).
+    public var note: String?
+}
