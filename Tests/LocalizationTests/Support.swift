@@ -52,3 +52,21 @@ extension LintReport {
         }
     }
 }
+
+/// Runs the built `pushbridge` executable (beside the test bundle) in the repository root.
+func pushbridge(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("pushbridge")
+    let p = Process()
+    p.executableURL = exe
+    p.arguments = args
+    p.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+}

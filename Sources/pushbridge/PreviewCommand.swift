@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import Localization
+import Mapping
+
+struct PreviewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "preview",
+        abstract: "Show what each phone displays for an event, per locale and platform.",
+        discussion: """
+            Renders the event with the mappings (as `render` does), reads the loc keys and \
+            args from the FCM message, and formats them with the app's real resources: Java \
+            Formatter rules on Android, String(format:) with %@ on iOS. Where the phone would \
+            fail, the failure is shown instead of text (✗ Android: \
+            IllegalFormatConversionException — app crashes in background). A locale without \
+            its own strings shows the fallback and says so. Default: every locale found.
+
+            Examples:
+              pushbridge preview --mappings examples/mappings \\
+                  --event examples/events/welcome.json \\
+                  --android-res examples/resources/android/res \\
+                  --ios examples/resources/ios --locale fr --locale ar
+              pushbridge preview --mappings m.yaml --event e.json --ios ios/
+            """
+    )
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Mapping files or directories.")
+    var mappings: [String]
+
+    @Option(name: .long, help: "The event's JSON (the Kafka record value), or - for standard input.")
+    var event: String
+
+    @Option(name: .long, help: ArgumentHelp("A device locale (fr, pt-BR, ar); repeatable or comma-separated.", valueName: "tag"))
+    var locale: [String] = []
+
+    @Option(name: .long, help: "A Kafka header NAME=VALUE, e.g. ce_type=… for CloudEvents binary mode. Repeatable.")
+    var header: [String] = []
+
+    @OptionGroup var resources: ResourceOptions
+
+    func run() throws {
+        let set = try MappingFiles.load(mappings)
+        let bytes: [UInt8]
+        if event == "-" {
+            bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
+        } else {
+            guard let data = FileManager.default.contents(atPath: event) else { throw ValidationError("cannot read \(event)") }
+            bytes = Array(data)
+        }
+        var headers: [(name: String, value: [UInt8]?)] = []
+        for h in header {
+            guard let eq = h.firstIndex(of: "=") else { throw ValidationError("--header \(h): expected NAME=VALUE") }
+            headers.append((String(h[..<eq]), Array(h[h.index(after: eq)...].utf8)))
+        }
+        let rendered: MappingSet.Rendered
+        switch set.render(EventRecord(value: bytes, headers: headers)) {
+        case .success(let r): rendered = r
+        case .failure(let failure):
+            FileHandle.standardError.write(Data("cannot render: \(failure.reason) [\(failure.code)]\n".utf8))
+            throw ExitCode(2)
+        }
+        let catalogs = resources.catalogs()
+        for problem in catalogs.flatMap(\.problems) where problem.severity == .error {
+            FileHandle.standardError.write(Data("\(problem)\n".utf8))
+        }
+        var pushes: [LocalizedPush] = []
+        for message in rendered.messages {
+            for push in LocKeyUses.pushes(message.json) where !pushes.contains(push) { pushes.append(push) }
+        }
+        let type = rendered.event.type
+        let origin = set.mappings[type].map { " (\($0.file):\($0.line))" } ?? ""
+        let count = rendered.messages.count
+        print("\(type)\(origin): \(count) message\(count == 1 ? "" : "s")\(count > 1 ? ", same text for each" : "")")
+        guard !pushes.isEmpty else {
+            print("no visible text: a silent (data-only) push")
+            return
+        }
+        let locales = self.locales(catalogs)
+        print(Previewer.table(Previewer.preview(pushes, locales: locales, catalogs: catalogs)), terminator: "")
+    }
+
+    /// --locale values, else every locale of the catalogs (default first).
+    private func locales(_ catalogs: [ResourceCatalog]) -> [String] {
+        let given = locale.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        if !given.isEmpty { return given }
+        var all: [String] = []
+        for c in catalogs { for l in c.locales where !all.contains(l) { all.append(l) } }
+        return all
+    }
+}
