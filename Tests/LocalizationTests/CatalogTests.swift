@@ -31,6 +31,14 @@ struct CatalogTests {
         #expect(c.resolve("nothing", locale: "pt").entry == nil)
     }
 
+    @Test("a @string/ reference cycle ends instead of looping")
+    func referenceCycle() {
+        let c = ResourceCatalog.android(files: [("values/strings.xml", bytes(#"<resources><string name="a">@string/b</string><string name="b">@string/a</string></resources>"#))])
+        let r = c.resolve("a", locale: "en")
+        #expect(r.entry == nil)
+        #expect(r.note == "via @string/b; @string/a refers back to itself")
+    }
+
     @Test("iOS picks one localization and looks only there; Base.lproj stands in for the development language")
     func appleResolution() {
         let c = ResourceCatalog.apple(files: [

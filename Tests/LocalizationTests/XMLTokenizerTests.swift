@@ -47,6 +47,14 @@ struct XMLTokenizerTests {
         }
     }
 
+    @Test("hostile nesting is refused, not a stack overflow")
+    func depth() {
+        let xml = String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000)
+        #expect(throws: XMLSyntaxError(line: 1, message: "elements nested more than 256 deep")) {
+            try XMLElement.parseDocument(Array(xml.utf8))
+        }
+    }
+
     @Test("text content drops markup and keeps CDATA")
     func textContent() throws {
         let root = try XMLElement.parseDocument(Array(#"<s>Hi, <xliff:g id="n">%1$s</xliff:g> <b>and</b> <![CDATA[<i>more</i>]]></s>"#.utf8))

@@ -89,49 +89,52 @@ public struct ResourceCatalog: Sendable {
     /// Looks a key up for a device in `locale` (a tag such as `fr` or `pt-BR`).
     ///
     /// Android resolves each resource on its own: the best locale table that has the key, else
-    /// the default `values/`. iOS picks one localization for the app (the best supported,
-    /// else the development language) and looks only there: a key missing from it shows as the
-    /// key itself.
+    /// the default `values/`; `@string/` references are followed. iOS picks one localization
+    /// for the app (the best supported, else the development language) and looks only there:
+    /// a key missing from it shows as the key itself.
     public func resolve(_ key: String, locale: String) -> Resolution {
-        let isDefault = LocaleTag.normalize(locale) == defaultLocale
+        var resolution = lookUp(key, locale: locale)
+        var seen: Set<String> = [key]
+        while let target = resolution.entry?.reference {
+            guard seen.insert(target).inserted else {
+                resolution.entry = nil
+                resolution.note = [resolution.note, "@string/\(target) refers back to itself"].compactMap { $0 }.joined(separator: "; ")
+                break
+            }
+            let next = lookUp(target, locale: locale)
+            resolution.entry = next.entry
+            resolution.note = [resolution.note, "via @string/\(target)"].compactMap { $0 }.joined(separator: "; ")
+        }
+        return resolution
+    }
+
+    /// One lookup, references not followed.
+    private func lookUp(_ key: String, locale: String) -> Resolution {
+        let tag = LocaleTag.normalize(locale)
+        let isDefault = tag == defaultLocale
         switch platform {
         case .android:
             let chain = candidates(for: locale)
             for t in chain {
                 if let entry = tables[t]?.entries[key] {
-                    let note = t == LocaleTag.normalize(locale) ? nil : "from values-\(AndroidDirectory.qualifier(t))"
-                    return followReference(Resolution(entry: entry, tableLocale: t, isFallback: false, note: note), locale: locale)
+                    return Resolution(entry: entry, tableLocale: t, isFallback: false, note: t == tag ? nil : "from values-\(AndroidDirectory.qualifier(t))")
                 }
             }
             guard let entry = defaultTable.entries[key] else {
                 return Resolution(entry: nil, tableLocale: defaultLocale, isFallback: !isDefault, note: nil)
             }
             let note: String? = isDefault ? nil : chain.isEmpty
-                ? "no values-\(AndroidDirectory.qualifier(LocaleTag.normalize(locale))): default values/ used"
+                ? "no values-\(AndroidDirectory.qualifier(tag)): default values/ used"
                 : "values-\(AndroidDirectory.qualifier(chain[0])) has no \(key): default values/ used"
-            return followReference(Resolution(entry: entry, tableLocale: defaultLocale, isFallback: !isDefault, note: note), locale: locale)
+            return Resolution(entry: entry, tableLocale: defaultLocale, isFallback: !isDefault, note: note)
         case .ios:
             let chain = isDefault ? [] : candidates(for: locale)
             if let t = chain.first, let table = tables[t] {
-                let note = t == LocaleTag.normalize(locale) ? nil : "\(t).lproj used"
-                return Resolution(entry: table.entries[key], tableLocale: t, isFallback: false, note: note)
+                return Resolution(entry: table.entries[key], tableLocale: t, isFallback: false, note: t == tag ? nil : "\(t).lproj used")
             }
-            let note: String? = isDefault ? nil : "app not localized for \(LocaleTag.normalize(locale)): development language \(defaultLocale) used"
+            let note: String? = isDefault ? nil : "app not localized for \(tag): development language \(defaultLocale) used"
             return Resolution(entry: defaultTable.entries[key], tableLocale: defaultLocale, isFallback: !isDefault, note: note)
         }
-    }
-
-    /// Follows `@string/name` (a few hops at most).
-    private func followReference(_ resolution: Resolution, locale: String) -> Resolution {
-        var r = resolution
-        var hops = 0
-        while let target = r.entry?.reference, hops < 8 {
-            let next = resolve(target, locale: locale)
-            r.entry = next.entry
-            r.note = [r.note, "via @string/\(target)"].compactMap { $0 }.joined(separator: "; ")
-            hops += 1
-        }
-        return r
     }
 }
 

@@ -34,9 +34,13 @@ public struct XMLElement: Sendable, Equatable {
         return out
     }
 
+    /// How deep elements may nest; resource files need a handful of levels, and the tree's
+    /// recursive walks must not exhaust the stack on hostile input.
+    public static let maximumDepth = 256
+
     /// Parses a whole document and returns its root element.
     /// - Throws: ``XMLSyntaxError`` for malformed XML, mismatched tags, text outside the root,
-    ///   or no root at all.
+    ///   nesting deeper than ``maximumDepth``, or no root at all.
     public static func parseDocument(_ bytes: [UInt8]) throws(XMLSyntaxError) -> XMLElement {
         var tokenizer = try XMLTokenizer(utf8: bytes)
         var stack: [XMLElement] = []
@@ -48,6 +52,9 @@ public struct XMLElement: Sendable, Equatable {
                     throw XMLSyntaxError(line: token.line, message: "a second root element <\(name)>")
                 }
                 let element = XMLElement(name: name, attributes: attributes, children: [], line: token.line)
+                guard stack.count < maximumDepth else {
+                    throw XMLSyntaxError(line: token.line, message: "elements nested more than \(maximumDepth) deep")
+                }
                 if selfClosing {
                     try Self.close(element, into: &stack, root: &root)
                 } else {
