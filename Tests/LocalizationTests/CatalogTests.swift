@@ -58,6 +58,10 @@ struct CatalogTests {
         #expect(de.note == "app not localized for de: development language en used")
         #expect(c.resolve("N", locale: "fr").entry?.kind == .stringsdictPlural)
         #expect(c.resolve("HI", locale: "pt-BR").entry?.value == "Oi %1$@")
+        let british = c.resolve("BYE", locale: "en-GB")
+        #expect(british.entry?.value == "Bye")
+        #expect(!british.isFallback)
+        #expect(british.note == "en used")
     }
 
     @Test("a String Catalog's sourceLanguage is the development language")

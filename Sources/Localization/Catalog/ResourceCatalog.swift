@@ -132,8 +132,12 @@ public struct ResourceCatalog: Sendable {
             if let t = chain.first, let table = tables[t] {
                 return Resolution(entry: table.entries[key], tableLocale: t, isFallback: false, note: t == tag ? nil : "\(t).lproj used")
             }
-            let note: String? = isDefault ? nil : "app not localized for \(tag): development language \(defaultLocale) used"
-            return Resolution(entry: defaultTable.entries[key], tableLocale: defaultLocale, isFallback: !isDefault, note: note)
+            // en-GB on an app developed in en: the more generic dialect, not a fallback.
+            let sameLanguage = tag.split(separator: "-").first == defaultLocale.split(separator: "-").first
+            let note: String? = isDefault ? nil : sameLanguage
+                ? "\(defaultLocale) used"
+                : "app not localized for \(tag): development language \(defaultLocale) used"
+            return Resolution(entry: defaultTable.entries[key], tableLocale: defaultLocale, isFallback: !isDefault && !sameLanguage, note: note)
         }
     }
 }
