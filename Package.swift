@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.36.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     ],
     targets: [
         // MARK: C modules
@@ -87,7 +89,12 @@ let package = Package(
         // MARK: Pipeline
         .target(
             name: "Pipeline",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+            dependencies: [
+                "Kafka", "FCM", "Mapping",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
         ),
 
         // MARK: Executables
@@ -96,6 +103,9 @@ let package = Package(
             dependencies: [
                 "Mapping",
                 "Localization",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -115,7 +125,7 @@ let package = Package(
             dependencies: ["Localization", "Mapping", "pushbridge", "TestSupport"],
             exclude: ["Fixtures"]  // read by path
         ),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

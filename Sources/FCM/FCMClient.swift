@@ -44,6 +44,11 @@ public final class FCMClient: Sendable {
         public var outcome: Result<String, FCMError>
         /// Attempts made, the first included.
         public var attempts: Int
+
+        public init(outcome: Result<String, FCMError>, attempts: Int) {
+            self.outcome = outcome
+            self.attempts = attempts
+        }
     }
 
     public let configuration: Configuration

@@ -10,6 +10,25 @@ final class EmulatorServer: Sendable {
     let channel: Channel
     let group: MultiThreadedEventLoopGroup
 
+    /// NIO's DoS heuristics are stricter than Google's front ends. With NIO's defaults, more
+    /// than 200 RST_STREAM frames in 30 s (curl 7.88 resets each finished stream under load)
+    /// kill the connection, and every request in flight on it is retried: duplicates that FCM
+    /// itself does not cause. So the emulator tolerates what a busy client does.
+    static var connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration {
+        var c = NIOHTTP2Handler.ConnectionConfiguration()
+        c.maximumSequentialEmptyDataFrames = 1_000_000
+        c.maximumConnectionGlitches = 1_000_000
+        c.maximumRecentlyResetStreams = 100_000
+        return c
+    }
+
+    static var streamConfiguration: NIOHTTP2Handler.StreamConfiguration {
+        var c = NIOHTTP2Handler.StreamConfiguration()
+        c.streamResetFrameRateLimit.maximumCount = 1_000_000
+        c.streamErrorRateLimit.maximumCount = 1_000_000
+        return c
+    }
+
     static func start(host: String, port: Int, tls: NIOSSLContext, core: EmulatorCore, threads: Int) async throws -> EmulatorServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let bootstrap = ServerBootstrap(group: group)
@@ -22,13 +41,17 @@ final class EmulatorServer: Sendable {
                 }.flatMap {
                     channel.configureHTTP2SecureUpgrade(
                         h2ChannelConfigurator: { connection in
-                            connection.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
-                                stream.eventLoop.makeCompletedFuture {
-                                    try stream.pipeline.syncOperations.addHandlers([
-                                        HTTP2FramePayloadToHTTP1ServerCodec(), EmulatorHTTPHandler(core: core, isHTTP2: true),
-                                    ])
+                            connection.configureHTTP2Pipeline(
+                                mode: .server, connectionConfiguration: Self.connectionConfiguration,
+                                streamConfiguration: Self.streamConfiguration,
+                                inboundStreamInitializer: { stream in
+                                    stream.eventLoop.makeCompletedFuture {
+                                        try stream.pipeline.syncOperations.addHandlers([
+                                            HTTP2FramePayloadToHTTP1ServerCodec(), EmulatorHTTPHandler(core: core, isHTTP2: true),
+                                        ])
+                                    }
                                 }
-                            }).map { _ in }
+                            ).map { _ in }
                         },
                         http1ChannelConfigurator: { connection in
                             connection.pipeline.configureHTTPServerPipeline().flatMap {
@@ -122,3 +145,4 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 }
+

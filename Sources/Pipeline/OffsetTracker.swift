@@ -39,6 +39,8 @@ public struct OffsetTracker: Sendable {
     private var restoredDone: Set<Int64>
     /// Events done since the last commit (for "commit every N events").
     public private(set) var doneSinceCommit = 0
+    /// Events received and not yet done.
+    public private(set) var inFlight = 0
 
     /// - Parameters:
     ///   - committed: the group's committed offset for the partition (nil if none).
@@ -50,9 +52,6 @@ public struct OffsetTracker: Sendable {
         self.committedMetadata = metadata
         self.restoredDone = committed.flatMap { OffsetMap.decode(metadata, base: $0) } ?? []
     }
-
-    /// Events received and not yet done.
-    public var inFlight: Int { window.lazy.filter { !$0.done }.count }
 
     /// Events received but not yet committable (in flight, or done after an unfinished one).
     public var uncommitted: Int { window.count }
@@ -73,6 +72,7 @@ public struct OffsetTracker: Sendable {
             return .skipAlreadyDone
         }
         window.append(Entry(offset: offset, done: false))
+        inFlight += 1
         return .process
     }
 
@@ -81,6 +81,7 @@ public struct OffsetTracker: Sendable {
     public mutating func done(_ offset: Int64) {
         guard let index = index(of: offset), !window[index].done else { return }
         window[index].done = true
+        inFlight -= 1
         doneSinceCommit += 1
         if index == 0 { advance() }
     }

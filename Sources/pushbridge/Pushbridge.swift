@@ -17,6 +17,6 @@ struct Pushbridge: AsyncParsableCommand {
 
             Mapping format: docs/mapping.md. Editors validate files against schemas/mapping.schema.json.
             """,
-        subcommands: [ValidateCommand.self, RenderCommand.self, LintCommand.self, PreviewCommand.self]
+        subcommands: [DemoCommand.self, ValidateCommand.self, RenderCommand.self, LintCommand.self, PreviewCommand.self]
     )
 }

@@ -1,0 +1,117 @@
+import FCM
+import Mapping
+
+/// What became of one event, decided from its rendering and its sends' results. Pure.
+///
+/// The rules (architecture.md's error table):
+/// - every send acknowledged → delivered;
+/// - UNREGISTERED → a token-invalidation record; the send counts as done;
+/// - SENDER_ID_MISMATCH and token-related INVALID_ARGUMENT → a token-invalidation record *and*
+///   a dead-letter record;
+/// - a permanent error (bad payload, THIRD_PARTY_AUTH_ERROR, unknown codes), or a retryable one
+///   whose retries ran out → a dead-letter record;
+/// - a configuration error (untrusted certificate, refused service account) → the worker stops:
+///   it is not the event's fault, so the event stays unfinished and is not committed;
+/// - a send cut short because the worker is stopping → abandoned: not done, no records.
+public struct EventVerdict: Sendable, Equatable {
+    public enum Disposition: Sendable, Equatable {
+        /// Every send was acknowledged (or its token is gone).
+        case delivered
+        /// Deliberately not sent (an unmapped event type, with `unknown_event_types: skip`).
+        case skipped(reason: String)
+        /// Done once the dead-letter record is acknowledged by Kafka.
+        case deadLetter(DeadLetterReason)
+        /// Nothing can be sent until the operator fixes the setup; stop the worker.
+        case fatal(String)
+        /// The worker stopped before FCM answered: not done, so it is sent again after a restart.
+        case abandoned
+    }
+
+    public var disposition: Disposition
+    /// Tokens the backend should delete.
+    public var invalidations: [TokenInvalidation]
+    /// Sends acknowledged by FCM.
+    public var sent: Int
+
+    public init(disposition: Disposition, invalidations: [TokenInvalidation] = [], sent: Int = 0) {
+        self.disposition = disposition
+        self.invalidations = invalidations
+        self.sent = sent
+    }
+
+    /// The verdict for an event the mapping core could not turn into messages.
+    public static func mappingFailed(_ failure: MappingFailure, skipUnknownTypes: Bool) -> EventVerdict {
+        if case .unknownEventType = failure, skipUnknownTypes {
+            return EventVerdict(disposition: .skipped(reason: failure.reason))
+        }
+        return EventVerdict(disposition: .deadLetter(DeadLetterReason(code: failure.code, reason: failure.reason)))
+    }
+
+    /// The verdict for an event's sends: each message with its result after retries.
+    public static func sends(_ results: [(message: FCMMessage, result: FCMClient.SendResult)]) -> EventVerdict {
+        var invalidations: [TokenInvalidation] = []
+        var failures: [(FCMError, attempts: Int)] = []
+        var sent = 0
+        for (message, result) in results {
+            switch result.outcome {
+            case .success:
+                sent += 1
+            case .failure(let error):
+                if error.code == "SHUTDOWN" {
+                    return EventVerdict(disposition: .abandoned, invalidations: [], sent: sent)
+                }
+                if error.kind == .configuration {
+                    return EventVerdict(disposition: .fatal(error.description), invalidations: [], sent: sent)
+                }
+                if error.invalidatesToken, let token = message.token {
+                    invalidations.append(TokenInvalidation(token: token, code: error.code))
+                    if error.code == "UNREGISTERED" { continue }
+                }
+                failures.append((error, result.attempts))
+            }
+        }
+        guard let (first, attempts) = failures.first else {
+            return EventVerdict(disposition: .delivered, invalidations: invalidations, sent: sent)
+        }
+        let exhausted = first.isRetryable
+        var reason = exhausted ? "gave up after \(attempts) attempts: \(first)" : "\(first)"
+        if results.count > 1 {
+            reason = "\(failures.count) of \(results.count) sends failed; first: " + reason
+        }
+        let code = exhausted ? "fcm_retries_exhausted" : "fcm_" + first.code.lowercased()
+        let dead = DeadLetterReason(code: code, reason: reason, fcmErrorCode: first.code, attempts: attempts)
+        return EventVerdict(disposition: .deadLetter(dead), invalidations: invalidations, sent: sent)
+    }
+}
+
+/// Why an event was dead-lettered; becomes the record's `pushbridge-*` headers.
+public struct DeadLetterReason: Sendable, Equatable {
+    /// A stable code: a mapping failure's code (`invalid_json`, `too_large`, …),
+    /// `fcm_<error code>` for a permanent FCM error, or `fcm_retries_exhausted`.
+    public var code: String
+    /// A sentence for people.
+    public var reason: String
+    /// FCM's error code, when FCM refused the message.
+    public var fcmErrorCode: String?
+    /// Send attempts made (0 when nothing was sent).
+    public var attempts: Int
+
+    public init(code: String, reason: String, fcmErrorCode: String? = nil, attempts: Int = 0) {
+        self.code = code
+        self.reason = reason
+        self.fcmErrorCode = fcmErrorCode
+        self.attempts = attempts
+    }
+}
+
+/// A registration token FCM says is dead or not ours.
+public struct TokenInvalidation: Sendable, Equatable {
+    public var token: String
+    /// FCM's error code: `UNREGISTERED`, `SENDER_ID_MISMATCH` or `INVALID_ARGUMENT`.
+    public var code: String
+
+    public init(token: String, code: String) {
+        self.token = token
+        self.code = code
+    }
+}

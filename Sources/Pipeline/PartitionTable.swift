@@ -1,0 +1,180 @@
+import Kafka
+
+/// Every assigned partition's progress, flow control and commits, as one pure value.
+///
+/// The pipeline owns one (inside ``PipelineCoordinator``) and feeds it what happens: assignments,
+/// received messages, finished events, acknowledged commits. It answers what may be committed
+/// and which partitions to pause or resume. No I/O, no clock: tested on its own.
+///
+/// Flow control: a partition is paused while it has `partitionBuffer` or more events in flight,
+/// and every partition is paused while the worker has `maxEventsInFlight` or more. A paused
+/// partition resumes once it (and the worker) have drained to half of those bounds, so a busy
+/// partition does not flap between paused and running.
+public struct PartitionTable: Sendable {
+    public struct Limits: Sendable, Equatable {
+        /// Events in flight across all partitions before all are paused.
+        public var maxEventsInFlight: Int
+        /// Events in flight in one partition before it is paused.
+        public var partitionBuffer: Int
+
+        public init(maxEventsInFlight: Int = 10_000, partitionBuffer: Int = 1_000) {
+            self.maxEventsInFlight = max(1, maxEventsInFlight)
+            self.partitionBuffer = max(1, partitionBuffer)
+        }
+    }
+
+    /// What to do with a received message.
+    public enum Receipt: Equatable, Sendable {
+        case process
+        /// Done before a restart, per the committed offset map: counts as done now.
+        case skipAlreadyDone
+        /// Already passed (a re-delivery), or the partition is not (or no longer) ours: ignore.
+        case ignore
+    }
+
+    /// Pause and resume these partitions.
+    public struct FlowChange: Equatable, Sendable {
+        public var pause: [TopicPartition] = []
+        public var resume: [TopicPartition] = []
+        public var isEmpty: Bool { pause.isEmpty && resume.isEmpty }
+
+        public init(pause: [TopicPartition] = [], resume: [TopicPartition] = []) {
+            self.pause = pause
+            self.resume = resume
+        }
+    }
+
+    public let limits: Limits
+    private var trackers: [TopicPartition: OffsetTracker] = [:]
+    private var paused: Set<TopicPartition> = []
+    /// Events in flight over all partitions.
+    public private(set) var inFlight = 0
+    /// Events done since the last acknowledged commit, over all partitions.
+    public private(set) var doneSinceCommit = 0
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// The partitions this table tracks.
+    public var partitions: [TopicPartition] {
+        trackers.keys.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+    }
+
+    public func tracker(_ partition: TopicPartition) -> OffsetTracker? { trackers[partition] }
+
+    public func isPaused(_ partition: TopicPartition) -> Bool { paused.contains(partition) }
+
+    // MARK: Assignment
+
+    /// Starts tracking a partition from the group's committed offset and metadata (offset map).
+    /// A partition that is already tracked keeps its state.
+    public mutating func assign(_ partition: TopicPartition, committed: Int64?, metadata: String?) {
+        guard trackers[partition] == nil else { return }
+        trackers[partition] = OffsetTracker(committed: committed, metadata: metadata)
+    }
+
+    /// Stops tracking partitions (revoked or lost). Their unfinished events are forgotten: when
+    /// they finish, ``done(_:offset:)`` ignores them.
+    public mutating func remove(_ partitions: [TopicPartition]) {
+        for p in partitions {
+            guard let t = trackers.removeValue(forKey: p) else { continue }
+            inFlight -= t.inFlight
+            doneSinceCommit -= min(doneSinceCommit, t.doneSinceCommit)
+            paused.remove(p)
+        }
+    }
+
+    // MARK: Events
+
+    /// A message arrived. Messages of a partition arrive in offset order.
+    public mutating func receive(_ partition: TopicPartition, offset: Int64) -> Receipt {
+        guard var t = trackers[partition] else { return .ignore }
+        let receipt = t.receive(offset)
+        trackers[partition] = t
+        switch receipt {
+        case .process:
+            inFlight += 1
+            return .process
+        case .skipAlreadyDone:
+            doneSinceCommit += 1
+            return .skipAlreadyDone
+        case .ignoreStale:
+            return .ignore
+        }
+    }
+
+    /// The event at `offset` is done (acknowledged, durably dead-lettered or skipped).
+    /// Events of partitions no longer tracked, and repeats, are ignored.
+    public mutating func done(_ partition: TopicPartition, offset: Int64) {
+        guard var t = trackers[partition] else { return }
+        let before = t.inFlight
+        t.done(offset)
+        trackers[partition] = t
+        if t.inFlight < before {
+            inFlight -= 1
+            doneSinceCommit += 1
+        }
+    }
+
+    /// Events in flight in `partition`.
+    public func inFlight(_ partition: TopicPartition) -> Int { trackers[partition]?.inFlight ?? 0 }
+
+    /// Events in flight in these partitions.
+    public func inFlight(_ partitions: some Sequence<TopicPartition>) -> Int {
+        partitions.reduce(0) { $0 + inFlight($1) }
+    }
+
+    // MARK: Flow control
+
+    /// The pauses and resumes the limits call for now; applying them is the caller's job, and
+    /// this table assumes it happened.
+    public mutating func flowChange() -> FlowChange {
+        var change = FlowChange()
+        let workerFull = inFlight >= limits.maxEventsInFlight
+        let workerDrained = inFlight <= limits.maxEventsInFlight / 2
+        for p in partitions {
+            let n = inFlight(p)
+            if paused.contains(p) {
+                if workerDrained && n <= limits.partitionBuffer / 2 {
+                    paused.remove(p)
+                    change.resume.append(p)
+                }
+            } else if workerFull || n >= limits.partitionBuffer {
+                paused.insert(p)
+                change.pause.append(p)
+            }
+        }
+        return change
+    }
+
+    /// Forgets that partitions were paused (e.g. after the consumer resumed them itself on a new
+    /// assignment).
+    public mutating func clearPaused(_ partitions: [TopicPartition]) {
+        for p in partitions { paused.remove(p) }
+    }
+
+    // MARK: Commits
+
+    /// What to commit for `partitions` (all if nil): each partition whose watermark or offset
+    /// map changed since its last acknowledged commit.
+    public func pendingCommits(
+        for partitions: [TopicPartition]? = nil, withOffsetMap: Bool, maxMetadataBytes: Int = OffsetMap.defaultMaxBytes
+    ) -> [TopicPartitionOffset] {
+        (partitions ?? self.partitions).compactMap { p in
+            guard let pending = trackers[p]?.pendingCommit(withOffsetMap: withOffsetMap, maxMetadataBytes: maxMetadataBytes) else { return nil }
+            return TopicPartitionOffset(p, offset: KafkaOffset(pending.offset), metadata: pending.metadata)
+        }
+    }
+
+    /// The broker acknowledged these commits.
+    public mutating func committed(_ offsets: [TopicPartitionOffset]) {
+        for o in offsets {
+            guard var t = trackers[o.topicPartition] else { continue }
+            let before = t.doneSinceCommit
+            t.committed(o.offset.rawValue, metadata: o.metadata)
+            trackers[o.topicPartition] = t
+            doneSinceCommit -= min(doneSinceCommit, before - t.doneSinceCommit)
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Kafka
+import Logging
+import Synchronization
+
+/// Consume → map → send → commit after ack, for one member of a consumer group.
+///
+/// ```swift
+/// let pipeline = try Pipeline(configuration: c, processor: processor, metrics: m, logger: log)
+/// try await pipeline.run()      // until stop(), a fatal error, or the consumer ends
+/// ```
+///
+/// Each message becomes a task that runs ``EventProcessor/process(_:)``. Offsets are committed
+/// per partition up to the first unfinished event (``PartitionTable``), on an interval and after
+/// every N finished events, synchronously on revoke, and at the end. Partitions with too much
+/// work in flight are paused and resumed as they drain.
+public final class Pipeline: Sendable {
+    public struct Configuration: Sendable {
+        public var consumer: KafkaConsumerConfiguration
+        public var topics: [String]
+        public var limits = PartitionTable.Limits()
+        public var commitInterval: Duration = .seconds(1)
+        public var commitEveryEvents = 1_000
+        /// Write which later offsets are done into the commit metadata, so a restart skips them.
+        public var offsetMap = true
+        /// How long a revoked partition's in-flight events may take before it is given up.
+        public var revokeTimeout: Duration = .seconds(10)
+        /// How long in-flight events may take after ``Pipeline/stop()``.
+        public var shutdownTimeout: Duration = .seconds(30)
+
+        public init(consumer: KafkaConsumerConfiguration, topics: [String]) {
+            self.consumer = consumer
+            self.topics = topics
+        }
+    }
+
+    /// Why ``Pipeline/run()`` ended early.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let configuration: Configuration
+    let processor: EventProcessor
+    let metrics: PipelineMetrics
+    let logger: Logger
+    let coordinator: PipelineCoordinator
+    let consumer: KafkaConsumer
+    private let state = Mutex(RunState())
+
+    private struct RunState {
+        var reader: Task<Void, Never>?
+        var stopRequested = false
+        var running = false
+    }
+
+    public init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
+        self.configuration = configuration
+        self.processor = processor
+        self.metrics = metrics
+        self.logger = logger
+        let coordinator = PipelineCoordinator(
+            limits: configuration.limits, withOffsetMap: configuration.offsetMap,
+            commitEveryEvents: configuration.commitEveryEvents)
+        self.coordinator = coordinator
+        let handlers = RebalanceHandlers(coordinator: coordinator, configuration: configuration, metrics: metrics, logger: logger)
+        var consumerConfiguration = configuration.consumer
+        // Fetch less ahead than librdkafka's default (64 MB): paused partitions keep memory flat.
+        if consumerConfiguration.properties["queued.max.messages.kbytes"] == nil {
+            consumerConfiguration.properties["queued.max.messages.kbytes"] = "16384"
+        }
+        self.consumer = try KafkaConsumer(
+            configuration: consumerConfiguration,
+            rebalanceHandler: handlers.handler,
+            errorHandler: { error in logger.warning("kafka: \(error)") },
+            logHandler: { entry in
+                if entry.level <= 4 { logger.warning("librdkafka \(entry.facility): \(entry.message)") }
+            })
+        handlers.consumer.withLock { $0 = consumer }
+    }
+
+    /// Whether ``run()`` is consuming (it holds an assignment, or is waiting for one).
+    public var isRunning: Bool { state.withLock { $0.running } }
+
+    /// The partitions this worker holds.
+    public var assignment: Set<TopicPartition> { consumer.assignment }
+
+    /// The offsets the broker acknowledged as committed by this worker, per partition it holds.
+    public func committedOffsets() async -> [TopicPartition: Int64] {
+        await coordinator.committedOffsets
+    }
+
+    /// Asks ``run()`` to stop taking messages, finish what is in flight (up to
+    /// ``Configuration/shutdownTimeout``), commit, and leave the group.
+    public func stop() {
+        let reader = state.withLock { s -> Task<Void, Never>? in
+            s.stopRequested = true
+            return s.reader
+        }
+        reader?.cancel()
+    }
+
+    /// Subscribes and runs until ``stop()``, a fatal error, or the end of the consumer.
+    /// - Throws: ``Failure`` for a fatal error (e.g. FCM refuses the service account); what was
+    ///   done before it is committed.
+    public func run() async throws {
+        try consumer.subscribe(topics: configuration.topics)
+        logger.info("consuming", metadata: ["topics": "\(configuration.topics.joined(separator: ","))"])
+        let commitLoop = Task { await self.commitLoop() }
+        let reader = Task { await self.readLoop() }
+        let stopAlready = state.withLock { s -> Bool in
+            s.reader = reader
+            s.running = true
+            return s.stopRequested
+        }
+        if stopAlready { reader.cancel() }
+        await reader.value
+
+        // Drain, commit, leave the group.
+        state.withLock { $0.running = false }
+        let drained = await waitUntilDrained(nil, timeout: configuration.shutdownTimeout)
+        if !drained {
+            let left = await coordinator.inFlight
+            logger.warning("stopping with events in flight; they are not committed and will be sent again", metadata: [
+                "in_flight": "\(left)"
+            ])
+        }
+        commitLoop.cancel()
+        await commitLoop.value
+        await commitNow(nil)
+        await consumer.close()
+        if let fatal = await coordinator.fatalError { throw Failure(description: fatal) }
+    }
+
+    // MARK: Reading
+
+    private func readLoop() async {
+        do {
+            for try await message in consumer.messages {
+                metrics.eventsConsumed.increment()
+                let (receipt, flow) = await coordinator.receive(message)
+                switch receipt {
+                case .process:
+                    metrics.eventsInFlight.increment()
+                    Task { await self.handle(message) }
+                case .skipAlreadyDone:
+                    metrics.eventsAlreadyDone.increment()
+                case .ignore:
+                    break
+                }
+                apply(flow)
+                // A last resort if pausing is not enough (messages fetched before the pause).
+                while await coordinator.inFlight >= configuration.limits.maxEventsInFlight * 2, !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+                if await coordinator.fatalError != nil { break }
+            }
+        } catch {
+            await coordinator.fail("kafka: \(error)")
+            logger.critical("the consumer failed: \(error)")
+        }
+    }
+
+    private func handle(_ message: KafkaMessage) async {
+        let outcome = await processor.process(message)
+        var fatal: String?
+        if case .fatal(let why) = outcome.verdict.disposition { fatal = why }
+        let flow = await coordinator.finished(message, done: outcome.done, fatal: fatal)
+        metrics.eventsInFlight.decrement()
+        apply(flow)
+        if fatal != nil { stop() }
+    }
+
+    private func apply(_ flow: PartitionTable.FlowChange) {
+        guard !flow.isEmpty else { return }
+        do {
+            try consumer.pause(flow.pause)
+            try consumer.resume(flow.resume)
+        } catch {
+            logger.warning("pause/resume failed: \(error)")
+        }
+        if !flow.pause.isEmpty { logger.debug("paused \(flow.pause)") }
+        Task { metrics.pausedPartitions.record(await coordinator.pausedCount) }
+    }
+
+    // MARK: Commits
+
+    private func commitLoop() async {
+        var last = ContinuousClock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+            let due = await coordinator.commitDue
+            guard due || ContinuousClock.now - last >= configuration.commitInterval else { continue }
+            last = .now
+            await commitNow(nil)
+        }
+    }
+
+    /// Commits what is done in `partitions` (all if nil) and waits for the broker.
+    func commitNow(_ partitions: [TopicPartition]?) async {
+        await RebalanceHandlers.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
+    }
+
+    /// Waits until no events of `partitions` (all if nil) are in flight, or `timeout` passes.
+    func waitUntilDrained(_ partitions: [TopicPartition]?, timeout: Duration) async -> Bool {
+        await RebalanceHandlers.waitUntilDrained(partitions, coordinator: coordinator, timeout: timeout)
+    }
+}

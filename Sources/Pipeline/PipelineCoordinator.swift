@@ -1,0 +1,90 @@
+import Kafka
+
+/// The pipeline's shared state: the ``PartitionTable`` behind an actor, plus the partitions
+/// being revoked and the first fatal error. Every event task, the reader, the commit loop and
+/// the rebalance handler meet here.
+actor PipelineCoordinator {
+    private var table: PartitionTable
+    private var revoking: Set<TopicPartition> = []
+    private(set) var fatalError: String?
+    private let withOffsetMap: Bool
+    let commitEveryEvents: Int
+
+    init(limits: PartitionTable.Limits, withOffsetMap: Bool, commitEveryEvents: Int) {
+        self.table = PartitionTable(limits: limits)
+        self.withOffsetMap = withOffsetMap
+        self.commitEveryEvents = max(1, commitEveryEvents)
+    }
+
+    // MARK: Assignment
+
+    func assign(_ offsets: [TopicPartitionOffset]) {
+        for o in offsets {
+            revoking.remove(o.topicPartition)
+            table.assign(o.topicPartition, committed: o.offset.isConcrete ? o.offset.rawValue : nil, metadata: o.metadata)
+        }
+    }
+
+    /// The partitions stop taking work; events already running go on.
+    func beginRevoke(_ partitions: [TopicPartition]) {
+        revoking.formUnion(partitions)
+    }
+
+    func remove(_ partitions: [TopicPartition]) {
+        table.remove(partitions)
+        revoking.subtract(partitions)
+    }
+
+    var partitions: [TopicPartition] { table.partitions }
+
+    var committedOffsets: [TopicPartition: Int64] {
+        var result: [TopicPartition: Int64] = [:]
+        for p in table.partitions { result[p] = table.tracker(p)?.committedOffset }
+        return result
+    }
+
+    // MARK: Events
+
+    /// A message arrived: whether to process it, and any flow-control change it causes.
+    func receive(_ message: KafkaMessage) -> (PartitionTable.Receipt, PartitionTable.FlowChange) {
+        let tp = message.topicPartition
+        guard !revoking.contains(tp), fatalError == nil else { return (.ignore, PartitionTable.FlowChange()) }
+        let receipt = table.receive(tp, offset: message.offset)
+        return (receipt, receipt == .process ? table.flowChange() : PartitionTable.FlowChange())
+    }
+
+    /// An event ended. Returns any flow-control change (partitions that may resume).
+    func finished(_ message: KafkaMessage, done: Bool, fatal: String?) -> PartitionTable.FlowChange {
+        if let fatal, fatalError == nil { fatalError = fatal }
+        guard done else { return PartitionTable.FlowChange() }
+        table.done(message.topicPartition, offset: message.offset)
+        return table.flowChange()
+    }
+
+    var inFlight: Int { table.inFlight }
+
+    func inFlight(_ partitions: [TopicPartition]) -> Int { table.inFlight(partitions) }
+
+    var pausedCount: Int { table.partitions.filter { table.isPaused($0) }.count }
+
+    // MARK: Commits
+
+    /// Whether enough events finished since the last commit to commit now.
+    var commitDue: Bool { table.doneSinceCommit >= commitEveryEvents }
+
+    func pendingCommits(for partitions: [TopicPartition]? = nil) -> [TopicPartitionOffset] {
+        table.pendingCommits(for: partitions, withOffsetMap: withOffsetMap)
+    }
+
+    func committed(_ offsets: [TopicPartitionOffset]) -> [(TopicPartition, committed: Int64?, uncommitted: Int)] {
+        table.committed(offsets)
+        return offsets.map { o in
+            let t = table.tracker(o.topicPartition)
+            return (o.topicPartition, t?.committedOffset, t?.uncommitted ?? 0)
+        }
+    }
+
+    func fail(_ reason: String) {
+        if fatalError == nil { fatalError = reason }
+    }
+}

@@ -1,0 +1,91 @@
+import CoreMetrics
+import Kafka
+import Synchronization
+
+/// The pipeline's metrics, through swift-metrics (the executable bootstraps Prometheus and
+/// serves them at `/metrics`; docs/operations.md lists them).
+public final class PipelineMetrics: Sendable {
+    let eventsConsumed: Counter
+    let eventsDelivered: Counter
+    let eventsSkipped: Counter
+    let eventsAlreadyDone: Counter
+    let eventsDeadLettered: Counter
+    let sendsOK: Counter
+    let retries: Counter
+    let commitErrors: Counter
+    let recordWriteErrors: Counter
+    let eventsInFlight: Meter
+    let sendsInFlight: Gauge
+    let pausedPartitions: Gauge
+    let sendLatency: Timer
+    private let sendsInFlightCount = Atomic<Int>(0)
+    private let errorCounters = Mutex<[String: Counter]>([:])
+
+    public init() {
+        eventsConsumed = Counter(label: "pushbridge_events_consumed_total")
+        eventsDelivered = Counter(label: "pushbridge_events_total", dimensions: [("result", "delivered")])
+        eventsSkipped = Counter(label: "pushbridge_events_total", dimensions: [("result", "skipped")])
+        eventsAlreadyDone = Counter(label: "pushbridge_events_total", dimensions: [("result", "already_done")])
+        eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")])
+        sendsOK = Counter(label: "pushbridge_sends_total", dimensions: [("result", "ok")])
+        retries = Counter(label: "pushbridge_send_retries_total")
+        commitErrors = Counter(label: "pushbridge_commit_errors_total")
+        recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total")
+        eventsInFlight = Meter(label: "pushbridge_events_in_flight")
+        sendsInFlight = Gauge(label: "pushbridge_sends_in_flight")
+        pausedPartitions = Gauge(label: "pushbridge_partitions_paused")
+        sendLatency = Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
+    }
+
+    func sendStarted() {
+        sendsInFlight.record(sendsInFlightCount.add(1, ordering: .relaxed).newValue)
+    }
+
+    func sendFinished(_ result: Result<String, some Error>, attempts: Int, duration: Duration) {
+        sendsInFlight.record(sendsInFlightCount.subtract(1, ordering: .relaxed).newValue)
+        sendLatency.recordNanoseconds(duration.nanoseconds)
+        if attempts > 1 { retries.increment(by: attempts - 1) }
+        switch result {
+        case .success: sendsOK.increment()
+        case .failure(let error): counter("pushbridge_sends_total", ("result", (error as? CodedError)?.metricCode ?? "error")).increment()
+        }
+    }
+
+    func deadLettered(code: String) {
+        eventsDeadLettered.increment()
+        counter("pushbridge_dead_lettered_total", ("reason", code)).increment()
+    }
+
+    func tokenInvalidated(code: String) {
+        counter("pushbridge_invalidated_tokens_total", ("reason", code)).increment()
+    }
+
+    /// Per-partition progress, refreshed after commits.
+    func partition(_ p: TopicPartition, committed: Int64?, uncommitted: Int) {
+        let dims = [("topic", p.topic), ("partition", String(p.partition))]
+        if let committed { Gauge(label: "pushbridge_committed_offset", dimensions: dims).record(committed) }
+        Gauge(label: "pushbridge_uncommitted_events", dimensions: dims).record(uncommitted)
+    }
+
+    private func counter(_ label: String, _ dimension: (String, String)) -> Counter {
+        let key = label + "\u{0}" + dimension.1
+        return errorCounters.withLock { counters in
+            if let c = counters[key] { return c }
+            let c = Counter(label: label, dimensions: [dimension])
+            counters[key] = c
+            return c
+        }
+    }
+}
+
+/// An error with a short code for metric labels.
+protocol CodedError: Error {
+    var metricCode: String { get }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (s, atto) = components
+        return s * 1_000_000_000 + atto / 1_000_000_000
+    }
+}

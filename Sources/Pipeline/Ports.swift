@@ -1,0 +1,18 @@
+import FCM
+import Kafka
+
+// What the pipeline needs from the outside world. The real implementations are FCMClient and
+// KafkaProducer; tests of the pipeline's logic substitute their own.
+
+/// Sends one FCM message, with retries, and says how it ended.
+public protocol PushSending: Sendable {
+    func send(_ message: [UInt8], validateOnly: Bool) async -> FCMClient.SendResult
+}
+
+/// Writes one record to Kafka and waits until the broker has it.
+public protocol RecordProducing: Sendable {
+    func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport
+}
+
+extension FCMClient: PushSending {}
+extension KafkaProducer: RecordProducing {}

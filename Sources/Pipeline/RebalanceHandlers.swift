@@ -1,0 +1,95 @@
+import Kafka
+import Logging
+import Synchronization
+
+/// What the pipeline does when the group moves partitions:
+/// - assigned: read the committed offsets and their offset maps, and start tracking;
+/// - revoked: stop taking their work, let in-flight events finish (bounded), commit, forget;
+/// - lost: forget at once (another member may own them already; a commit would fail).
+final class RebalanceHandlers: Sendable {
+    let coordinator: PipelineCoordinator
+    let configuration: Pipeline.Configuration
+    let metrics: PipelineMetrics
+    let logger: Logger
+    /// Set right after the consumer is created (the handler must exist first).
+    let consumer = Mutex<KafkaConsumer?>(nil)
+
+    init(coordinator: PipelineCoordinator, configuration: Pipeline.Configuration, metrics: PipelineMetrics, logger: Logger) {
+        self.coordinator = coordinator
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    var handler: KafkaRebalanceHandler {
+        KafkaRebalanceHandler(
+            onAssign: { [self] in await assigned($0) },
+            onRevoke: { [self] in await revoked($0) },
+            onLost: { [self] in await lost($0) })
+    }
+
+    private func assigned(_ partitions: [TopicPartition]) async {
+        guard let consumer = consumer.withLock({ $0 }) else { return }
+        var offsets = partitions.map { TopicPartitionOffset($0, offset: .invalid) }
+        do {
+            offsets = try await consumer.committed(partitions)
+        } catch {
+            // Without the committed metadata the offset map is unknown: events already done
+            // beyond the committed offset are sent again. Never a loss.
+            logger.warning("cannot read committed offsets; the offset map is not used this time", metadata: ["error": "\(error)"])
+        }
+        await coordinator.assign(offsets)
+        logger.info("assigned", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
+    }
+
+    private func revoked(_ partitions: [TopicPartition]) async {
+        guard let consumer = consumer.withLock({ $0 }) else { return }
+        await coordinator.beginRevoke(partitions)
+        let drained = await Self.waitUntilDrained(partitions, coordinator: coordinator, timeout: configuration.revokeTimeout)
+        if !drained {
+            let left = await coordinator.inFlight(partitions)
+            logger.warning("revoke: events still in flight are given up; the new owner sends them again", metadata: [
+                "in_flight": "\(left)"
+            ])
+        }
+        await Self.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
+        await coordinator.remove(partitions)
+        logger.info("revoked", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
+    }
+
+    private func lost(_ partitions: [TopicPartition]) async {
+        await coordinator.remove(partitions)
+        logger.warning("lost", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
+    }
+
+    // MARK: Shared with Pipeline
+
+    static func commit(
+        _ partitions: [TopicPartition]?, consumer: KafkaConsumer, coordinator: PipelineCoordinator,
+        metrics: PipelineMetrics, logger: Logger
+    ) async {
+        let offsets = await coordinator.pendingCommits(for: partitions)
+        guard !offsets.isEmpty else { return }
+        do {
+            try await consumer.commit(offsets)
+            for (p, committed, uncommitted) in await coordinator.committed(offsets) {
+                metrics.partition(p, committed: committed, uncommitted: uncommitted)
+            }
+            logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
+        } catch {
+            // Not fatal: the next commit carries the same or a later offset.
+            metrics.commitErrors.increment()
+            logger.warning("commit failed; will retry", metadata: ["error": "\(error)"])
+        }
+    }
+
+    static func waitUntilDrained(_ partitions: [TopicPartition]?, coordinator: PipelineCoordinator, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let n = if let partitions { await coordinator.inFlight(partitions) } else { await coordinator.inFlight }
+            if n == 0 { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import ArgumentParser
+import FCM
+import FCMEmulator
+import Foundation
+import JSON
+import Kafka
+import Localization
+import Logging
+import Mapping
+import Pipeline
+import Synchronization
+
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the real pipeline end to end with no external services.",
+        discussion: """
+            Starts an in-process Kafka cluster (librdkafka's mock cluster) and the FCM emulator \
+            (HTTPS + HTTP/2 on loopback, with its own CA and service account), loads the \
+            mappings in examples/mappings, and produces the sample events in examples/events \
+            plus a few that show the failure paths: a malformed event (dead-lettered), a dead \
+            token (a token-invalidation record) and an event type with no mapping (skipped).
+
+            Then it runs the same consume → map → send → commit pipeline as `pushbridge run`, \
+            prints every push the emulator accepted with how it reads on phones in a few \
+            locales (from examples/resources), the dead-letter and invalidation records, and \
+            the committed offsets, and exits.
+
+            Examples:
+              pushbridge demo
+              pushbridge demo --locale de --locale tr --extra-events 5000
+            """
+    )
+
+    @Option(name: .long, help: "The examples directory (mappings/, events/, resources/).")
+    var examples = "examples"
+
+    @Option(name: .long, help: ArgumentHelp("Locales to preview each push in; repeatable or comma-separated.", valueName: "tag"))
+    var locale: [String] = ["en", "fr", "ar"]
+
+    @Option(name: .long, help: "Generated welcome events to add, to watch the pipeline under some load (not printed one by one).")
+    var extraEvents = 0
+
+    @Option(name: .long, help: "Partitions of the demo's events topic.")
+    var partitions: Int32 = 3
+
+    func run() async throws {
+        var logger = Logger(label: "pushbridge.demo")
+        logger.logLevel = ProcessInfo.processInfo.environment["PUSHBRIDGE_DEMO_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+        let mappingSet = try MappingFiles.load(["\(examples)/mappings"])
+        let events = try DemoEvents.load(directory: "\(examples)/events", extra: extraEvents)
+
+        print("== starting an in-process Kafka cluster and the FCM emulator")
+        let cluster = try KafkaMockCluster(brokers: 1)
+        let topics = DemoTopics()
+        try cluster.createTopic(topics.events, partitions: partitions)
+        try cluster.createTopic(topics.deadLetter, partitions: 1)
+        try cluster.createTopic(topics.invalidations, partitions: 1)
+        let fcm = try await DemoFCM.start()
+        defer { try? FileManager.default.removeItem(atPath: fcm.directory) }
+        print("   kafka \(cluster.bootstrapServers), FCM emulator \(fcm.emulator.baseURL) (project \(fcm.account.projectID))")
+
+        let producerConfiguration = KafkaProducerConfiguration(bootstrapServers: [cluster.bootstrapServers])
+        let producer = try KafkaProducer(configuration: producerConfiguration)
+        print("== producing \(events.count) events to \(topics.events)")
+        var ends: [Int32: Int64] = [:]
+        for event in events {
+            let report = try await producer.send(KafkaProducerRecord(topic: topics.events, key: event.key, value: event.value, headers: event.headers))
+            ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1)
+        }
+
+        let client = try FCMClient(configuration: fcm.clientConfiguration)
+        let recorder = RecordingProducer(producer)
+        var options = EventProcessor.Options(deadLetterTopic: topics.deadLetter, tokenInvalidationTopic: topics.invalidations)
+        options.skipUnknownEventTypes = true
+        let metrics = PipelineMetrics()
+        let processor = EventProcessor(mappings: mappingSet, sender: client, producer: recorder, options: options, metrics: metrics, logger: logger)
+        var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: "pushbridge-demo")
+        consumerConfiguration.sessionTimeout = .seconds(10)
+        let pipeline = try Pipeline(
+            configuration: Pipeline.Configuration(consumer: consumerConfiguration, topics: [topics.events]),
+            processor: processor, metrics: metrics, logger: logger)
+
+        print("== running the pipeline (group pushbridge-demo)")
+        let started = ContinuousClock.now
+        let run = Task { try await pipeline.run() }
+        let expected = ends.map { (TopicPartition(topic: topics.events, partition: $0.key), $0.value) }
+        var lastPrint = ContinuousClock.now
+        while true {
+            let committed = await pipeline.committedOffsets()
+            if expected.allSatisfy({ committed[$0.0] == $0.1 }) { break }
+            if ContinuousClock.now - started > .seconds(120) {
+                pipeline.stop()
+                _ = try? await run.value
+                throw ValidationError("the demo did not finish in 2 minutes; committed: \(committed)")
+            }
+            if ContinuousClock.now - lastPrint > .seconds(2) {
+                let done = committed.values.reduce(0, +)
+                print("   … \(done) of \(events.count) committed")
+                lastPrint = .now
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let elapsed = ContinuousClock.now - started
+        let committed = await pipeline.committedOffsets()
+        pipeline.stop()
+        try await run.value
+        await client.shutdown()
+        await producer.close()
+
+        let catalogs = DemoResources.catalogs(examples: examples)
+        let locales = locale.flatMap { $0.split(separator: ",").map(String.init) }
+        DemoReport(
+            messages: fcm.emulator.messages, attempts: fcm.emulator.attempts, written: recorder.records, topics: topics,
+            committed: committed, events: events.count, elapsed: elapsed,
+            printIndividually: events.count - extraEvents
+        ).print(catalogs: catalogs, locales: locales)
+        await fcm.emulator.stop()
+    }
+}
+
+struct DemoTopics {
+    let events = "events"
+    let deadLetter = "pushbridge.dead-letter"
+    let invalidations = "pushbridge.token-invalidations"
+}
+
+/// Passes records on to Kafka and remembers what was acknowledged, for the demo's report.
+final class RecordingProducer: RecordProducing {
+    private let producer: KafkaProducer
+    private let written = Mutex<[KafkaProducerRecord]>([])
+
+    init(_ producer: KafkaProducer) { self.producer = producer }
+
+    func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport {
+        let report = try await producer.send(record)
+        written.withLock { $0.append(record) }
+        return report
+    }
+
+    var records: [KafkaProducerRecord] { written.withLock { $0 } }
+}
+

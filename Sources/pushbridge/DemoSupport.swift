@@ -1,0 +1,140 @@
+import FCM
+import FCMEmulator
+import Foundation
+import JSON
+import Kafka
+import Localization
+import _CryptoExtras
+
+/// One event the demo produces.
+struct DemoEvent {
+    var key: [UInt8]?
+    var value: [UInt8]
+    var headers: [KafkaHeader] = []
+}
+
+enum DemoEvents {
+    /// The example events, then events that show the failure paths, then `extra` generated ones.
+    static func load(directory: String, extra: Int) throws -> [DemoEvent] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        var events: [DemoEvent] = []
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: "\(directory)/\(file)") else { continue }
+            var headers: [KafkaHeader] = []
+            if file.contains("cloudevent") { headers.append(KafkaHeader(name: "content-type", string: "application/cloudevents+json")) }
+            events.append(DemoEvent(key: Array(file.utf8), value: Array(data), headers: headers))
+        }
+        // A dead token: the emulator answers UNREGISTERED → a token-invalidation record.
+        events.append(DemoEvent(key: Array("zoe".utf8), value: Array(#"{"type":"user.welcome","id":"evt-2001","user":{"first_name":"Zoe","fcm_token":"dead-token-of-zoe"}}"#.utf8)))
+        // Not JSON → a dead-letter record; every other event is still delivered.
+        events.append(DemoEvent(key: Array("broken".utf8), value: Array(#"{"type":"user.welcome","user":{"first_name":"#.utf8)))
+        // A required field missing → a dead-letter record naming it.
+        events.append(DemoEvent(key: Array("no-token".utf8), value: Array(#"{"type":"user.welcome","id":"evt-2002","user":{"first_name":"Yan"}}"#.utf8)))
+        // No mapping for this type → skipped (unknown_event_types: skip).
+        events.append(DemoEvent(key: Array("other".utf8), value: Array(#"{"type":"user.logged_in","id":"evt-2003"}"#.utf8)))
+        for i in 0..<extra {
+            let value = #"{"type":"user.welcome","id":"gen-\#(i)","user":{"first_name":"User \#(i)","fcm_token":"generated-token-\#(i)"}}"#
+            events.append(DemoEvent(key: Array("gen-\(i)".utf8), value: Array(value.utf8)))
+        }
+        return events
+    }
+}
+
+/// The FCM emulator with a fresh service account and CA, and a client configuration for it.
+struct DemoFCM {
+    let emulator: FCMEmulator
+    let account: ServiceAccount
+    let directory: String
+    let caFile: String
+
+    static func start() async throws -> DemoFCM {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let email = "pushbridge-demo@demo-project.iam.gserviceaccount.com"
+        var configuration = FCMEmulator.Configuration(accounts: [email: key.pemRepresentation])
+        configuration.faults.tokenPrefixes = ["dead-": "UNREGISTERED"]
+        let emulator = try await FCMEmulator.start(configuration)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-demo-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let caFile = "\(directory)/ca.pem"
+        try emulator.tls.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+        let account = ServiceAccount(projectID: "demo-project", clientEmail: email, privateKeyPEM: key.pemRepresentation, tokenURI: emulator.tokenURI)
+        return DemoFCM(emulator: emulator, account: account, directory: directory, caFile: caFile)
+    }
+
+    var clientConfiguration: FCMClient.Configuration {
+        var c = FCMClient.Configuration(serviceAccount: account)
+        c.baseURL = emulator.baseURL
+        c.caFile = caFile
+        c.maxConcurrentSends = 1_000  // the worker's default delivery.max_sends_in_flight
+        return c
+    }
+}
+
+enum DemoResources {
+    static func catalogs(examples: String) -> [ResourceCatalog] {
+        var catalogs: [ResourceCatalog] = []
+        let android = "\(examples)/resources/android/res"
+        let ios = "\(examples)/resources/ios"
+        if FileManager.default.fileExists(atPath: android) { catalogs.append(ResourceCatalog.loadAndroid(directories: [android], defaultLocale: "en")) }
+        if FileManager.default.fileExists(atPath: ios) { catalogs.append(ResourceCatalog.loadApple(paths: [ios], developmentLanguage: nil)) }
+        return catalogs
+    }
+}
+
+/// What the demo prints at the end.
+struct DemoReport {
+    var messages: [RecordedMessage]
+    var attempts: [RecordedAttempt]
+    var written: [KafkaProducerRecord]
+    var topics: DemoTopics
+    var committed: [TopicPartition: Int64]
+    var events: Int
+    var elapsed: Duration
+    /// Print only the first this many pushes one by one (the rest are generated load).
+    var printIndividually: Int
+
+    func print(catalogs: [ResourceCatalog], locales: [String]) {
+        let sent = messages.filter { !$0.validateOnly }
+        Swift.print("\n== pushes the FCM emulator accepted")
+        for m in sent.prefix(printIndividually) {
+            let target: String
+            if let token = m.token {
+                target = "token …" + String(token.suffix(6))
+            } else if let topic = m.topic {
+                target = "topic " + topic
+            } else {
+                target = "condition " + (m.condition ?? "?")
+            }
+            Swift.print("\n✓ \(target)  \(m.name)")
+            let pushes = LocKeyUses.pushes(m.message)
+            if pushes.isEmpty {
+                Swift.print("  silent push, data: \(String(decoding: JSONWriter.write(m.message["data"] ?? .null), as: UTF8.self))")
+            } else if catalogs.isEmpty {
+                for p in pushes { Swift.print("  \(p.platform): \(p)") }
+            } else {
+                let table = Previewer.table(Previewer.preview(pushes, locales: locales, catalogs: catalogs))
+                Swift.print(table.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"), terminator: "")
+            }
+        }
+        if sent.count > printIndividually { Swift.print("\n… and \(sent.count - printIndividually) more") }
+
+        let dead = written.filter { $0.topic == topics.deadLetter }
+        Swift.print("\n== dead-letter records (\(topics.deadLetter))")
+        for r in dead {
+            func h(_ n: String) -> String { r.headers.first { $0.name == n }?.stringValue ?? "-" }
+            Swift.print("✗ \(h("pushbridge-source-topic"))/\(h("pushbridge-source-partition"))/\(h("pushbridge-source-offset")) [\(h("pushbridge-reason-code"))] \(h("pushbridge-reason"))")
+        }
+        let invalid = written.filter { $0.topic == topics.invalidations }
+        Swift.print("\n== token-invalidation records (\(topics.invalidations))")
+        for r in invalid { Swift.print("⊘ \(String(decoding: r.value, as: UTF8.self))") }
+
+        Swift.print("\n== committed offsets (group pushbridge-demo)")
+        for (p, o) in committed.sorted(by: { $0.key.partition < $1.key.partition }) { Swift.print("   \(p): \(o)") }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        var byStatus: [Int: Int] = [:]
+        for a in attempts { byStatus[a.status, default: 0] += 1 }
+        let statuses = byStatus.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
+        Swift.print("\nFCM requests: \(attempts.count) (\(statuses))")
+        Swift.print("\(events) events → \(sent.count) pushes accepted, \(dead.count) dead-lettered, \(invalid.count) token invalidations, in \(String(format: "%.2f", seconds)) s")
+    }
+}

@@ -1,0 +1,108 @@
+import FCM
+import Kafka
+import Mapping
+import Pipeline
+import Testing
+
+@Suite("EventVerdict and output records: what becomes of an event, without I/O")
+struct EventVerdictTests {
+    func message(_ token: String?) -> FCMMessage {
+        FCMMessage(json: .object([("token", token.map(JSONValue.string) ?? .null)]), token: token)
+    }
+
+    func failure(_ code: String, _ kind: FCMError.Kind, attempts: Int = 1) -> FCMClient.SendResult {
+        FCMClient.SendResult(outcome: .failure(FCMError(code: code, kind: kind, httpStatus: 400, message: "m")), attempts: attempts)
+    }
+
+    let ok = FCMClient.SendResult(outcome: .success("projects/p/messages/1"), attempts: 1)
+
+    @Test("all sends acknowledged → delivered")
+    func delivered() {
+        let v = EventVerdict.sends([(message("a"), ok), (message("b"), ok)])
+        #expect(v == EventVerdict(disposition: .delivered, sent: 2))
+    }
+
+    @Test("UNREGISTERED → an invalidation record, and the event is done")
+    func unregistered() {
+        let v = EventVerdict.sends([(message("a"), ok), (message("dead"), failure("UNREGISTERED", .tokenDead))])
+        #expect(v.disposition == .delivered)
+        #expect(v.invalidations == [TokenInvalidation(token: "dead", code: "UNREGISTERED")])
+    }
+
+    @Test("SENDER_ID_MISMATCH → an invalidation record and a dead-letter record")
+    func senderMismatch() {
+        let v = EventVerdict.sends([(message("alien"), failure("SENDER_ID_MISMATCH", .tokenDead))])
+        #expect(v.invalidations == [TokenInvalidation(token: "alien", code: "SENDER_ID_MISMATCH")])
+        guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
+        #expect(reason.code == "fcm_sender_id_mismatch" && reason.fcmErrorCode == "SENDER_ID_MISMATCH")
+    }
+
+    @Test("a permanent error → dead-letter naming it; a fan-out says how many failed")
+    func permanent() {
+        let v = EventVerdict.sends([(message("a"), ok), (message("b"), failure("THIRD_PARTY_AUTH_ERROR", .permanent, attempts: 1))])
+        guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
+        #expect(reason.code == "fcm_third_party_auth_error" && reason.attempts == 1)
+        #expect(reason.reason.hasPrefix("1 of 2 sends failed"))
+        #expect(v.sent == 1)
+    }
+
+    @Test("retries that ran out → dead-letter as fcm_retries_exhausted with the attempt count")
+    func exhausted() {
+        let v = EventVerdict.sends([(message("a"), failure("UNAVAILABLE", .retryable, attempts: 8))])
+        guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
+        #expect(reason.code == "fcm_retries_exhausted" && reason.fcmErrorCode == "UNAVAILABLE" && reason.attempts == 8)
+    }
+
+    @Test("a configuration error stops the worker; a send cut by shutdown is abandoned")
+    func notDone() {
+        let fatal = EventVerdict.sends([(message("a"), failure("TLS", .configuration))])
+        guard case .fatal = fatal.disposition else { Issue.record("\(fatal)"); return }
+        let abandoned = EventVerdict.sends([(message("a"), failure("SHUTDOWN", .retryable)), (message("b"), failure("UNREGISTERED", .tokenDead))])
+        #expect(abandoned.disposition == .abandoned && abandoned.invalidations.isEmpty)
+    }
+
+    @Test("mapping failures: unknown types are skipped only when configured so")
+    func mapping() {
+        let unknown = MappingFailure.unknownEventType("x.y")
+        #expect(EventVerdict.mappingFailed(unknown, skipUnknownTypes: true).disposition == .skipped(reason: unknown.reason))
+        #expect(EventVerdict.mappingFailed(unknown, skipUnknownTypes: false).disposition
+                == .deadLetter(DeadLetterReason(code: "unknown_event_type", reason: unknown.reason)))
+        let bad = MappingFailure.invalidJSON("unexpected end of input at byte 3")
+        #expect(EventVerdict.mappingFailed(bad, skipUnknownTypes: true).disposition
+                == .deadLetter(DeadLetterReason(code: "invalid_json", reason: bad.reason)))
+    }
+
+    @Test("a dead-letter record keeps key, value and headers and adds the reason and the source")
+    func deadLetterRecord() {
+        let source = KafkaMessage(topic: "events", partition: 2, offset: 41, key: Array("k".utf8), value: Array("{bad".utf8),
+                                  headers: [KafkaHeader(name: "trace", string: "t1")], timestamp: nil)
+        let reason = DeadLetterReason(code: "fcm_retries_exhausted", reason: "gave up", fcmErrorCode: "UNAVAILABLE", attempts: 8)
+        let r = OutputRecords.deadLetter(source, reason: reason, topic: "dlq", eventType: "user.welcome", eventID: "e1", nowMilliseconds: 1_795_000_000_123)
+        #expect(r.topic == "dlq" && r.key == source.key && r.value == source.value)
+        let h = Dictionary(r.headers.map { ($0.name, $0.stringValue ?? "") }, uniquingKeysWith: { a, _ in a })
+        #expect(r.headers.first == KafkaHeader(name: "trace", string: "t1"))
+        #expect(h["pushbridge-reason-code"] == "fcm_retries_exhausted" && h["pushbridge-fcm-error"] == "UNAVAILABLE")
+        #expect(h["pushbridge-attempts"] == "8" && h["pushbridge-reason"] == "gave up")
+        #expect(h["pushbridge-source-topic"] == "events" && h["pushbridge-source-partition"] == "2" && h["pushbridge-source-offset"] == "41")
+        #expect(h["pushbridge-event-type"] == "user.welcome" && h["pushbridge-event-id"] == "e1")
+        #expect(h["pushbridge-failed-at"] == "2026-11-18T11:06:40.123Z")
+    }
+
+    @Test("a token-invalidation record is JSON keyed by the token")
+    func invalidationRecord() throws {
+        let source = KafkaMessage(topic: "events", partition: 0, offset: 7, key: nil, value: [], headers: [], timestamp: nil)
+        let r = OutputRecords.tokenInvalidation(TokenInvalidation(token: "tok", code: "UNREGISTERED"), topic: "inv", source: source,
+                                                eventType: "t", eventID: "e", nowMilliseconds: 0)
+        #expect(r.key == Array("tok".utf8))
+        let json = try JSONParser.parse(r.value)
+        #expect(json == .object([("event_id", .string("e")), ("event_type", .string("t")), ("reason", .string("UNREGISTERED")),
+                                 ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")), ("token", .string("tok"))]))
+    }
+
+    @Test("RFC 3339 timestamps across leap years and before the epoch")
+    func timestamps() {
+        #expect(Timestamp.rfc3339(milliseconds: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(milliseconds: 4_107_542_399_999) == "2100-02-28T23:59:59.999Z")
+        #expect(Timestamp.rfc3339(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+    }
+}
