@@ -125,7 +125,14 @@ let package = Package(
             dependencies: ["Localization", "Mapping", "pushbridge", "TestSupport"],
             exclude: ["Fixtures"]  // read by path
         ),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: [
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

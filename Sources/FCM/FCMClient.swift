@@ -74,7 +74,8 @@ public final class FCMClient: Sendable {
         self.sendURL = "\(base)/v1/projects/\(account.projectID)/messages:send"
     }
 
-    /// Sends one message, retrying as the policy says: retryable errors after a jittered
+    /// Sends one message, retrying as the policy says (a cancelled task stops before its next
+    /// attempt, with a `SHUTDOWN` failure): retryable errors after a jittered
     /// backoff, never before `Retry-After`; QUOTA_EXCEEDED pauses every send of this client for
     /// at least ``RetryPolicy/quotaPause``; a refused access token is refreshed once.
     ///
@@ -86,6 +87,7 @@ public final class FCMClient: Sendable {
         var attempts = 0
         var refreshed = false
         while true {
+            if Task.isCancelled { return SendResult(outcome: .failure(.cancelled), attempts: attempts) }
             attempts += 1
             let outcome = await attempt(body)
             guard case .failure(let error) = outcome else { return SendResult(outcome: outcome, attempts: attempts) }
@@ -107,6 +109,10 @@ public final class FCMClient: Sendable {
     /// One attempt: no retry, but a classified failure.
     public func attempt(_ body: [UInt8]) async -> Result<String, FCMError> {
         await gate.acquire()
+        if Task.isCancelled {
+            await gate.release()
+            return .failure(.cancelled)
+        }
         let result = await post(body)
         await gate.release()
         return result

@@ -80,6 +80,10 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
         self.init(code: code, kind: kind, httpStatus: nil, message: error.message)
     }
 
+    /// The send was not made because its task was cancelled (the worker is stopping). Like a
+    /// send cut short by ``FCMClient/shutdown()``, it would succeed later.
+    public static let cancelled = FCMError(code: "SHUTDOWN", kind: .retryable, httpStatus: nil, message: "cancelled: the worker is stopping")
+
     public var description: String {
         var s = "FCM \(code)"
         if let httpStatus { s += " (HTTP \(httpStatus))" }

@@ -37,7 +37,7 @@ actor SendGate {
             inFlight += 1
         }
         // Checked with the slot held, so a pause that began while this send queued still applies.
-        while let until = pausedUntil, until > .now {
+        while let until = pausedUntil, until > .now, !Task.isCancelled {
             try? await Task.sleep(until: until, clock: .continuous)
         }
         if let interval = minimumInterval {

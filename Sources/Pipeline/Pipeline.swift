@@ -50,6 +50,9 @@ public final class Pipeline: Sendable {
         var reader: Task<Void, Never>?
         var stopRequested = false
         var running = false
+        /// Event tasks not yet finished, cancelled if they outlast the shutdown timeout.
+        var events: [Int: Task<Void, Never>] = [:]
+        var nextEventID = 0
     }
 
     public init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
@@ -122,6 +125,8 @@ public final class Pipeline: Sendable {
             logger.warning("stopping with events in flight; they are not committed and will be sent again", metadata: [
                 "in_flight": "\(left)"
             ])
+            // No new attempts or records for them: they belong to the next owner now.
+            for task in state.withLock({ Array($0.events.values) }) { task.cancel() }
         }
         commitLoop.cancel()
         await commitLoop.value
@@ -140,7 +145,7 @@ public final class Pipeline: Sendable {
                 switch receipt {
                 case .process:
                     metrics.eventsInFlight.increment()
-                    Task { await self.handle(message) }
+                    spawn(message)
                 case .skipAlreadyDone:
                     metrics.eventsAlreadyDone.increment()
                 case .ignore:
@@ -156,6 +161,17 @@ public final class Pipeline: Sendable {
         } catch {
             await coordinator.fail("kafka: \(error)")
             logger.critical("the consumer failed: \(error)")
+        }
+    }
+
+    private func spawn(_ message: KafkaMessage) {
+        state.withLock { s in
+            let id = s.nextEventID
+            s.nextEventID &+= 1
+            s.events[id] = Task {
+                await self.handle(message)
+                _ = self.state.withLock { $0.events.removeValue(forKey: id) }
+            }
         }
     }
 
