@@ -133,6 +133,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // Runs the built `pushbridge` as a separate process (demo, run) against tansu and the emulator.
+        .testTarget(name: "EndToEndTests", dependencies: ["pushbridge", "TestSupport"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

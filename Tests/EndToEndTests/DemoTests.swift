@@ -1,0 +1,31 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The built `pushbridge` executable, beside the test bundle.
+let pushbridgeExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    .deletingLastPathComponent().appendingPathComponent("pushbridge").path
+
+@Suite("pushbridge demo (the README's first command)")
+struct DemoTests {
+    @Test("runs the real pipeline with no external services, previews each push per locale, and exits 0")
+    func demo() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-demo-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let process = try ChildProcess(
+            executable: pushbridgeExecutable,
+            arguments: ["demo", "--examples", Repository.root + "/examples", "--locale", "en,fr,de,ar,tr"], logFile: log)
+        let status = process.wait(timeout: .seconds(180))
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(status == 0, "\(output.suffix(3000))")
+        #expect(output.contains("9 events → 7 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        // The preview of delivered pushes: FCM's own `%1$d` example crashes Android apps.
+        #expect(output.contains("| welcome_title | [\"Alice\"] | Bienvenue, Alice !"))
+        #expect(output.contains("✗ Android: IllegalFormatConversionException"))
+        #expect(output.contains("مرحبًا بك يا Alice!"), "Arabic text is kept intact")
+        #expect(output.contains("Hoş geldin") || output.contains("Hoş geldiniz"), "Turkish preview")
+        #expect(output.contains("[invalid_json]") && output.contains("[missing_field]"))
+        #expect(output.contains(#""reason":"UNREGISTERED""#) && output.contains(#""token":"dead-token-of-zoe""#))
+        #expect(output.contains("FCM requests: 8 (7× 200, 1× 404)"))
+    }
+}
