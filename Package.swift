@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // MARK: C modules
@@ -86,6 +89,25 @@ let package = Package(
             ]
         ),
 
+        // MARK: Operating surface of `pushbridge run`
+        // The config file (swift-configuration: environment over file over defaults), JSON logs
+        // with tokens redacted, Prometheus metrics, and the /metrics /healthz /readyz endpoint.
+        .target(
+            name: "Operations",
+            dependencies: [
+                "JSON",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+
         // MARK: Pipeline
         .target(
             name: "Pipeline",
@@ -103,8 +125,9 @@ let package = Package(
             dependencies: [
                 "Mapping",
                 "Localization",
-                "Pipeline", "Kafka", "FCM", "FCMEmulator",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Operations",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -134,7 +157,14 @@ let package = Package(
             ]
         ),
         // Runs the built `pushbridge` as a separate process (demo, run) against tansu and the emulator.
-        .testTarget(name: "EndToEndTests", dependencies: ["pushbridge", "TestSupport"]),
+        .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "pushbridge", "TestSupport", "Kafka", "FCMEmulator", "Mapping",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

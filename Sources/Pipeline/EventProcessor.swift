@@ -63,7 +63,7 @@ public struct EventProcessor: Sendable {
             verdict = .sends(await sendAll(rendered.messages))
         }
 
-        let now = Timestamp.nowMilliseconds()
+        let now = RFC3339.nowMilliseconds()
         for invalidation in verdict.invalidations {
             let out = OutputRecords.tokenInvalidation(
                 invalidation, topic: options.tokenInvalidationTopic, source: message,

@@ -101,8 +101,8 @@ struct EventVerdictTests {
 
     @Test("RFC 3339 timestamps across leap years and before the epoch")
     func timestamps() {
-        #expect(Timestamp.rfc3339(milliseconds: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
-        #expect(Timestamp.rfc3339(milliseconds: 4_107_542_399_999) == "2100-02-28T23:59:59.999Z")
-        #expect(Timestamp.rfc3339(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+        #expect(RFC3339.format(milliseconds: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
+        #expect(RFC3339.format(milliseconds: 4_107_542_399_999) == "2100-02-28T23:59:59.999Z")
+        #expect(RFC3339.format(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
     }
 }

@@ -19,27 +19,20 @@ final class TestBroker: @unchecked Sendable {
     let bootstrapServers: String
     /// Set for `.mock`: fault injection.
     let mock: KafkaMockCluster?
-    private let process: ChildProcess?
-    private let workDirectory: URL?
+    private let tansu: Tansu?
 
-    private init(kind: BrokerKind, bootstrapServers: String, mock: KafkaMockCluster?, process: ChildProcess?, workDirectory: URL?) {
+    private init(kind: BrokerKind, bootstrapServers: String, mock: KafkaMockCluster?, tansu: Tansu?) {
         self.kind = kind
         self.bootstrapServers = bootstrapServers
         self.mock = mock
-        self.process = process
-        self.workDirectory = workDirectory
-    }
-
-    deinit {
-        process?.terminate()
-        if let workDirectory { try? FileManager.default.removeItem(at: workDirectory) }
+        self.tansu = tansu
     }
 
     static func start(_ kind: BrokerKind, brokers: Int = 3) throws -> TestBroker {
         switch kind {
         case .mock:
             let cluster = try KafkaMockCluster(brokers: brokers)
-            return TestBroker(kind: kind, bootstrapServers: cluster.bootstrapServers, mock: cluster, process: nil, workDirectory: nil)
+            return TestBroker(kind: kind, bootstrapServers: cluster.bootstrapServers, mock: cluster, tansu: nil)
         case .tansu:
             return try startTansu()
         }
@@ -53,20 +46,8 @@ final class TestBroker: @unchecked Sendable {
                     + "'ApiVersionRequest failed: Local: Read underflow'). Run the tests with scripts/test.sh, "
                     + "which puts .tools/librdkafka on LD_LIBRARY_PATH.")
         }
-        let tansu = Repository.tool("bin/tansu")
-        let port = try FreePort.next()
-        let url = "tcp://127.0.0.1:\(port)"
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-tansu-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let process = try ChildProcess(
-            executable: tansu,
-            arguments: ["broker", "--listener-url", url, "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"],
-            logFile: dir.appendingPathComponent("tansu.log").path,
-            environment: ["RUST_LOG": "warn"]
-        )
-        let broker = TestBroker(kind: .tansu, bootstrapServers: "127.0.0.1:\(port)", mock: nil, process: process, workDirectory: dir)
-        try FreePort.waitUntilListening(port: port, timeout: .seconds(20))
-        return broker
+        let tansu = try Tansu()
+        return TestBroker(kind: .tansu, bootstrapServers: tansu.bootstrapServers, mock: nil, tansu: tansu)
     }
 
     /// Creates a topic: through the mock API, or tansu's CLI (CreateTopics).
@@ -75,13 +56,7 @@ final class TestBroker: @unchecked Sendable {
         case .mock:
             try mock!.createTopic(name, partitions: partitions)
         case .tansu:
-            let p = try ChildProcess(
-                executable: Repository.tool("bin/tansu"),
-                arguments: ["topic", "create", "--broker", "tcp://\(bootstrapServers)", "--partitions", String(partitions), name],
-                logFile: "/dev/null"
-            )
-            let status = p.wait(timeout: .seconds(30))
-            guard status == 0 else { throw TestSupportError("tansu topic create \(name) exited \(status.map(String.init) ?? "late")") }
+            try tansu!.createTopic(name, partitions: partitions)
         }
     }
 

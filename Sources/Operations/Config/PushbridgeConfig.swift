@@ -1,0 +1,86 @@
+import Logging
+
+/// Everything `pushbridge run` needs, from one YAML or JSON file plus `PUSHBRIDGE_*` environment
+/// overrides (docs/configuration.md, schemas/config.schema.json). Load with
+/// ``load(file:environment:)``.
+public struct PushbridgeConfig: Sendable, Equatable {
+    public struct Kafka: Sendable, Equatable {
+        public var brokers: [String] = []
+        public var group = "pushbridge"
+        /// `group.instance.id`: static membership, so a restart does not rebalance.
+        public var instanceID: String?
+        public var topics: [String] = []
+        /// `range`, `roundrobin` or `cooperative-sticky`.
+        public var assignmentStrategy = "cooperative-sticky"
+        public var sessionTimeout: Duration = .seconds(45)
+        /// librdkafka properties for the consumer and the producer (SASL, SSL, …).
+        public var properties: [String: String] = [:]
+    }
+
+    public struct Retry: Sendable, Equatable {
+        public var maxAttempts = 8
+        public var initialBackoff: Duration = .milliseconds(200)
+        public var maxBackoff: Duration = .seconds(30)
+        public var budget: Duration = .seconds(300)
+        public var quotaPause: Duration = .seconds(60)
+    }
+
+    public struct FCM: Sendable, Equatable {
+        /// A service-account JSON file; nil: `GOOGLE_APPLICATION_CREDENTIALS`.
+        public var serviceAccountFile: String?
+        public var endpoint = "https://fcm.googleapis.com"
+        /// CAs to trust instead of the system's (PEM).
+        public var caFile: String?
+        public var validateOnly = false
+        public var maxStreams = 100
+        public var maxSendsPerSecond: Double?
+        public var requestTimeout: Duration = .seconds(30)
+        public var retry = Retry()
+    }
+
+    public struct Topics: Sendable, Equatable {
+        public var deadLetter = "pushbridge.dead-letter"
+        public var tokenInvalidation = "pushbridge.token-invalidations"
+    }
+
+    public enum UnknownEventTypes: String, Sendable, Equatable, CaseIterable {
+        case skip
+        case deadLetter = "dead-letter"
+    }
+
+    public struct Delivery: Sendable, Equatable {
+        public var maxEventsInFlight = 10_000
+        public var maxSendsInFlight = 1_000
+        public var partitionBuffer = 1_000
+        public var commitInterval: Duration = .seconds(1)
+        public var commitEveryEvents = 1_000
+        public var offsetMap = true
+        public var unknownEventTypes = UnknownEventTypes.skip
+        public var shutdownTimeout: Duration = .seconds(30)
+    }
+
+    public struct HTTP: Sendable, Equatable {
+        /// Where `/metrics`, `/healthz` and `/readyz` listen; nil: off.
+        public var listen: (host: String, port: Int)? = ("0.0.0.0", 9464)
+
+        public static func == (a: HTTP, b: HTTP) -> Bool {
+            a.listen?.host == b.listen?.host && a.listen?.port == b.listen?.port
+        }
+    }
+
+    public struct Log: Sendable, Equatable {
+        public var level = Logger.Level.info
+        public var format = LogFormat.json
+    }
+
+    public var kafka = Kafka()
+    /// Mapping files or directories, absolute (resolved against the config file's directory).
+    public var mappings: [String] = []
+    public var fcm = FCM()
+    public var topics = Topics()
+    public var delivery = Delivery()
+    public var http = HTTP()
+    public var log = Log()
+
+    public init() {}
+}

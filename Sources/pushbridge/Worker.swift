@@ -1,0 +1,110 @@
+import FCM
+import Foundation
+import Kafka
+import Logging
+import Mapping
+import Operations
+import Pipeline
+import ServiceLifecycle
+import Synchronization
+
+/// `pushbridge run`'s pipeline, assembled from the config: the mapping set, the FCM client, the
+/// producer for dead-letter and invalidation records, and the consumer group member.
+/// A swift-service-lifecycle `Service`: graceful shutdown drains and commits.
+final class Worker: Service, Sendable {
+    let pipeline: Pipeline
+    let client: FCMClient
+    let producer: KafkaProducer
+    let logger: Logger
+    private let failureBox = Mutex<String?>(nil)
+
+    init(settings: PushbridgeConfig, validateOnly: Bool, logger: Logger) throws {
+        self.logger = logger
+        let mappings = try MappingFiles.load(settings.mappings)
+        let account = try ServiceAccount.load(path: settings.fcm.serviceAccountFile)
+
+        var fcm = FCMClient.Configuration(serviceAccount: account)
+        fcm.baseURL = settings.fcm.endpoint
+        fcm.caFile = settings.fcm.caFile
+        fcm.maxStreams = settings.fcm.maxStreams
+        fcm.maxSendsPerSecond = settings.fcm.maxSendsPerSecond
+        fcm.maxConcurrentSends = settings.delivery.maxSendsInFlight
+        fcm.requestTimeout = settings.fcm.requestTimeout
+        fcm.retry.maxAttempts = settings.fcm.retry.maxAttempts
+        fcm.retry.initialBackoff = settings.fcm.retry.initialBackoff
+        fcm.retry.maxBackoff = settings.fcm.retry.maxBackoff
+        fcm.retry.budget = settings.fcm.retry.budget
+        fcm.retry.quotaPause = settings.fcm.retry.quotaPause
+        client = try FCMClient(configuration: fcm)
+
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafka.brokers)
+        producerConfiguration.properties = settings.kafka.properties
+        producer = try KafkaProducer(configuration: producerConfiguration)
+
+        var options = EventProcessor.Options(deadLetterTopic: settings.topics.deadLetter, tokenInvalidationTopic: settings.topics.tokenInvalidation)
+        options.validateOnly = validateOnly || settings.fcm.validateOnly
+        options.skipUnknownEventTypes = settings.delivery.unknownEventTypes == .skip
+        let metrics = PipelineMetrics()
+        let processor = EventProcessor(mappings: mappings, sender: client, producer: producer, options: options, metrics: metrics, logger: logger)
+
+        var consumer = KafkaConsumerConfiguration(bootstrapServers: settings.kafka.brokers, groupID: settings.kafka.group)
+        consumer.groupInstanceID = settings.kafka.instanceID
+        consumer.assignmentStrategy = KafkaConsumerConfiguration.AssignmentStrategy(rawValue: settings.kafka.assignmentStrategy) ?? .cooperativeSticky
+        consumer.sessionTimeout = settings.kafka.sessionTimeout
+        consumer.properties = settings.kafka.properties
+        var configuration = Pipeline.Configuration(consumer: consumer, topics: settings.kafka.topics)
+        configuration.limits = PartitionTable.Limits(maxEventsInFlight: settings.delivery.maxEventsInFlight, partitionBuffer: settings.delivery.partitionBuffer)
+        configuration.commitInterval = settings.delivery.commitInterval
+        configuration.commitEveryEvents = settings.delivery.commitEveryEvents
+        configuration.offsetMap = settings.delivery.offsetMap
+        configuration.shutdownTimeout = settings.delivery.shutdownTimeout
+        pipeline = try Pipeline(configuration: configuration, processor: processor, metrics: metrics, logger: logger)
+        logger.info("started", metadata: [
+            "group": "\(settings.kafka.group)", "topics": "\(settings.kafka.topics.joined(separator: ","))",
+            "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)",
+            "project": "\(account.projectID)", "validate_only": "\(options.validateOnly)",
+        ])
+    }
+
+    /// Why the worker stopped on its own, if it did.
+    var failure: String? { failureBox.withLock { $0 } }
+
+    func run() async throws {
+        // Fetch an access token now: readiness reports it, and a refused account stops the
+        // worker before it takes any event.
+        let warmUp = Task { [client, logger, pipeline] in
+            do {
+                try await client.warmUp()
+            } catch let error as FCMError where error.kind == .configuration {
+                logger.critical("FCM refuses this setup: \(error)")
+                self.failureBox.withLock { $0 = error.description }
+                pipeline.stop()
+            } catch {
+                logger.warning("no FCM access token yet; sends will retry: \(error)")
+            }
+        }
+        do {
+            try await withGracefulShutdownHandler {
+                try await pipeline.run()
+            } onGracefulShutdown: { [pipeline, logger] in
+                logger.info("stopping: draining events in flight, then committing")
+                pipeline.stop()
+            }
+        } catch {
+            failureBox.withLock { $0 = $0 ?? "\(error)" }
+            logger.critical("pipeline stopped: \(error)")
+        }
+        warmUp.cancel()
+        await client.shutdown()
+        await producer.close()
+        logger.info("stopped")
+    }
+
+    /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM token.
+    func readiness() async -> (ready: Bool, reason: String) {
+        guard pipeline.isRunning else { return (false, "not consuming") }
+        guard await client.hasAccessToken else { return (false, "no FCM access token yet") }
+        let partitions = pipeline.assignment.count
+        return (true, partitions == 0 ? "waiting for an assignment" : "consuming \(partitions) partitions")
+    }
+}

@@ -1,0 +1,121 @@
+import FCMEmulator
+import Foundation
+import Kafka
+import Mapping
+import TestSupport
+import Testing
+
+/// `pushbridge run` as a separate process against tansu and the FCM emulator, configured by
+/// real files; observed through Kafka, the emulator's record and the worker's /metrics.
+@Suite("pushbridge run end to end (tansu, the emulator, separate worker processes)", .serialized)
+struct RunEndToEndTests {
+    @Test("N events → exactly N accepted sends; bad events dead-lettered with reasons; dead tokens reported; all committed")
+    func delivers() async throws {
+        var faults = EmulatorFaults()
+        faults.tokenPrefixes = ["dead-": "UNREGISTERED"]
+        let e = try await EndToEnd(faults: faults)
+        let worker = try e.startWorker(group: "e2e-basic")
+        let tokens = try await e.produce(500, prefix: "t")
+        try await e.produce(3, prefix: "dead-token")
+        try await e.produceRaw([#"{"type":"user.welcome","#, #"{"type":"user.welcome","id":"x","name":"N"}"#])
+        #expect(try await e.waitUntilCommitted(group: "e2e-basic"), "\(worker.output.suffix(2000))")
+        #expect(try worker.get("/readyz").status == 200)
+        #expect(try worker.get("/healthz").status == 200)
+        #expect(try worker.metric("pushbridge_sends_total{result=\"ok\"}") == 500)
+        #expect(try worker.metric("pushbridge_invalidated_tokens_total") == 3)
+        #expect(try worker.metric("pushbridge_dead_lettered_total") == 2)
+        #expect(try worker.metric("pushbridge_send_latency_seconds_count") == 503)
+        #expect(worker.terminate() == 0, "\(worker.output.suffix(2000))")
+
+        #expect(e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
+        let dead = try await e.read(e.deadLetterTopic, count: 2)
+        #expect(dead.compactMap { $0.header("pushbridge-reason-code")?.stringValue }.sorted() == ["invalid_json", "missing_field"])
+        let invalid = try await e.read(e.invalidationTopic, count: 3)
+        let reported = invalid.compactMap { try? JSONParser.parse($0.value)["token"] }.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        #expect(reported.sorted() == ["dead-token-0", "dead-token-1", "dead-token-2"])
+        // JSON log lines, tokens redacted to their last 6 characters.
+        let lines = worker.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(lines.contains { $0.contains(#""msg":"token refused""#) && $0.contains(#""token":"…oken-0""#) })
+        #expect(!worker.output.contains("dead-token-0"), "a full token in the logs")
+        await e.stop()
+    }
+
+    @Test("503 and 429 bursts → everything delivered; the retries are visible in /metrics")
+    func bursts() async throws {
+        var faults = EmulatorFaults()
+        faults.burst = .init(status: 503, count: 60)
+        let e = try await EndToEnd(faults: faults)
+        let worker = try e.startWorker(group: "e2e-burst")
+        let tokens = try await e.produce(200, prefix: "b")
+        #expect(try await e.waitUntilCommitted(group: "e2e-burst"), "\(worker.output.suffix(2000))")
+        faults.burst = .init(status: 429, count: 5)
+        e.emulator.setFaults(faults)
+        let more = try await e.produce(50, prefix: "q")
+        #expect(try await e.waitUntilCommitted(group: "e2e-burst"), "\(worker.output.suffix(2000))")
+        #expect(try worker.metric("pushbridge_send_retries_total") >= 65)
+        #expect(try worker.metric("pushbridge_sends_total{result=\"ok\"}") == 250)
+        #expect(worker.terminate() == 0)
+        #expect(Set(e.acceptedTokens.keys) == Set(tokens + more))
+        await e.stop()
+    }
+
+    @Test("SIGTERM mid-stream: the commit covers only acknowledged events; a restart delivers the rest")
+    func sigtermAndRestart() async throws {
+        var faults = EmulatorFaults()
+        faults.latencyMilliseconds = 200
+        let e = try await EndToEnd(faults: faults)
+        let tokens = try await e.produce(600, prefix: "s")
+        let first = try e.startWorker(group: "e2e-term", delivery: "max_sends_in_flight: 20\nshutdown_timeout_ms: 500")
+        while e.acceptedTokens.count < 80 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(first.terminate() == 0, "\(first.output.suffix(2000))")
+        let acceptedAtStop = e.acceptedTokens
+        #expect(acceptedAtStop.count < tokens.count, "stopped mid-stream")
+        let committed = try await e.committed(group: "e2e-term")
+        // Every event below a committed offset was acknowledged by FCM before the stop.
+        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [e.tansu.bootstrapServers]))
+        try consumer.assign(committed.keys.map { TopicPartitionOffset(TopicPartition(topic: e.topic, partition: $0), offset: .beginning) })
+        let want = committed.values.reduce(0, +)
+        var below = 0
+        if want > 0 {
+            for try await m in consumer.messages {
+                guard let limit = committed[m.partition], m.offset < limit else { continue }
+                let token = String(decoding: m.key ?? [], as: UTF8.self)
+                #expect(acceptedAtStop[token] != nil, "\(token) is committed but was never acknowledged")
+                below += 1
+                if below == want { break }
+            }
+        }
+        await consumer.close()
+        #expect(want > 0 && below == want)
+
+        e.emulator.setFaults(EmulatorFaults())
+        let second = try e.startWorker(group: "e2e-term")
+        #expect(try await e.waitUntilCommitted(group: "e2e-term"), "\(second.output.suffix(2000))")
+        #expect(second.terminate() == 0)
+        #expect(Set(e.acceptedTokens.keys) == Set(tokens), "nothing lost across the restart")
+        await e.stop()
+    }
+
+    @Test("two workers in one group share the partitions and the work")
+    func twoWorkers() async throws {
+        let e = try await EndToEnd(partitions: 4)
+        let w1 = try e.startWorker(group: "e2e-two", instanceID: "worker-1")
+        let w2 = try e.startWorker(group: "e2e-two", instanceID: "worker-2")
+        var both = false
+        for _ in 0..<200 where !both {
+            let r1 = try? w1.get("/readyz"), r2 = try? w2.get("/readyz")
+            both = (r1?.body.hasPrefix("consuming") ?? false) && (r2?.body.hasPrefix("consuming") ?? false)
+            if !both { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(both, "both workers hold partitions:\n\(w1.output.suffix(1500))\n\(w2.output.suffix(1500))")
+        let tokens = try await e.produce(400, prefix: "w")
+        #expect(try await e.waitUntilCommitted(group: "e2e-two"))
+        let sent1 = try w1.metric("pushbridge_sends_total{result=\"ok\"}")
+        let sent2 = try w2.metric("pushbridge_sends_total{result=\"ok\"}")
+        #expect(sent1 > 0 && sent2 > 0 && sent1 + sent2 == 400, "\(sent1) + \(sent2)")
+        #expect(w1.terminate() == 0)
+        #expect(w2.terminate() == 0)
+        #expect(Set(e.acceptedTokens.keys) == Set(tokens))
+        await e.stop()
+    }
+}
