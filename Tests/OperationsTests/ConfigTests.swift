@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import Operations
+import TestSupport
+import Testing
+
+@Suite("The config file: schema checks, environment overrides, defaults")
+struct ConfigTests {
+    /// Writes `text` to a fresh directory as `pushbridge.yaml` and returns its path.
+    static func file(_ text: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("pushbridge.yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func problems(_ text: String, environment: [String: String] = [:]) throws -> [String] {
+        do {
+            _ = try PushbridgeConfig.load(file: try file(text), environment: environment)
+            return []
+        } catch let error as ConfigError {
+            return error.problems.map { p in
+                // file paths differ per run: keep the line only
+                p.location.contains(":") ? "line \(p.location.split(separator: ":").last!): \(p.message)" : p.description
+            }
+        }
+    }
+
+    static let minimal = "kafka:\n  brokers: [k1:9092]\n  topics: [events]\nmappings: [m]\n"
+
+    @Test("the commented example loads with its values, paths resolved against its directory")
+    func fullExample() throws {
+        let c = try PushbridgeConfig.load(file: Repository.root + "/examples/config/pushbridge.yaml", environment: [:])
+        #expect(c.kafka.brokers == ["kafka-1:9092", "kafka-2:9092"])
+        #expect(c.kafka.instanceID == nil && c.kafka.properties["security.protocol"] == "SASL_SSL")
+        #expect(c.mappings == [Repository.root + "/examples/mappings"])
+        #expect(c.fcm.serviceAccountFile == "/var/run/secrets/fcm/service-account.json")
+        #expect(c.fcm.retry.budget == .seconds(300) && c.delivery.unknownEventTypes == .skip)
+        #expect(c.http.listen?.host == "0.0.0.0" && c.http.listen?.port == 9464)
+    }
+
+    @Test("a minimal file gets every default")
+    func defaults() throws {
+        let c = try PushbridgeConfig.load(file: try Self.file(Self.minimal), environment: [:])
+        var expected = PushbridgeConfig()
+        expected.kafka.brokers = ["k1:9092"]
+        expected.kafka.topics = ["events"]
+        expected.mappings = c.mappings
+        #expect(c == expected)
+        #expect(c.mappings.count == 1 && c.mappings[0].hasSuffix("/m"))
+    }
+
+    @Test("PUSHBRIDGE_* environment variables win over the file")
+    func environment() throws {
+        let env = [
+            "PUSHBRIDGE_KAFKA_BROKERS": "a:1,b:2", "PUSHBRIDGE_DELIVERY_MAX_EVENTS_IN_FLIGHT": "500",
+            "PUSHBRIDGE_FCM_VALIDATE_ONLY": "true", "PUSHBRIDGE_LOG_FORMAT": "text", "PUSHBRIDGE_HTTP_LISTEN": "off",
+            "PUSHBRIDGE_FCM_MAX_SENDS_PER_SECOND": "2500.5", "PUSHBRIDGE_KAFKA_INSTANCE_ID": "pod-3",
+        ]
+        let c = try PushbridgeConfig.load(file: try Self.file(Self.minimal + "delivery:\n  max_events_in_flight: 20\n"), environment: env)
+        #expect(c.kafka.brokers == ["a:1", "b:2"])
+        #expect(c.delivery.maxEventsInFlight == 500)
+        #expect(c.fcm.validateOnly && c.log.format == .text && c.http.listen == nil)
+        #expect(c.fcm.maxSendsPerSecond == 2500.5 && c.kafka.instanceID == "pod-3")
+    }
+
+    @Test("required keys may come from the environment alone")
+    func requiredFromEnvironment() throws {
+        let c = try PushbridgeConfig.load(file: try Self.file("mappings: [m]\n"), environment: [
+            "PUSHBRIDGE_KAFKA_BROKERS": "k:9092", "PUSHBRIDGE_KAFKA_TOPICS": "t1,t2",
+        ])
+        #expect(c.kafka.topics == ["t1", "t2"])
+    }
+
+    @Test("every problem is reported with its line, and typos get a suggestion")
+    func fileErrors() throws {
+        let text = """
+            kafka:
+              brokers: [k1:9092]
+              topic: [events]
+              session_timeout_ms: soon
+            mappings: [m]
+            delivery:
+              max_events_in_flight: 0
+              unknown_event_types: drop
+            fcm:
+              retry: {max_atempts: 3}
+            http: {listen: "nowhere"}
+            """
+        let problems = try Self.problems(text)
+        #expect(problems.contains("line 3: unknown key kafka.topic (did you mean kafka.topics?)"))
+        #expect(problems.contains("line 4: kafka.session_timeout_ms must be an integer ≥ 1"))
+        #expect(problems.contains("line 7: delivery.max_events_in_flight must be an integer ≥ 1"))
+        #expect(problems.contains("line 8: delivery.unknown_event_types must be one of skip, dead-letter"))
+        #expect(problems.contains("line 10: unknown key fcm.retry.max_atempts (did you mean fcm.retry.max_attempts?)"))
+        #expect(problems.contains { $0.contains("http.listen must be host:port") })
+        #expect(problems.contains { $0.contains("kafka.topics is required (or set PUSHBRIDGE_KAFKA_TOPICS)") })
+    }
+
+    @Test("a bad environment override is named, not silently ignored")
+    func environmentErrors() throws {
+        let problems = try Self.problems(Self.minimal, environment: [
+            "PUSHBRIDGE_DELIVERY_PARTITION_BUFFER": "lots", "PUSHBRIDGE_LOG_LEVEL": "loud",
+        ])
+        #expect(problems.contains("PUSHBRIDGE_DELIVERY_PARTITION_BUFFER: delivery.partition_buffer must be an integer ≥ 1, got \"lots\""))
+        #expect(problems.contains { $0.hasPrefix("PUSHBRIDGE_LOG_LEVEL: log.level must be one of trace") })
+    }
+
+    @Test("unreadable files and non-YAML are errors, not crashes")
+    func unreadable() throws {
+        #expect(throws: ConfigError.self) { try PushbridgeConfig.load(file: "/nonexistent/pushbridge.yaml", environment: [:]) }
+        #expect(try Self.problems("kafka: [unclosed\n").first?.contains("not valid YAML or JSON") == true)
+        #expect(try Self.problems("- a\n- b\n").first?.contains("must be a map of sections") == true)
+    }
+
+    @Test("JSON config files work too")
+    func json() throws {
+        let c = try PushbridgeConfig.load(file: try Self.file(#"{"kafka": {"brokers": ["k:1"], "topics": ["t"]}, "mappings": ["m"], "log": {"level": "debug"}}"#), environment: [:])
+        #expect(c.log.level == .debug)
+    }
+
+    @Test("schemas/config.schema.json accepts the examples and rejects what the loader rejects")
+    func schema() throws {
+        let script = """
+            import json, sys, yaml, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.Draft202012Validator.check_schema(schema)
+            v = jsonschema.Draft202012Validator(schema)
+            for path in sys.argv[2:]:
+                print("valid" if not list(v.iter_errors(yaml.safe_load(open(path)))) else "invalid")
+            """
+        let bad = [
+            Self.minimal + "delivery: {max_events_in_flight: 0}\n",
+            Self.minimal + "kafka_typo: 1\n",
+            Self.minimal + "log: {format: xml}\n",
+            "kafka: {brokers: [k]}\nmappings: [m]\n",
+            Self.minimal + "http: {listen: nowhere}\n",
+        ]
+        for text in bad { #expect(!(try Self.problems(text)).isEmpty, "the loader accepts \(text)") }
+        let files = [Repository.root + "/examples/config/pushbridge.yaml", Repository.root + "/examples/config/minimal.yaml"]
+            + (try bad.map(Self.file))
+        let r = try ChildProcess.run("/usr/bin/env", ["python3", "-c", script, Repository.root + "/schemas/config.schema.json"] + files)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.split(separator: "\n").map(String.init) == ["valid", "valid"] + bad.map { _ in "invalid" }, "\(r.output)")
+    }
+}
