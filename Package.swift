@@ -134,7 +134,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "pushbridge-bench",
-            dependencies: ["Kafka", "HTTP2", "Mapping"]
+            dependencies: [
+                "Kafka", "HTTP2", "Mapping", "FCMEmulator", "TestSupport",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
 
         // MARK: Tests

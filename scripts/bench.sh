@@ -4,6 +4,9 @@
 #   scripts/bench.sh kafka      kafka_consume_messages_per_second from tansu
 #   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams
 #   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event
+#   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
+#                               cpu_us_per_event, peak_rss_mb; then produce→FCM latency at 5,000/s
+#                               against the FCM emulator
 # Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
 # them on exit.
 set -euo pipefail
@@ -12,6 +15,8 @@ cd "$(dirname "$0")/.."
 which=${1:-all}
 swift build -c release --product pushbridge-bench >/dev/null
 bench=$(swift build -c release --show-bin-path)/pushbridge-bench
+if [ "$which" = all ] || [ "$which" = e2e ]; then swift build -c release --product pushbridge >/dev/null; fi
+worker=$(swift build -c release --show-bin-path)/pushbridge
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
@@ -34,30 +39,56 @@ if [ "$which" = all ] || [ "$which" = mapping ]; then
     fi
 fi
 
-if [ "$which" = all ] || [ "$which" = kafka ]; then
-    port=$(free_port)
-    .tools/bin/tansu broker --listener-url "tcp://127.0.0.1:$port" --advertised-listener-url "tcp://127.0.0.1:$port" \
-        --storage-engine memory://tansu/ >"$work/tansu.log" 2>&1 &
+start_tansu() {  # sets tansu_port; creates the topics given
+    tansu_port=$(free_port)
+    .tools/bin/tansu broker --listener-url "tcp://127.0.0.1:$tansu_port" --advertised-listener-url "tcp://127.0.0.1:$tansu_port" \
+        --storage-engine memory://tansu/ >"$work/tansu-$tansu_port.log" 2>&1 &
     pids+=($!)
-    wait_port "$port"
-    .tools/bin/tansu topic create --broker "tcp://127.0.0.1:$port" --partitions 4 bench >/dev/null
-    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" kafka --bootstrap "127.0.0.1:$port" --topic bench \
+    wait_port "$tansu_port"
+    for t in "$@"; do .tools/bin/tansu topic create --broker "tcp://127.0.0.1:$tansu_port" --partitions 4 "$t" >/dev/null; done
+}
+
+start_nginx() {  # sets nginx_port; the same configuration as the HTTP/2 client tests, without the access log
+    nginx_port=$(free_port)
+    if [ ! -f "$work/ca.crt" ]; then
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=bench CA" -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$work/san.ext"
+        openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
+            -extfile "$work/san.ext" -out "$work/server.crt" 2>/dev/null
+    fi
+    sed -e "s#{{DIR}}#$work#g" -e "s#{{PORT}}#$nginx_port#g" -e "s#access_log .*;#access_log off;#" \
+        Tests/TestSupport/Resources/nginx-h2.conf.template >"$work/nginx.conf"
+    /usr/sbin/nginx -p "$work" -c "$work/nginx.conf" &
+    pids+=($!)
+    wait_port "$nginx_port"
+}
+
+if [ "$which" = all ] || [ "$which" = kafka ]; then
+    start_tansu bench
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" kafka --bootstrap "127.0.0.1:$tansu_port" --topic bench \
         --messages "${KAFKA_BENCH_MESSAGES:-200000}"
 fi
 
 if [ "$which" = all ] || [ "$which" = http2 ]; then
-    # The same nginx configuration as the HTTP/2 client tests, without the access log.
-    port=$(free_port)
-    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=bench CA" -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
-    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
-    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$work/san.ext"
-    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
-        -extfile "$work/san.ext" -out "$work/server.crt" 2>/dev/null
-    sed -e "s#{{DIR}}#$work#g" -e "s#{{PORT}}#$port#g" -e "s#access_log .*;#access_log off;#" \
-        Tests/TestSupport/Resources/nginx-h2.conf.template >"$work/nginx.conf"
-    /usr/sbin/nginx -p "$work" -c "$work/nginx.conf" &
-    pids+=($!)
-    wait_port "$port"
-    "$bench" http2 --url "https://127.0.0.1:$port/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
+    start_nginx
+    "$bench" http2 --url "https://127.0.0.1:$nginx_port/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
         --requests "${HTTP2_BENCH_REQUESTS:-100000}" --streams "${HTTP2_BENCH_STREAMS:-100}"
+fi
+
+if [ "$which" = all ] || [ "$which" = e2e ]; then
+    [ -n "${nginx_port:-}" ] || start_nginx
+    start_tansu bench-events bench-dead-letter bench-invalidations
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/sa.key" 2>/dev/null
+    python3 - "$work/sa.key" "https://127.0.0.1:$nginx_port/token" >"$work/service-account.json" <<'PY'
+import json, sys
+print(json.dumps({"type": "service_account", "project_id": "bench", "client_email": "bench@bench.iam.gserviceaccount.com",
+                  "private_key": open(sys.argv[1]).read(), "token_uri": sys.argv[2]}))
+PY
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e --bootstrap "127.0.0.1:$tansu_port" --topic bench-events \
+        --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
+        --service-account "$work/service-account.json" --events "${E2E_BENCH_EVENTS:-100000}"
+    start_tansu latency-events bench-dead-letter bench-invalidations
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-latency --bootstrap "127.0.0.1:$tansu_port" --topic latency-events \
+        --worker "$worker" --dir "$work" --rate "${E2E_LATENCY_RATE:-5000}" --seconds "${E2E_LATENCY_SECONDS:-10}"
 fi

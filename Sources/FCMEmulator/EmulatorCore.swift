@@ -86,6 +86,8 @@ final class EmulatorCore: Sendable {
     var verifier: JWTVerifier { verifierBox.withLock { $0 } }
     let tokenLifetime: Duration
     let started = ContinuousClock.now
+    /// `started` as seconds since the Unix epoch, to turn record times into wall-clock times.
+    let startedEpochSeconds = Date().timeIntervalSince1970
     let state: Mutex<State>
     /// Accepted messages as JSON lines, if asked for.
     let recordFile: Mutex<FileHandle?>

@@ -94,6 +94,9 @@ public final class FCMEmulator: Sendable {
     /// Access tokens issued so far.
     public var tokensIssued: Int { core.tokensIssued }
 
+    /// When the emulator started, in seconds since the Unix epoch: the zero of every record's `time`.
+    public var startedEpochSeconds: Double { core.startedEpochSeconds }
+
     public func setFaults(_ faults: EmulatorFaults) { core.setFaults(faults) }
     /// Invalidates every access token issued, so the next sends get 401 UNAUTHENTICATED.
     public func revokeTokens() { core.revokeTokens() }

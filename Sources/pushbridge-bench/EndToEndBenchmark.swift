@@ -1,0 +1,231 @@
+import FCMEmulator
+import Foundation
+import JSON
+import Kafka
+import _CryptoExtras
+import TestSupport
+
+/// tansu → `pushbridge run` (a separate process, release build) → FCM.
+///
+/// - Throughput (`e2e`): N events are produced first, then the worker starts; the clock runs from
+///   its first consumed event to its last finished one (its own `/metrics`). CPU time and peak RSS
+///   come from /proc. FCM is the static nginx stub, so the figure is pushbridge's, not a server's.
+/// - Latency (`e2e-latency`): events carry their produce time and are produced at a fixed rate
+///   while the worker runs; FCM is the emulator in this process, which records each message's
+///   arrival. Latency = arrival − produce time.
+enum EndToEndBenchmark {
+    struct Setup {
+        var bootstrap: String
+        var topic: String
+        var worker: String
+        var config: String
+        var metricsPort: Int
+    }
+
+    static func throughput(_ s: Setup, events: Int) async throws -> [(name: String, value: Double)] {
+        let ends = try await produce(s, count: events, rate: nil)
+        let worker = try WorkerProcess.start(s)
+        defer { worker.stop() }
+        var t0: ContinuousClock.Instant?
+        var cpu0 = 0.0
+        var maxInFlight = 0.0
+        let deadline = ContinuousClock.now + .seconds(600)
+        while ContinuousClock.now < deadline {
+            let m = worker.metrics()
+            if t0 == nil, (m["pushbridge_events_consumed_total"] ?? 0) > 0 {
+                t0 = .now
+                cpu0 = worker.cpuSeconds()
+            }
+            maxInFlight = max(maxInFlight, m["pushbridge_events_in_flight"] ?? 0)
+            if (m["pushbridge_events_total"] ?? 0) >= Double(events) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard let t0 else { throw BenchError("the worker consumed nothing: \(worker.logTail())") }
+        let elapsed = KafkaBenchmark.seconds(ContinuousClock.now - t0)
+        let cpu = worker.cpuSeconds() - cpu0
+        let done = worker.metrics()["pushbridge_events_total"] ?? 0
+        guard done >= Double(events) else { throw BenchError("only \(done) of \(events) events finished: \(worker.logTail())") }
+        let committed = try await waitUntilCommitted(s, ends: ends)
+        return [
+            ("e2e_events_per_second", Double(events) / elapsed),
+            ("cpu_us_per_event", cpu * 1e6 / Double(events)),
+            ("peak_rss_mb", worker.peakRSSMegabytes()),
+            ("max_events_in_flight", maxInFlight),
+            ("e2e_all_committed", committed ? 1 : 0),
+        ]
+    }
+
+    static func latency(_ s: Setup, emulator: FCMEmulator, emulatorStartedAt: Double, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
+        let worker = try WorkerProcess.start(s)
+        defer { worker.stop() }
+        while worker.readiness() != 200 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .seconds(6))  // the group's first rebalance settles
+        let count = rate * seconds
+        _ = try await produce(s, count: count, rate: rate)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while emulator.messages.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        var latencies: [Double] = []
+        for m in emulator.messages {
+            guard case .string(let sent)? = m.message["data"]?["sent_at_us"], let us = Double(sent) else { continue }
+            latencies.append((emulatorStartedAt + m.time) * 1000 - us / 1000)
+        }
+        guard latencies.count == count else { throw BenchError("\(latencies.count) of \(count) messages arrived: \(worker.logTail())") }
+        latencies.sort()
+        func p(_ q: Double) -> Double { latencies[Int(Double(latencies.count - 1) * q)] }
+        return [
+            ("e2e_latency_rate_per_second", Double(rate)),
+            ("e2e_latency_p50_ms", p(0.5)),
+            ("e2e_latency_p99_ms", p(0.99)),
+            ("e2e_latency_max_ms", latencies.last ?? 0),
+        ]
+    }
+
+    /// Produces `count` welcome events (unique tokens), at `rate` per second if given.
+    static func produce(_ s: Setup, count: Int, rate: Int?) async throws -> [Int32: Int64] {
+        var configuration = KafkaProducerConfiguration(bootstrapServers: [s.bootstrap])
+        configuration.linger = .milliseconds(1)
+        let producer = try KafkaProducer(configuration: configuration)
+        let start = ContinuousClock.now
+        // Paced runs produce small batches every 5 ms; the produce time is taken per event.
+        let batch = rate.map { max(1, $0 / 200) } ?? 500
+        var ends: [Int32: Int64] = [:]
+        for first in stride(from: 0, to: count, by: batch) {
+            if let rate {
+                let due = start + .microseconds(Int64(first) * 1_000_000 / Int64(rate))
+                if due > .now { try await Task.sleep(until: due) }
+            }
+            let reports = try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in
+                for i in first..<min(first + batch, count) {
+                    let sentAt = Int64(Date().timeIntervalSince1970 * 1_000_000)
+                    let value = #"{"type":"user.welcome","id":"e\#(i)","user":{"first_name":"User \#(i)","fcm_token":"bench-token-\#(i)-abcdefghijklmnopqrstuvwxyz0123456789"},"sent_at_us":"\#(sentAt)"}"#
+                    group.addTask { try await producer.send(KafkaProducerRecord(topic: s.topic, key: Array("k\(i)".utf8), value: Array(value.utf8))) }
+                }
+                return try await group.reduce(into: [KafkaDeliveryReport]()) { $0.append($1) }
+            }
+            for r in reports { ends[r.partition] = max(ends[r.partition] ?? 0, r.offset + 1) }
+        }
+        await producer.close()
+        return ends
+    }
+
+    static func waitUntilCommitted(_ s: Setup, ends: [Int32: Int64]) async throws -> Bool {
+        let admin = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [s.bootstrap], groupID: "pushbridge-bench"))
+        defer { Task { await admin.close() } }
+        let partitions = ends.keys.map { TopicPartition(topic: s.topic, partition: $0) }
+        for _ in 0..<100 {
+            let have = try await admin.committed(partitions)
+            if have.allSatisfy({ ends[$0.partition] == $0.offset.rawValue }) { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+}
+
+/// `pushbridge run` as a child process, observed through /metrics, /readyz and /proc.
+struct WorkerProcess {
+    let process: ChildProcess
+    let port: Int
+    let log: String
+
+    static func start(_ s: EndToEndBenchmark.Setup) throws -> WorkerProcess {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-bench-worker-\(UUID().uuidString).log").path
+        let process = try ChildProcess(executable: s.worker, arguments: ["run", "--config", s.config], logFile: log)
+        try FreePort.waitUntilListening(port: s.metricsPort, timeout: .seconds(30))
+        return WorkerProcess(process: process, port: s.metricsPort, log: log)
+    }
+
+    /// Sample values by metric name, summed over labels.
+    func metrics() -> [String: Double] {
+        guard let body = try? HTTPGet.get(port: port, path: "/metrics").body else { return [:] }
+        var values: [String: Double] = [:]
+        for line in body.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            guard parts.count >= 2, let v = Double(parts[parts.count - 1]) else { continue }
+            let name = String(parts[0].prefix { $0 != "{" })
+            values[name, default: 0] += v
+        }
+        return values
+    }
+
+    func readiness() -> Int { (try? HTTPGet.get(port: port, path: "/readyz").status) ?? 0 }
+
+    /// User + system CPU seconds of the worker so far.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func peakRSSMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kb / 1024
+    }
+
+    func logTail() -> String {
+        String(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(1500))
+    }
+
+    func stop() {
+        process.terminate(timeout: .seconds(40))
+        try? FileManager.default.removeItem(atPath: log)
+    }
+}
+
+extension EndToEndBenchmark {
+    static let mapping = """
+        version: 1
+        events:
+          user.welcome:
+            target:
+              token: {field: /user/fcm_token}
+            title:
+              key: welcome_title
+              args: [{field: /user/first_name}]
+            collapse_key: {from: event_id}
+            data:
+              sent_at_us: {field: /sent_at_us}
+        """
+
+    /// Writes the mapping and a worker config into `directory`; returns the setup.
+    static func prepare(
+        directory: String, bootstrap: String, topic: String, worker: String,
+        endpoint: String, caFile: String, serviceAccount: String
+    ) throws -> Setup {
+        let port = try FreePort.next()
+        try mapping.write(toFile: "\(directory)/bench-mapping.yaml", atomically: true, encoding: .utf8)
+        let config = """
+            kafka: {brokers: [\(bootstrap)], group: pushbridge-bench, topics: [\(topic)]}
+            mappings: [bench-mapping.yaml]
+            fcm: {service_account: \(serviceAccount), endpoint: "\(endpoint)", ca_file: \(caFile)}
+            topics: {dead_letter: bench-dead-letter, token_invalidation: bench-invalidations}
+            http: {listen: "127.0.0.1:\(port)"}
+            log: {level: warning}
+            """
+        let path = "\(directory)/bench-config-\(port).yaml"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        return Setup(bootstrap: bootstrap, topic: topic, worker: worker, config: path, metricsPort: port)
+    }
+}
+
+/// The FCM emulator for the latency run, with a service account and CA written to `directory`.
+enum LatencyEmulator {
+    static func start(directory: String) async throws -> (FCMEmulator, startedAt: Double, caFile: String, serviceAccount: String) {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let email = "bench@bench-project.iam.gserviceaccount.com"
+        let emulator = try await FCMEmulator.start(FCMEmulator.Configuration(accounts: [email: key.pemRepresentation]))
+        let ca = "\(directory)/emulator-ca.pem"
+        try emulator.tls.caPEM.write(toFile: ca, atomically: true, encoding: .utf8)
+        let account = "\(directory)/emulator-service-account.json"
+        let json: [String: String] = [
+            "type": "service_account", "project_id": "bench-project", "private_key": key.pemRepresentation,
+            "client_email": email, "token_uri": emulator.tokenURI,
+        ]
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: account))
+        return (emulator, emulator.startedEpochSeconds, ca, account)
+    }
+}
