@@ -135,8 +135,7 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "Mapping", "FCMEmulator", "TestSupport",
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "Kafka", "HTTP2", "Mapping", "TestSupport",
             ]
         ),
 

@@ -5,8 +5,7 @@
 #   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams
 #   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
-#                               cpu_us_per_event, peak_rss_mb; then produce→FCM latency at 5,000/s
-#                               against the FCM emulator
+#                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
 # Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
 # them on exit.
 set -euo pipefail
@@ -90,5 +89,6 @@ PY
         --service-account "$work/service-account.json" --events "${E2E_BENCH_EVENTS:-100000}"
     start_tansu latency-events bench-dead-letter bench-invalidations
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-latency --bootstrap "127.0.0.1:$tansu_port" --topic latency-events \
-        --worker "$worker" --dir "$work" --rate "${E2E_LATENCY_RATE:-5000}" --seconds "${E2E_LATENCY_SECONDS:-10}"
+        --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
+        --service-account "$work/service-account.json" --rate "${E2E_LATENCY_RATE:-5000}" --seconds "${E2E_LATENCY_SECONDS:-10}"
 fi

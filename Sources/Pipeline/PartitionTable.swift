@@ -133,8 +133,8 @@ public struct PartitionTable: Sendable {
         var change = FlowChange()
         let workerFull = inFlight >= limits.maxEventsInFlight
         let workerDrained = inFlight <= limits.maxEventsInFlight / 2
-        for p in partitions {
-            let n = inFlight(p)
+        for (p, tracker) in trackers {
+            let n = tracker.inFlight
             if paused.contains(p) {
                 if workerDrained && n <= limits.partitionBuffer / 2 {
                     paused.remove(p)
@@ -145,6 +145,9 @@ public struct PartitionTable: Sendable {
                 change.pause.append(p)
             }
         }
+        let order: (TopicPartition, TopicPartition) -> Bool = { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+        change.pause.sort(by: order)
+        change.resume.sort(by: order)
         return change
     }
 

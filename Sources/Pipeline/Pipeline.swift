@@ -66,9 +66,11 @@ public final class Pipeline: Sendable {
         self.coordinator = coordinator
         let handlers = RebalanceHandlers(coordinator: coordinator, configuration: configuration, metrics: metrics, logger: logger)
         var consumerConfiguration = configuration.consumer
-        // Fetch less ahead than librdkafka's default (64 MB): paused partitions keep memory flat.
-        if consumerConfiguration.properties["queued.max.messages.kbytes"] == nil {
-            consumerConfiguration.properties["queued.max.messages.kbytes"] = "16384"
+        // Fetch less ahead than librdkafka's defaults (64 MB, 100k messages per partition), so
+        // what was fetched before a pause stays small: memory stays flat. Overridable.
+        for (key, value) in ["queued.max.messages.kbytes": "4096", "queued.min.messages": "1000"]
+        where consumerConfiguration.properties[key] == nil {
+            consumerConfiguration.properties[key] = value
         }
         self.consumer = try KafkaConsumer(
             configuration: consumerConfiguration,
@@ -152,8 +154,9 @@ public final class Pipeline: Sendable {
                     break
                 }
                 apply(flow)
-                // A last resort if pausing is not enough (messages fetched before the pause).
-                while await coordinator.inFlight >= configuration.limits.maxEventsInFlight * 2, !Task.isCancelled {
+                // Messages fetched before a pause still arrive: at the bound, stop reading until
+                // events finish, so events in flight never exceed maxEventsInFlight.
+                while await coordinator.inFlight >= configuration.limits.maxEventsInFlight, !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(5))
                 }
                 if await coordinator.fatalError != nil { break }
@@ -180,6 +183,9 @@ public final class Pipeline: Sendable {
         var fatal: String?
         if case .fatal(let why) = outcome.verdict.disposition { fatal = why }
         let flow = await coordinator.finished(message, done: outcome.done, fatal: fatal)
+        if outcome.done, let timestamp = message.timestamp {
+            metrics.deliveryLag(sinceMilliseconds: timestamp.milliseconds)
+        }
         metrics.eventsInFlight.decrement()
         apply(flow)
         if fatal != nil { stop() }

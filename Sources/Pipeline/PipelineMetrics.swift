@@ -1,4 +1,5 @@
 import CoreMetrics
+import Foundation
 import Kafka
 import Synchronization
 
@@ -17,7 +18,8 @@ public final class PipelineMetrics: Sendable {
     let eventsInFlight: Meter
     let sendsInFlight: Gauge
     let pausedPartitions: Gauge
-    let sendLatency: Timer
+    let sendLatency: CoreMetrics.Timer
+    let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
     private let errorCounters = Mutex<[String: Counter]>([:])
 
@@ -34,7 +36,8 @@ public final class PipelineMetrics: Sendable {
         eventsInFlight = Meter(label: "pushbridge_events_in_flight")
         sendsInFlight = Gauge(label: "pushbridge_sends_in_flight")
         pausedPartitions = Gauge(label: "pushbridge_partitions_paused")
-        sendLatency = Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
+        sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
+        lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds)
     }
 
     func sendStarted() {
@@ -49,6 +52,13 @@ public final class PipelineMetrics: Sendable {
         case .success: sendsOK.increment()
         case .failure(let error): counter("pushbridge_sends_total", ("result", (error as? CodedError)?.metricCode ?? "error")).increment()
         }
+    }
+
+    /// From the record's timestamp (the producer's create time, or the broker's log-append time)
+    /// to the event being done: how far behind the producers the pushes are.
+    func deliveryLag(sinceMilliseconds ms: Int64) {
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        lag.recordNanoseconds(max(0, now - ms) * 1_000_000)
     }
 
     func deadLettered(code: String) {

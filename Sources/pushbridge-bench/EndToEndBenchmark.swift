@@ -1,8 +1,6 @@
-import FCMEmulator
 import Foundation
 import JSON
 import Kafka
-import _CryptoExtras
 import TestSupport
 
 /// tansu → `pushbridge run` (a separate process, release build) → FCM.
@@ -10,9 +8,9 @@ import TestSupport
 /// - Throughput (`e2e`): N events are produced first, then the worker starts; the clock runs from
 ///   its first consumed event to its last finished one (its own `/metrics`). CPU time and peak RSS
 ///   come from /proc. FCM is the static nginx stub, so the figure is pushbridge's, not a server's.
-/// - Latency (`e2e-latency`): events carry their produce time and are produced at a fixed rate
-///   while the worker runs; FCM is the emulator in this process, which records each message's
-///   arrival. Latency = arrival − produce time.
+/// - Latency (`e2e-latency`): events are produced at a fixed rate while the worker runs; the
+///   worker's `pushbridge_delivery_lag_seconds` histogram (record create time → FCM acknowledged)
+///   gives p50/p99 the way Prometheus' histogram_quantile would.
 enum EndToEndBenchmark {
     struct Setup {
         var bootstrap: String
@@ -55,29 +53,41 @@ enum EndToEndBenchmark {
         ]
     }
 
-    static func latency(_ s: Setup, emulator: FCMEmulator, emulatorStartedAt: Double, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
+    static func latency(_ s: Setup, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
         let worker = try WorkerProcess.start(s)
         defer { worker.stop() }
         while worker.readiness() != 200 { try await Task.sleep(for: .milliseconds(50)) }
         try await Task.sleep(for: .seconds(6))  // the group's first rebalance settles
         let count = rate * seconds
         _ = try await produce(s, count: count, rate: rate)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while emulator.messages.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        var latencies: [Double] = []
-        for m in emulator.messages {
-            guard case .string(let sent)? = m.message["data"]?["sent_at_us"], let us = Double(sent) else { continue }
-            latencies.append((emulatorStartedAt + m.time) * 1000 - us / 1000)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while (worker.metrics()["pushbridge_events_total"] ?? 0) < Double(count), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
         }
-        guard latencies.count == count else { throw BenchError("\(latencies.count) of \(count) messages arrived: \(worker.logTail())") }
-        latencies.sort()
-        func p(_ q: Double) -> Double { latencies[Int(Double(latencies.count - 1) * q)] }
+        let buckets = worker.histogram("pushbridge_delivery_lag_seconds")
+        guard let total = buckets.last?.count, total >= Double(count) else {
+            throw BenchError("\(buckets.last?.count ?? 0) of \(count) events finished: \(worker.logTail())")
+        }
         return [
             ("e2e_latency_rate_per_second", Double(rate)),
-            ("e2e_latency_p50_ms", p(0.5)),
-            ("e2e_latency_p99_ms", p(0.99)),
-            ("e2e_latency_max_ms", latencies.last ?? 0),
+            ("e2e_latency_p50_ms", quantile(0.5, buckets) * 1000),
+            ("e2e_latency_p99_ms", quantile(0.99, buckets) * 1000),
         ]
+    }
+
+    /// Prometheus' histogram_quantile: linear within the bucket that holds the quantile.
+    static func quantile(_ q: Double, _ buckets: [(le: Double, count: Double)]) -> Double {
+        guard let total = buckets.last?.count, total > 0 else { return .nan }
+        let rank = q * total
+        var lower = (le: 0.0, count: 0.0)
+        for b in buckets {
+            if b.count >= rank {
+                if b.le.isInfinite { return lower.le }
+                return lower.le + (b.le - lower.le) * (rank - lower.count) / max(b.count - lower.count, 1)
+            }
+            lower = b
+        }
+        return lower.le
     }
 
     /// Produces `count` welcome events (unique tokens), at `rate` per second if given.
@@ -147,11 +157,24 @@ struct WorkerProcess {
         return values
     }
 
+    /// Cumulative buckets (upper bound in seconds, count) of a histogram, ascending.
+    func histogram(_ name: String) -> [(le: Double, count: Double)] {
+        guard let body = try? HTTPGet.get(port: port, path: "/metrics").body else { return [] }
+        var buckets: [(le: Double, count: Double)] = []
+        for line in body.split(separator: "\n") where line.hasPrefix(name + "_bucket{") {
+            guard let leStart = line.range(of: "le=\""), let leEnd = line[leStart.upperBound...].firstIndex(of: "\""),
+                  let count = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+            let le = String(line[leStart.upperBound..<leEnd])
+            buckets.append((le == "+Inf" ? .infinity : Double(le) ?? .infinity, count))
+        }
+        return buckets.sorted { $0.le < $1.le }
+    }
+
     func readiness() -> Int { (try? HTTPGet.get(port: port, path: "/readyz").status) ?? 0 }
 
     /// User + system CPU seconds of the worker so far.
     func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
@@ -160,7 +183,7 @@ struct WorkerProcess {
     }
 
     func peakRSSMegabytes() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+        guard let status = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
               let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kb / 1024
@@ -209,23 +232,5 @@ extension EndToEndBenchmark {
         let path = "\(directory)/bench-config-\(port).yaml"
         try config.write(toFile: path, atomically: true, encoding: .utf8)
         return Setup(bootstrap: bootstrap, topic: topic, worker: worker, config: path, metricsPort: port)
-    }
-}
-
-/// The FCM emulator for the latency run, with a service account and CA written to `directory`.
-enum LatencyEmulator {
-    static func start(directory: String) async throws -> (FCMEmulator, startedAt: Double, caFile: String, serviceAccount: String) {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let email = "bench@bench-project.iam.gserviceaccount.com"
-        let emulator = try await FCMEmulator.start(FCMEmulator.Configuration(accounts: [email: key.pemRepresentation]))
-        let ca = "\(directory)/emulator-ca.pem"
-        try emulator.tls.caPEM.write(toFile: ca, atomically: true, encoding: .utf8)
-        let account = "\(directory)/emulator-service-account.json"
-        let json: [String: String] = [
-            "type": "service_account", "project_id": "bench-project", "private_key": key.pemRepresentation,
-            "client_email": email, "token_uri": emulator.tokenURI,
-        ]
-        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: account))
-        return (emulator, emulator.startedEpochSeconds, ca, account)
     }
 }

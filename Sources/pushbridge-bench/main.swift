@@ -8,8 +8,7 @@ let usage = """
            pushbridge-bench mapping [--events N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR
                                 --endpoint URL --ca FILE --service-account FILE [--events N]
-           pushbridge-bench e2e-latency --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR
-                                [--rate N] [--seconds N]
+           pushbridge-bench e2e-latency (the same options as e2e) [--rate N] [--seconds N]
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
     """
 
@@ -47,14 +46,12 @@ do {
         emit(try await EndToEndBenchmark.throughput(setup, events: Int(option("--events", "100000")!)!))
     case "e2e-latency":
         guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let worker = option("--worker"),
-              let dir = option("--dir") else { print(usage); exit(2) }
-        let (emulator, startedAt, ca, account) = try await LatencyEmulator.start(directory: dir)
+              let dir = option("--dir"), let endpoint = option("--endpoint"), let ca = option("--ca"),
+              let account = option("--service-account") else { print(usage); exit(2) }
         let setup = try EndToEndBenchmark.prepare(
-            directory: dir, bootstrap: bootstrap, topic: topic, worker: worker, endpoint: emulator.baseURL, caFile: ca, serviceAccount: account)
+            directory: dir, bootstrap: bootstrap, topic: topic, worker: worker, endpoint: endpoint, caFile: ca, serviceAccount: account)
         emit(try await EndToEndBenchmark.latency(
-            setup, emulator: emulator, emulatorStartedAt: startedAt,
-            rate: Int(option("--rate", "5000")!)!, seconds: Int(option("--seconds", "10")!)!))
-        await emulator.stop()
+            setup, rate: Int(option("--rate", "5000")!)!, seconds: Int(option("--seconds", "10")!)!))
     default:
         print(usage)
         exit(command.isEmpty ? 0 : 2)

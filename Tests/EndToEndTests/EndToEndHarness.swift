@@ -56,7 +56,7 @@ final class EndToEnd: @unchecked Sendable {
     }
 
     /// A config file for a worker of `group`; `extra` is appended to the `delivery` section.
-    func config(group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil) throws -> String {
+    func config(group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem") throws -> String {
         let path = directory.appendingPathComponent("\(group)-\(httpPort).yaml").path
         let text = """
             kafka:
@@ -69,7 +69,7 @@ final class EndToEnd: @unchecked Sendable {
             fcm:
               service_account: service-account.json
               endpoint: \(emulator.baseURL)
-              ca_file: ca.pem
+              ca_file: \(caFile)
               retry: {initial_backoff_ms: 20, max_backoff_ms: 500, quota_pause_ms: 300}
             topics: {dead_letter: \(deadLetterTopic), token_invalidation: \(invalidationTopic)}
             delivery:
@@ -83,9 +83,9 @@ final class EndToEnd: @unchecked Sendable {
     }
 
     /// Starts `pushbridge run` and waits until /healthz answers.
-    func startWorker(group: String, delivery: String = "", instanceID: String? = nil) throws -> WorkerProcess {
+    func startWorker(group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem") throws -> WorkerProcess {
         let port = try FreePort.next()
-        let config = try config(group: group, httpPort: port, delivery: delivery, instanceID: instanceID)
+        let config = try config(group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile)
         let log = directory.appendingPathComponent("worker-\(port).log").path
         let process = try ChildProcess(executable: pushbridgeExecutable, arguments: ["run", "--config", config], logFile: log)
         let worker = WorkerProcess(process: process, port: port, log: log)
@@ -189,9 +189,10 @@ struct WorkerProcess {
             .reduce(0, +)
     }
 
-    /// SIGTERM, then the exit status (nil if it had to be killed).
+    /// SIGTERM to the worker itself (not its watchdog), then its own exit status (nil on timeout).
     func terminate(timeout: Duration = .seconds(60)) -> Int32? {
-        kill(process.pid, SIGTERM)
+        guard let worker = process.programPID else { return nil }
+        kill(worker, SIGTERM)
         return process.wait(timeout: timeout)
     }
 }

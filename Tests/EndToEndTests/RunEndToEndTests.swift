@@ -118,4 +118,32 @@ struct RunEndToEndTests {
         #expect(Set(e.acceptedTokens.keys) == Set(tokens))
         await e.stop()
     }
+
+    @Test("a CA that does not match FCM's certificate stops the worker (exit 1) and commits nothing")
+    func untrustedServer() async throws {
+        let e = try await EndToEnd()
+        try await e.produce(10, prefix: "u")
+        let otherDirectory = e.directory.appendingPathComponent("other-ca")
+        try FileManager.default.createDirectory(at: otherDirectory, withIntermediateDirectories: true)
+        let other = try TestCertificates.generate(in: otherDirectory)
+        let worker = try e.startWorker(group: "e2e-ca", caFile: other.caFile)
+        let status = worker.process.wait(timeout: .seconds(60))
+        #expect(status == 1, "\(worker.output.suffix(2000))")
+        #expect(worker.output.contains("pushbridge: stopped:"))
+        #expect(try await e.committed(group: "e2e-ca").values.allSatisfy { $0 == 0 }, "nothing was sent, so nothing past the start is committed")
+        #expect(e.acceptedTokens.isEmpty)
+        await e.stop()
+    }
+
+    @Test("a bad config exits 2 and names the key and line")
+    func badConfig() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-badconfig-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("c.yaml").path
+        try "kafka:\n  brokers: [k:1]\n  topics: [t]\nmappings: [m]\ndelivery:\n  max_event_in_flight: 5\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let r = try ChildProcess.run(pushbridgeExecutable, ["run", "--config", config])
+        #expect(r.status == 2)
+        #expect(r.output.contains("c.yaml:6: unknown key delivery.max_event_in_flight (did you mean delivery.max_events_in_flight?)"), "\(r.output)")
+    }
 }

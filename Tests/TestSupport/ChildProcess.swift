@@ -60,6 +60,13 @@ public final class ChildProcess: @unchecked Sendable {
         terminate()
     }
 
+    /// The program's own pid (a child of the watchdog shell ``pid``), once it runs: for its
+    /// /proc figures, or to signal it directly so that its own exit status comes back.
+    public var programPID: pid_t? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { pid_t($0) }
+    }
+
     public var isRunning: Bool {
         if reaped { return false }
         var status: Int32 = 0

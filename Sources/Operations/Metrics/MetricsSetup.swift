@@ -16,10 +16,16 @@ public final class MetricsSetup: Sendable {
         .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
     ]
 
+    /// Buckets of `pushbridge_delivery_lag_seconds` (record timestamp → done): 1 ms … 5 min,
+    /// fine below 100 ms where a healthy worker is.
+    public static let lagBuckets: [Duration] = [1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 300, 500, 750]
+        .map { Duration.milliseconds($0) } + [1, 2, 5, 10, 30, 60, 300].map { Duration.seconds($0) }
+
     public init() {
         registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.latencyBuckets
+        factory.durationHistogramBuckets["pushbridge_delivery_lag_seconds"] = Self.lagBuckets
         self.factory = factory
     }
 
