@@ -128,6 +128,7 @@ let package = Package(
                 "Pipeline", "Kafka", "FCM", "FCMEmulator", "Operations",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -163,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pushbridge", "TestSupport", "Kafka", "FCMEmulator", "Mapping",
+                "pushbridge", "TestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),

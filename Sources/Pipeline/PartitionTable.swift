@@ -89,9 +89,8 @@ public struct PartitionTable: Sendable {
 
     /// A message arrived. Messages of a partition arrive in offset order.
     public mutating func receive(_ partition: TopicPartition, offset: Int64) -> Receipt {
-        guard var t = trackers[partition] else { return .ignore }
-        let receipt = t.receive(offset)
-        trackers[partition] = t
+        // Mutated in place: a copy would duplicate the tracker's window on every event.
+        guard let receipt = trackers[partition]?.receive(offset) else { return .ignore }
         switch receipt {
         case .process:
             inFlight += 1
@@ -107,11 +106,9 @@ public struct PartitionTable: Sendable {
     /// The event at `offset` is done (acknowledged, durably dead-lettered or skipped).
     /// Events of partitions no longer tracked, and repeats, are ignored.
     public mutating func done(_ partition: TopicPartition, offset: Int64) {
-        guard var t = trackers[partition] else { return }
-        let before = t.inFlight
-        t.done(offset)
-        trackers[partition] = t
-        if t.inFlight < before {
+        guard let before = trackers[partition]?.inFlight else { return }
+        trackers[partition]?.done(offset)
+        if let after = trackers[partition]?.inFlight, after < before {
             inFlight -= 1
             doneSinceCommit += 1
         }
@@ -173,11 +170,10 @@ public struct PartitionTable: Sendable {
     /// The broker acknowledged these commits.
     public mutating func committed(_ offsets: [TopicPartitionOffset]) {
         for o in offsets {
-            guard var t = trackers[o.topicPartition] else { continue }
-            let before = t.doneSinceCommit
-            t.committed(o.offset.rawValue, metadata: o.metadata)
-            trackers[o.topicPartition] = t
-            doneSinceCommit -= min(doneSinceCommit, before - t.doneSinceCommit)
+            guard let before = trackers[o.topicPartition]?.doneSinceCommit else { continue }
+            trackers[o.topicPartition]?.committed(o.offset.rawValue, metadata: o.metadata)
+            let after = trackers[o.topicPartition]?.doneSinceCommit ?? 0
+            doneSinceCommit -= min(doneSinceCommit, before - after)
         }
     }
 }

@@ -56,8 +56,13 @@ enum EndToEndBenchmark {
     static func latency(_ s: Setup, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
         let worker = try WorkerProcess.start(s)
         defer { worker.stop() }
-        while worker.readiness() != 200 { try await Task.sleep(for: .milliseconds(50)) }
-        try await Task.sleep(for: .seconds(6))  // the group's first rebalance settles
+        // Until the worker holds its partitions: events produced earlier would wait for the
+        // group's first rebalance, and that wait is not latency.
+        let joined = ContinuousClock.now + .seconds(120)
+        while !worker.readinessBody().hasPrefix("consuming"), ContinuousClock.now < joined {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .seconds(2))
         let count = rate * seconds
         _ = try await produce(s, count: count, rate: rate)
         let deadline = ContinuousClock.now + .seconds(120)
@@ -170,7 +175,7 @@ struct WorkerProcess {
         return buckets.sorted { $0.le < $1.le }
     }
 
-    func readiness() -> Int { (try? HTTPGet.get(port: port, path: "/readyz").status) ?? 0 }
+    func readinessBody() -> String { (try? HTTPGet.get(port: port, path: "/readyz").body) ?? "" }
 
     /// User + system CPU seconds of the worker so far.
     func cpuSeconds() -> Double {

@@ -4,7 +4,6 @@ import Foundation
 import JSON
 import Kafka
 import Localization
-import _CryptoExtras
 
 /// One event the demo produces.
 struct DemoEvent {
@@ -48,17 +47,15 @@ struct DemoFCM {
     let caFile: String
 
     static func start() async throws -> DemoFCM {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let email = "pushbridge-demo@demo-project.iam.gserviceaccount.com"
-        var configuration = FCMEmulator.Configuration(accounts: [email: key.pemRepresentation])
+        let key = try EmulatorAccount(name: "pushbridge-demo")
+        var configuration = FCMEmulator.Configuration(accounts: [key.email: key.privateKeyPEM])
         configuration.faults.tokenPrefixes = ["dead-": "UNREGISTERED"]
         let emulator = try await FCMEmulator.start(configuration)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-demo-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let caFile = "\(directory)/ca.pem"
         try emulator.tls.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
-        let account = ServiceAccount(projectID: "demo-project", clientEmail: email, privateKeyPEM: key.pemRepresentation, tokenURI: emulator.tokenURI)
-        return DemoFCM(emulator: emulator, account: account, directory: directory, caFile: caFile)
+        return DemoFCM(emulator: emulator, account: key.serviceAccount(tokenURI: emulator.tokenURI), directory: directory, caFile: caFile)
     }
 
     var clientConfiguration: FCMClient.Configuration {
