@@ -136,7 +136,8 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "Mapping", "TestSupport",
+                "Kafka", "HTTP2", "Mapping", "FCM", "FCMEmulator", "TestSupport",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
 

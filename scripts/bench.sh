@@ -4,6 +4,7 @@
 #   scripts/bench.sh kafka      kafka_consume_messages_per_second from tansu
 #   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams
 #   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event
+#   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
 # Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
@@ -75,15 +76,28 @@ if [ "$which" = all ] || [ "$which" = http2 ]; then
         --requests "${HTTP2_BENCH_REQUESTS:-100000}" --streams "${HTTP2_BENCH_STREAMS:-100}"
 fi
 
-if [ "$which" = all ] || [ "$which" = e2e ]; then
-    [ -n "${nginx_port:-}" ] || start_nginx
-    start_tansu bench-events bench-dead-letter bench-invalidations
+stub_service_account() {  # a service account whose token_uri is the stub's /token
+    [ -f "$work/service-account.json" ] && return 0
     openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/sa.key" 2>/dev/null
     python3 - "$work/sa.key" "https://127.0.0.1:$nginx_port/token" >"$work/service-account.json" <<'PY'
 import json, sys
 print(json.dumps({"type": "service_account", "project_id": "bench", "client_email": "bench@bench.iam.gserviceaccount.com",
                   "private_key": open(sys.argv[1]).read(), "token_uri": sys.argv[2]}))
 PY
+}
+
+if [ "$which" = all ] || [ "$which" = fcm ]; then
+    [ -n "${nginx_port:-}" ] || start_nginx
+    stub_service_account
+    "$bench" fcm --url "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
+        --sends "${FCM_BENCH_SENDS:-50000}"
+    "$bench" fcm-emulator --sends "${FCM_EMULATOR_BENCH_SENDS:-20000}"
+fi
+
+if [ "$which" = all ] || [ "$which" = e2e ]; then
+    [ -n "${nginx_port:-}" ] || start_nginx
+    stub_service_account
+    start_tansu bench-events bench-dead-letter bench-invalidations
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e --bootstrap "127.0.0.1:$tansu_port" --topic bench-events \
         --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
         --service-account "$work/service-account.json" --events "${E2E_BENCH_EVENTS:-100000}"

@@ -6,6 +6,8 @@ let usage = """
     usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N]
            pushbridge-bench mapping [--events N] [--rounds N]
+           pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N]
+           pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR
                                 --endpoint URL --ca FILE --service-account FILE [--events N]
            pushbridge-bench e2e-latency (the same options as e2e) [--rate N] [--seconds N]
@@ -37,6 +39,14 @@ do {
             requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!))
     case "mapping":
         emit(try MappingBenchmark.run(events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!))
+    case "fcm":
+        guard let url = option("--url"), let ca = option("--ca"), let account = option("--service-account") else { print(usage); exit(2) }
+        emit(try await FCMBenchmark.stub(
+            baseURL: url, caFile: ca, serviceAccount: account, sends: Int(option("--sends", "50000")!)!,
+            concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))
+    case "fcm-emulator":
+        emit(try await FCMBenchmark.emulator(
+            sends: Int(option("--sends", "20000")!)!, concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))
     case "e2e":
         guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let worker = option("--worker"),
               let dir = option("--dir"), let endpoint = option("--endpoint"), let ca = option("--ca"),
