@@ -129,7 +129,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -137,13 +136,14 @@ let package = Package(
             name: "pushbridge-bench",
             dependencies: [
                 "Kafka", "HTTP2", "Mapping", "FCM", "FCMEmulator", "TestSupport",
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
 
         // MARK: Tests
         // Shared test helpers (child processes, free ports); in no product.
         .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["Resources"]),
+        // Welcome events on a topic and what a group made of them, for the pipeline and end-to-end tests.
+        .target(name: "PipelineTestSupport", dependencies: ["Kafka", "FCMEmulator"], path: "Tests/PipelineTestSupport"),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "TestSupport"]),
@@ -155,18 +155,16 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "TestSupport",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "TestSupport", "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // Runs the built `pushbridge` as a separate process (demo, run) against tansu and the emulator.
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        // Runs the built `pushbridge` as a separate process (demo, run, emulator) against tansu and the emulator.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pushbridge", "TestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping",
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                "pushbridge", "TestSupport", "PipelineTestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping",
             ]
         ),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),

@@ -98,7 +98,7 @@ public final class FCMClient: Sendable {
                 refreshed = true
             default: break
             }
-            guard error.code != "SHUTDOWN",
+            guard !error.isShutdown,
                 let delay = configuration.retry.delay(
                     afterAttempt: attempts, elapsed: .now - started, error: error, random: Double.random(in: 0...1))
             else { return SendResult(outcome: outcome, attempts: attempts) }

@@ -84,6 +84,10 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     /// send cut short by ``FCMClient/shutdown()``, it would succeed later.
     public static let cancelled = FCMError(code: "SHUTDOWN", kind: .retryable, httpStatus: nil, message: "cancelled: the worker is stopping")
 
+    /// The send was cut short or not made because the client or its task is stopping: not the
+    /// message's fault, and not worth another attempt from this worker.
+    public var isShutdown: Bool { code == "SHUTDOWN" }
+
     public var description: String {
         var s = "FCM \(code)"
         if let httpStatus { s += " (HTTP \(httpStatus))" }

@@ -57,7 +57,7 @@ public struct EventVerdict: Sendable, Equatable {
             case .success:
                 sent += 1
             case .failure(let error):
-                if error.code == "SHUTDOWN" {
+                if error.isShutdown {
                     return EventVerdict(disposition: .abandoned, invalidations: [], sent: sent)
                 }
                 if error.kind == .configuration {

@@ -143,8 +143,9 @@ public final class Pipeline: Sendable {
         do {
             for try await message in consumer.messages {
                 metrics.eventsConsumed.increment()
-                let (receipt, flow) = await coordinator.receive(message)
-                switch receipt {
+                let admission = await coordinator.receive(message)
+                if admission.stopping { break }
+                switch admission.receipt {
                 case .process:
                     metrics.eventsInFlight.increment()
                     spawn(message)
@@ -153,13 +154,14 @@ public final class Pipeline: Sendable {
                 case .ignore:
                     break
                 }
-                apply(flow)
+                apply(admission.flow)
                 // Messages fetched before a pause still arrive: at the bound, stop reading until
                 // events finish, so events in flight never exceed maxEventsInFlight.
-                while await coordinator.inFlight >= configuration.limits.maxEventsInFlight, !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(5))
+                if admission.full {
+                    while await coordinator.isFull, !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(5))
+                    }
                 }
-                if await coordinator.fatalError != nil { break }
             }
         } catch {
             await coordinator.fail("kafka: \(error)")

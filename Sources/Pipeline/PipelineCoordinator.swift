@@ -45,13 +45,28 @@ actor PipelineCoordinator {
 
     // MARK: Events
 
-    /// A message arrived: whether to process it, and any flow-control change it causes.
-    func receive(_ message: KafkaMessage) -> (PartitionTable.Receipt, PartitionTable.FlowChange) {
-        let tp = message.topicPartition
-        guard !revoking.contains(tp), fatalError == nil else { return (.ignore, PartitionTable.FlowChange()) }
-        let receipt = table.receive(tp, offset: message.offset)
-        return (receipt, receipt == .process ? table.flowChange() : PartitionTable.FlowChange())
+    /// What the reader learns from one hop here per message.
+    struct Admission {
+        var receipt: PartitionTable.Receipt
+        var flow = PartitionTable.FlowChange()
+        /// Events in flight reached the worker's bound: wait before reading on.
+        var full = false
+        /// A fatal error was recorded: stop reading.
+        var stopping = false
     }
+
+    /// A message arrived: whether to process it, any flow-control change it causes, and
+    /// whether the reader should wait or stop.
+    func receive(_ message: KafkaMessage) -> Admission {
+        let tp = message.topicPartition
+        guard fatalError == nil else { return Admission(receipt: .ignore, stopping: true) }
+        guard !revoking.contains(tp) else { return Admission(receipt: .ignore) }
+        let receipt = table.receive(tp, offset: message.offset)
+        return Admission(receipt: receipt, flow: receipt == .process ? table.flowChange() : PartitionTable.FlowChange(), full: isFull)
+    }
+
+    /// Events in flight are at the worker's bound.
+    var isFull: Bool { table.inFlight >= table.limits.maxEventsInFlight }
 
     /// An event ended. Returns any flow-control change (partitions that may resume).
     func finished(_ message: KafkaMessage, done: Bool, fatal: String?) -> PartitionTable.FlowChange {

@@ -29,19 +29,19 @@ enum EndToEndBenchmark {
         var maxInFlight = 0.0
         let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
-            let m = worker.metrics()
-            if t0 == nil, (m["pushbridge_events_consumed_total"] ?? 0) > 0 {
+            let m = (try? worker.get("/metrics").body) ?? ""
+            if t0 == nil, WorkerProcess.sum("pushbridge_events_consumed_total", in: m) > 0 {
                 t0 = .now
                 cpu0 = worker.cpuSeconds()
             }
-            maxInFlight = max(maxInFlight, m["pushbridge_events_in_flight"] ?? 0)
-            if (m["pushbridge_events_total"] ?? 0) >= Double(events) { break }
+            maxInFlight = max(maxInFlight, WorkerProcess.sum("pushbridge_events_in_flight", in: m))
+            if WorkerProcess.sum("pushbridge_events_total", in: m) >= Double(events) { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         guard let t0 else { throw BenchError("the worker consumed nothing: \(worker.logTail())") }
         let elapsed = KafkaBenchmark.seconds(ContinuousClock.now - t0)
         let cpu = worker.cpuSeconds() - cpu0
-        let done = worker.metrics()["pushbridge_events_total"] ?? 0
+        let done = (try? worker.metric("pushbridge_events_total")) ?? 0
         guard done >= Double(events) else { throw BenchError("only \(done) of \(events) events finished: \(worker.logTail())") }
         let committed = try await waitUntilCommitted(s, ends: ends)
         return [
@@ -66,7 +66,7 @@ enum EndToEndBenchmark {
         let count = rate * seconds
         _ = try await produce(s, count: count, rate: rate)
         let deadline = ContinuousClock.now + .seconds(120)
-        while (worker.metrics()["pushbridge_events_total"] ?? 0) < Double(count), ContinuousClock.now < deadline {
+        while ((try? worker.metric("pushbridge_events_total")) ?? 0) < Double(count), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
         let buckets = worker.histogram("pushbridge_delivery_lag_seconds")
@@ -136,67 +136,15 @@ enum EndToEndBenchmark {
     }
 }
 
-/// `pushbridge run` as a child process, observed through /metrics, /readyz and /proc.
-struct WorkerProcess {
-    let process: ChildProcess
-    let port: Int
-    let log: String
-
+extension WorkerProcess {
     static func start(_ s: EndToEndBenchmark.Setup) throws -> WorkerProcess {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-bench-worker-\(UUID().uuidString).log").path
-        let process = try ChildProcess(executable: s.worker, arguments: ["run", "--config", s.config], logFile: log)
-        try FreePort.waitUntilListening(port: s.metricsPort, timeout: .seconds(30))
-        return WorkerProcess(process: process, port: s.metricsPort, log: log)
+        return try start(executable: s.worker, config: s.config, port: s.metricsPort, log: log)
     }
 
-    /// Sample values by metric name, summed over labels.
-    func metrics() -> [String: Double] {
-        guard let body = try? HTTPGet.get(port: port, path: "/metrics").body else { return [:] }
-        var values: [String: Double] = [:]
-        for line in body.split(separator: "\n") where !line.hasPrefix("#") {
-            let parts = line.split(separator: " ")
-            guard parts.count >= 2, let v = Double(parts[parts.count - 1]) else { continue }
-            let name = String(parts[0].prefix { $0 != "{" })
-            values[name, default: 0] += v
-        }
-        return values
-    }
+    func readinessBody() -> String { (try? get("/readyz").body) ?? "" }
 
-    /// Cumulative buckets (upper bound in seconds, count) of a histogram, ascending.
-    func histogram(_ name: String) -> [(le: Double, count: Double)] {
-        guard let body = try? HTTPGet.get(port: port, path: "/metrics").body else { return [] }
-        var buckets: [(le: Double, count: Double)] = []
-        for line in body.split(separator: "\n") where line.hasPrefix(name + "_bucket{") {
-            guard let leStart = line.range(of: "le=\""), let leEnd = line[leStart.upperBound...].firstIndex(of: "\""),
-                  let count = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
-            let le = String(line[leStart.upperBound..<leEnd])
-            buckets.append((le == "+Inf" ? .infinity : Double(le) ?? .infinity, count))
-        }
-        return buckets.sorted { $0.le < $1.le }
-    }
-
-    func readinessBody() -> String { (try? HTTPGet.get(port: port, path: "/readyz").body) ?? "" }
-
-    /// User + system CPU seconds of the worker so far.
-    func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    func peakRSSMegabytes() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-        return kb / 1024
-    }
-
-    func logTail() -> String {
-        String(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(1500))
-    }
+    func logTail() -> String { String(output.suffix(1500)) }
 
     func stop() {
         process.terminate(timeout: .seconds(40))

@@ -1,7 +1,6 @@
 import FCM
 import FCMEmulator
 import Foundation
-import _CryptoExtras
 
 /// `FCMClient.send` back to back from `concurrency` tasks: OAuth2, the send gate, classification,
 /// the HTTP/2 client. To the static nginx stub (the client's own cost) or to the FCM emulator
@@ -45,9 +44,8 @@ enum FCMBenchmark {
     }
 
     static func emulator(sends: Int, concurrency: Int, rounds: Int) async throws -> [(name: String, value: Double)] {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
-        let email = "bench@bench-project.iam.gserviceaccount.com"
-        var e = FCMEmulator.Configuration(accounts: [email: key])
+        let key = try EmulatorAccount(projectID: "bench-project", name: "bench")
+        var e = FCMEmulator.Configuration(accounts: [key.email: key.privateKeyPEM])
         e.threads = 1
         let emulator = try await FCMEmulator.start(e)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-bench-\(UUID().uuidString)")
@@ -55,7 +53,7 @@ enum FCMBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         let ca = directory.appendingPathComponent("ca.pem").path
         try emulator.tls.caPEM.write(toFile: ca, atomically: true, encoding: .utf8)
-        var c = FCMClient.Configuration(serviceAccount: ServiceAccount(projectID: "bench-project", clientEmail: email, privateKeyPEM: key, tokenURI: emulator.tokenURI))
+        var c = FCMClient.Configuration(serviceAccount: try ServiceAccount(json: Data(key.keyFileJSON(tokenURI: emulator.tokenURI))))
         c.baseURL = emulator.baseURL
         c.caFile = ca
         let figures = try await run(c, sends: sends, concurrency: concurrency, rounds: rounds, name: "fcm_sends_per_second_emulator")

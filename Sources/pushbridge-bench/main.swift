@@ -24,6 +24,15 @@ func emit(_ figures: [(name: String, value: Double)]) {
     for f in figures { print("\(f.name): \(String(format: "%.1f", f.value))") }
 }
 
+/// The options `e2e` and `e2e-latency` share: where the broker, the worker and the FCM stub are.
+func e2eSetup() throws -> EndToEndBenchmark.Setup {
+    guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let worker = option("--worker"),
+          let dir = option("--dir"), let endpoint = option("--endpoint"), let ca = option("--ca"),
+          let account = option("--service-account") else { print(usage); exit(2) }
+    return try EndToEndBenchmark.prepare(
+        directory: dir, bootstrap: bootstrap, topic: topic, worker: worker, endpoint: endpoint, caFile: ca, serviceAccount: account)
+}
+
 let command = CommandLine.arguments.dropFirst().first ?? ""
 do {
     switch command {
@@ -48,20 +57,10 @@ do {
         emit(try await FCMBenchmark.emulator(
             sends: Int(option("--sends", "20000")!)!, concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))
     case "e2e":
-        guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let worker = option("--worker"),
-              let dir = option("--dir"), let endpoint = option("--endpoint"), let ca = option("--ca"),
-              let account = option("--service-account") else { print(usage); exit(2) }
-        let setup = try EndToEndBenchmark.prepare(
-            directory: dir, bootstrap: bootstrap, topic: topic, worker: worker, endpoint: endpoint, caFile: ca, serviceAccount: account)
-        emit(try await EndToEndBenchmark.throughput(setup, events: Int(option("--events", "100000")!)!))
+        emit(try await EndToEndBenchmark.throughput(try e2eSetup(), events: Int(option("--events", "100000")!)!))
     case "e2e-latency":
-        guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let worker = option("--worker"),
-              let dir = option("--dir"), let endpoint = option("--endpoint"), let ca = option("--ca"),
-              let account = option("--service-account") else { print(usage); exit(2) }
-        let setup = try EndToEndBenchmark.prepare(
-            directory: dir, bootstrap: bootstrap, topic: topic, worker: worker, endpoint: endpoint, caFile: ca, serviceAccount: account)
         emit(try await EndToEndBenchmark.latency(
-            setup, rate: Int(option("--rate", "5000")!)!, seconds: Int(option("--seconds", "10")!)!))
+            try e2eSetup(), rate: Int(option("--rate", "5000")!)!, seconds: Int(option("--seconds", "10")!)!))
     default:
         print(usage)
         exit(command.isEmpty ? 0 : 2)

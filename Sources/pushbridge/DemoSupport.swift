@@ -55,7 +55,8 @@ struct DemoFCM {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let caFile = "\(directory)/ca.pem"
         try emulator.tls.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
-        return DemoFCM(emulator: emulator, account: key.serviceAccount(tokenURI: emulator.tokenURI), directory: directory, caFile: caFile)
+        let account = try ServiceAccount(json: Data(key.keyFileJSON(tokenURI: emulator.tokenURI)))
+        return DemoFCM(emulator: emulator, account: account, directory: directory, caFile: caFile)
     }
 
     var clientConfiguration: FCMClient.Configuration {

@@ -38,7 +38,7 @@ struct OpsEndpointTests {
     @Test("JSON log lines carry metadata as keys, with device tokens cut to their last 6 characters")
     func jsonLogs() throws {
         let lines = Mutex<[String]>([])
-        var logger = Logger(label: "pushbridge") { JSONLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) }
+        var logger = Logger(label: "pushbridge") { LineLogHandler(label: $0, format: .json, sink: { line in lines.withLock { $0.append(line) } }) }
         logger.logLevel = .info
         logger.warning("token refused", metadata: ["token": "fcm-registration-token-abcdef", "device_token": "xyz", "code": "UNREGISTERED"])
         logger.debug("not shown")
@@ -54,7 +54,7 @@ struct OpsEndpointTests {
     @Test("text log lines redact the same way")
     func textLogs() {
         let lines = Mutex<[String]>([])
-        let logger = Logger(label: "pushbridge") { TextLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) }
+        let logger = Logger(label: "pushbridge") { LineLogHandler(label: $0, format: .text, sink: { line in lines.withLock { $0.append(line) } }) }
         logger.info("sent", metadata: ["token": "abcdefghijkl"])
         #expect(lines.withLock { $0 }.first?.hasSuffix("info pushbridge: sent token=…ghijkl") == true)
         #expect(Redaction.token("123456") == "…" && Redaction.token("1234567") == "…234567")

@@ -18,10 +18,7 @@ public enum LoggingSetup {
             guard !done else { return }
             done = true
             LoggingSystem.bootstrap { label in
-                var handler: any LogHandler = switch format {
-                case .json: JSONLogHandler(label: label, sink: sink)
-                case .text: TextLogHandler(label: label, sink: sink)
-                }
+                var handler = LineLogHandler(label: label, format: format, sink: sink)
                 handler.logLevel = level
                 return handler
             }

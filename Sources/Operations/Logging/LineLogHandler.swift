@@ -5,17 +5,20 @@ import Logging
 /// Where log lines go: standard error, or a test's collector.
 public typealias LogSink = @Sendable (String) -> Void
 
-/// One JSON object per line: `ts` (RFC 3339 UTC, ms), `level`, `label`, `msg`, then the
-/// metadata as keys (tokens redacted), e.g.
-/// `{"ts":"2026-11-22T10:00:00.123Z","level":"warning","label":"pushbridge","msg":"dead-lettered","reason_code":"invalid_json"}`.
-public struct JSONLogHandler: LogHandler {
+/// Writes each entry as one line in ``LogFormat``, tokens redacted:
+/// - `.json`: `ts` (RFC 3339 UTC, ms), `level`, `label`, `msg`, then the metadata as keys, e.g.
+///   `{"ts":"2026-11-22T10:00:00.123Z","level":"warning","label":"pushbridge","msg":"dead-lettered","reason_code":"invalid_json"}`;
+/// - `.text`: `2026-11-22T10:00:00.123Z warning pushbridge: dead-lettered reason_code=invalid_json`.
+public struct LineLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
     let label: String
+    let format: LogFormat
     let sink: LogSink
 
-    public init(label: String, sink: @escaping LogSink = LogSinks.standardError) {
+    public init(label: String, format: LogFormat, sink: @escaping LogSink = LogSinks.standardError) {
         self.label = label
+        self.format = format
         self.sink = sink
     }
 
@@ -25,42 +28,22 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var members: [(key: String, value: JSONValue)] = [
-            ("ts", .string(LogTime.now())), ("level", .string(event.level.rawValue)),
-            ("label", .string(label)), ("msg", .string(event.message.description)),
-        ]
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) where !["ts", "level", "label", "msg"].contains(key) {
-            members.append((key, LogValue.json(value, key: key)))
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }.sorted { $0.key < $1.key }
+        switch format {
+        case .json:
+            var members: [(key: String, value: JSONValue)] = [
+                ("ts", .string(LogTime.now())), ("level", .string(event.level.rawValue)),
+                ("label", .string(label)), ("msg", .string(event.message.description)),
+            ]
+            for (key, value) in merged where !["ts", "level", "label", "msg"].contains(key) {
+                members.append((key, LogValue.json(value, key: key)))
+            }
+            sink(String(decoding: JSONWriter.write(.object(members)), as: UTF8.self))
+        case .text:
+            var line = "\(LogTime.now()) \(event.level) \(label): \(event.message)"
+            for (key, value) in merged { line += " \(key)=\(LogValue.text(value, key: key))" }
+            sink(line)
         }
-        sink(String(decoding: JSONWriter.write(.object(members)), as: UTF8.self))
-    }
-}
-
-/// `2026-11-22T10:00:00.123Z warning pushbridge: dead-lettered reason_code=invalid_json`.
-public struct TextLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
-    let label: String
-    let sink: LogSink
-
-    public init(label: String, sink: @escaping LogSink = LogSinks.standardError) {
-        self.label = label
-        self.sink = sink
-    }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    public func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        var line = "\(LogTime.now()) \(event.level) \(label): \(event.message)"
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
-            line += " \(key)=\(LogValue.text(value, key: key))"
-        }
-        sink(line)
     }
 }
 

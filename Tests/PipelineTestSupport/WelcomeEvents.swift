@@ -1,0 +1,130 @@
+import FCMEmulator
+import Kafka
+import Synchronization
+
+/// A topic of `user.welcome` events with one token each, and what a consumer group made of it:
+/// shared by the in-process pipeline tests (mock cluster) and the end-to-end tests (tansu).
+public final class WelcomeEvents: Sendable {
+    /// The mapping the events are meant for: a title with the name as its argument.
+    public static let mapping = """
+        version: 1
+        events:
+          user.welcome:
+            target:
+              token: {field: /token}
+            title:
+              key: welcome_title
+              args:
+                - {field: /name}
+        """
+
+    public let bootstrapServers: String
+    public let topic: String
+    /// Also fit for writing other records (the pipeline's dead-letter and invalidation topics).
+    public let producer: KafkaProducer
+    /// The next offset per partition after everything produced so far.
+    let ends = Mutex<[Int32: Int64]>([:])
+
+    public init(bootstrapServers: String, topic: String) throws {
+        self.bootstrapServers = bootstrapServers
+        self.topic = topic
+        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [bootstrapServers]))
+    }
+
+    /// Produces `count` events with tokens `<prefix>-<i>` (also their keys); returns the tokens.
+    @discardableResult
+    public func produce(_ count: Int, prefix: String) async throws -> [String] {
+        let tokens = (0..<count).map { "\(prefix)-\($0)" }
+        try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in
+            for token in tokens {
+                let value = #"{"type":"user.welcome","id":"\#(token)","name":"N","token":"\#(token)"}"#
+                group.addTask { try await self.producer.send(KafkaProducerRecord(topic: self.topic, key: Array(token.utf8), value: Array(value.utf8))) }
+            }
+            for try await r in group { record(r) }
+        }
+        return tokens
+    }
+
+    /// Produces raw values (e.g. malformed events).
+    public func produceRaw(_ values: [String]) async throws {
+        for v in values { record(try await producer.send(KafkaProducerRecord(topic: topic, value: Array(v.utf8)))) }
+    }
+
+    private func record(_ r: KafkaDeliveryReport) {
+        ends.withLock { $0[r.partition] = max($0[r.partition] ?? 0, r.offset + 1) }
+    }
+
+    /// The group's committed offsets as the broker has them.
+    public func committed(group: String) async throws -> [Int32: Int64] {
+        let partitions = ends.withLock { Array($0.keys) }.map { TopicPartition(topic: topic, partition: $0) }
+        let admin = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers], groupID: group))
+        var result: [Int32: Int64] = [:]
+        let offsets = try await admin.committed(partitions)
+        await admin.close()
+        for o in offsets where o.offset.isConcrete { result[o.partition] = o.offset.rawValue }
+        return result
+    }
+
+    /// Waits until the group has committed everything produced, or `timeout` passes.
+    public func waitUntilCommitted(group: String, timeout: Duration, poll: Duration = .milliseconds(200)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        let want = ends.withLock { $0 }
+        while ContinuousClock.now < deadline {
+            let have = (try? await committed(group: group)) ?? [:]
+            if want.allSatisfy({ have[$0.key] == $0.value }) { return true }
+            try await Task.sleep(for: poll)
+        }
+        return false
+    }
+
+    /// The keys (tokens) of the events below `committed`, read back from the topic.
+    public func keysBelow(_ committed: [Int32: Int64]) async throws -> [String] {
+        let want = committed.values.reduce(0, +)
+        guard want > 0 else { return [] }
+        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers]))
+        try consumer.assign(committed.keys.map { TopicPartitionOffset(TopicPartition(topic: topic, partition: $0), offset: .beginning) })
+        var keys: [String] = []
+        for try await m in consumer.messages {
+            guard let limit = committed[m.partition], m.offset < limit else { continue }
+            keys.append(String(decoding: m.key ?? [], as: UTF8.self))
+            if keys.count == want { break }
+        }
+        await consumer.close()
+        return keys
+    }
+
+    /// Records of a one-partition `topic` from the beginning, until `count` arrived or 20 s passed.
+    public func read(_ topic: String, count: Int) async throws -> [KafkaMessage] {
+        let c = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers]))
+        try c.assign([TopicPartitionOffset(TopicPartition(topic: topic, partition: 0), offset: .beginning)])
+        let reader = Task {
+            var out: [KafkaMessage] = []
+            for try await m in c.messages {
+                out.append(m)
+                if out.count >= count { break }
+            }
+            return out
+        }
+        let timer = Task {
+            try await Task.sleep(for: .seconds(20))
+            reader.cancel()
+        }
+        let result = try await reader.value
+        timer.cancel()
+        await c.close()
+        return result
+    }
+
+    public func close() async {
+        await producer.close()
+    }
+}
+
+extension FCMEmulator {
+    /// Tokens of accepted (not validate-only) sends, with how often each was accepted.
+    public var acceptedTokens: [String: Int] {
+        var counts: [String: Int] = [:]
+        for m in messages where !m.validateOnly { counts[m.token ?? "", default: 0] += 1 }
+        return counts
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// `pushbridge run` as a child process, observed the way an operator would: its `/metrics`,
+/// `/healthz` and `/readyz`, its log, and /proc. Used by the end-to-end tests and benchmark.
+public struct WorkerProcess: Sendable {
+    public let process: ChildProcess
+    /// Where its HTTP endpoint listens (`http.listen` in its config).
+    public let port: Int
+    public let log: String
+
+    /// Starts `pushbridge run --config config` and waits until its HTTP endpoint listens.
+    public static func start(executable: String, config: String, port: Int, log: String) throws -> WorkerProcess {
+        let process = try ChildProcess(executable: executable, arguments: ["run", "--config", config], logFile: log)
+        let worker = WorkerProcess(process: process, port: port, log: log)
+        try FreePort.waitUntilListening(port: port, timeout: .seconds(30))
+        return worker
+    }
+
+    public var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    public func get(_ path: String) throws -> (status: Int, body: String) {
+        try HTTPGet.get(port: port, path: path)
+    }
+
+    /// The sum of the Prometheus samples of `series`: a metric name (all its label sets), or a
+    /// name with labels such as `pushbridge_sends_total{result="ok"}`.
+    public func metric(_ series: String) throws -> Double {
+        Self.sum(series, in: try get("/metrics").body)
+    }
+
+    public static func sum(_ series: String, in exposition: String) -> Double {
+        var total = 0.0
+        for line in exposition.split(separator: "\n") where line.hasPrefix(series) {
+            let next = line.dropFirst(series.count).first
+            guard series.hasSuffix("}") || next == " " || next == "{" else { continue }  // not a longer name
+            total += line.split(separator: " ").last.flatMap { Double($0) } ?? 0
+        }
+        return total
+    }
+
+    /// Cumulative buckets (upper bound in seconds, count) of a histogram, ascending.
+    public func histogram(_ name: String) -> [(le: Double, count: Double)] {
+        guard let body = try? get("/metrics").body else { return [] }
+        var buckets: [(le: Double, count: Double)] = []
+        for line in body.split(separator: "\n") where line.hasPrefix(name + "_bucket{") {
+            guard let leStart = line.range(of: "le=\""), let leEnd = line[leStart.upperBound...].firstIndex(of: "\""),
+                  let count = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+            let le = String(line[leStart.upperBound..<leEnd])
+            buckets.append((le == "+Inf" ? .infinity : Double(le) ?? .infinity, count))
+        }
+        return buckets.sorted { $0.le < $1.le }
+    }
+
+    /// User + system CPU seconds of the worker itself so far.
+    public func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The worker's peak resident memory (VmHWM).
+    public func peakRSSMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kb / 1024
+    }
+
+    /// SIGTERM to the worker itself (not its watchdog), then its own exit status (nil on timeout).
+    public func terminate(timeout: Duration = .seconds(60)) -> Int32? {
+        guard let worker = process.programPID else { return nil }
+        kill(worker, SIGTERM)
+        return process.wait(timeout: timeout)
+    }
+}
