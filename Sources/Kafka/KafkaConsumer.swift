@@ -19,16 +19,20 @@ public final class KafkaConsumer: Sendable {
     ///   - errorHandler: non-fatal client errors (brokers down, request failures) that librdkafka
     ///     retries by itself; for logs and metrics. Called on the poll thread.
     ///   - logHandler: librdkafka's log lines. Without one, librdkafka prints to stderr.
+    ///   - endOfPartitionHandler: called (on the poll thread) with the next offset when the
+    ///     consumer has read everything a partition holds; the messages before it may still be
+    ///     on their way to ``messages``. Without one, the end of a partition is not reported.
     /// - Throws: ``KafkaError`` with code `.configuration` for a bad property.
     public init(
         configuration: KafkaConsumerConfiguration,
         rebalanceHandler: KafkaRebalanceHandler = .init(),
         errorHandler: @escaping @Sendable (KafkaError) -> Void = { _ in },
-        logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil,
+        endOfPartitionHandler: (@Sendable (TopicPartitionOffset) -> Void)? = nil
     ) throws(KafkaError) {
         self.core = try RDKafkaConsumer(
             configuration: configuration, rebalanceHandler: rebalanceHandler,
-            errorHandler: errorHandler, logHandler: logHandler
+            errorHandler: errorHandler, logHandler: logHandler, endOfPartitionHandler: endOfPartitionHandler
         )
     }
 

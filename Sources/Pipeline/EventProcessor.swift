@@ -48,9 +48,7 @@ public struct EventProcessor: Sendable {
     }
 
     public func process(_ message: KafkaMessage) async -> Outcome {
-        let record = EventRecord(
-            value: message.value, headers: message.headers.map { ($0.name, $0.value) },
-            topic: message.topic, partition: message.partition, offset: message.offset)
+        let record = EventRecord(message)
         var eventType: String?
         var eventID: String?
         let verdict: EventVerdict

@@ -13,39 +13,16 @@ import Synchronization
 /// A swift-service-lifecycle `Service`: graceful shutdown drains and commits.
 final class Worker: Service, Sendable {
     let pipeline: Pipeline
-    let client: FCMClient
-    let producer: KafkaProducer
+    let delivery: Delivery
     let logger: Logger
     private let failureBox = Mutex<String?>(nil)
 
     init(settings: PushbridgeConfig, validateOnly: Bool, logger: Logger) throws {
         self.logger = logger
         let mappings = try MappingFiles.load(settings.mappings)
-        let account = try ServiceAccount.load(path: settings.fcm.serviceAccountFile)
-
-        var fcm = FCMClient.Configuration(serviceAccount: account)
-        fcm.baseURL = settings.fcm.endpoint
-        fcm.caFile = settings.fcm.caFile
-        fcm.maxStreams = settings.fcm.maxStreams
-        fcm.maxSendsPerSecond = settings.fcm.maxSendsPerSecond
-        fcm.maxConcurrentSends = settings.delivery.maxSendsInFlight
-        fcm.requestTimeout = settings.fcm.requestTimeout
-        fcm.retry.maxAttempts = settings.fcm.retry.maxAttempts
-        fcm.retry.initialBackoff = settings.fcm.retry.initialBackoff
-        fcm.retry.maxBackoff = settings.fcm.retry.maxBackoff
-        fcm.retry.budget = settings.fcm.retry.budget
-        fcm.retry.quotaPause = settings.fcm.retry.quotaPause
-        client = try FCMClient(configuration: fcm)
-
-        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafka.brokers)
-        producerConfiguration.properties = settings.kafka.properties
-        producer = try KafkaProducer(configuration: producerConfiguration)
-
-        var options = EventProcessor.Options(deadLetterTopic: settings.topics.deadLetter, tokenInvalidationTopic: settings.topics.tokenInvalidation)
-        options.validateOnly = validateOnly || settings.fcm.validateOnly
-        options.skipUnknownEventTypes = settings.delivery.unknownEventTypes == .skip
         let metrics = PipelineMetrics()
-        let processor = EventProcessor(mappings: mappings, sender: client, producer: producer, options: options, metrics: metrics, logger: logger)
+        delivery = try Delivery(settings: settings, mappings: mappings, validateOnly: validateOnly, metrics: metrics, logger: logger)
+        let processor = delivery.processor
 
         var consumer = KafkaConsumerConfiguration(bootstrapServers: settings.kafka.brokers, groupID: settings.kafka.group)
         consumer.groupInstanceID = settings.kafka.instanceID
@@ -62,7 +39,7 @@ final class Worker: Service, Sendable {
         logger.info("started", metadata: [
             "group": "\(settings.kafka.group)", "topics": "\(settings.kafka.topics.joined(separator: ","))",
             "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)",
-            "project": "\(account.projectID)", "validate_only": "\(options.validateOnly)",
+            "project": "\(delivery.account.projectID)", "validate_only": "\(delivery.validateOnly)",
         ])
     }
 
@@ -72,9 +49,9 @@ final class Worker: Service, Sendable {
     func run() async throws {
         // Fetch an access token now: readiness reports it, and a refused account stops the
         // worker before it takes any event.
-        let warmUp = Task { [client, logger, pipeline] in
+        let warmUp = Task { [delivery, logger, pipeline] in
             do {
-                try await client.warmUp()
+                try await delivery.warmUp()
             } catch let error as FCMError where error.kind == .configuration {
                 logger.critical("FCM refuses this setup: \(error)")
                 self.failureBox.withLock { $0 = error.description }
@@ -95,15 +72,14 @@ final class Worker: Service, Sendable {
             logger.critical("pipeline stopped: \(error)")
         }
         warmUp.cancel()
-        await client.shutdown()
-        await producer.close()
+        await delivery.close()
         logger.info("stopped")
     }
 
     /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM token.
     func readiness() async -> (ready: Bool, reason: String) {
         guard pipeline.isRunning else { return (false, "not consuming") }
-        guard await client.hasAccessToken else { return (false, "no FCM access token yet") }
+        guard await delivery.client.hasAccessToken else { return (false, "no FCM access token yet") }
         let partitions = pipeline.assignment.count
         return (true, partitions == 0 ? "waiting for an assignment" : "consuming \(partitions) partitions")
     }

@@ -7,10 +7,19 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// tansu, the FCM emulator (in this process: it is the test's oracle) and `pushbridge run`
-/// workers as separate processes, configured by real files.
+/// A broker (tansu, or the mock cluster served from this process), the FCM emulator (in this
+/// process: it is the test's oracle) and `pushbridge` commands as separate processes, configured
+/// by real files.
 final class EndToEnd: @unchecked Sendable {
-    let tansu: Tansu
+    enum Broker {
+        case tansu
+        /// librdkafka's mock cluster: right watermarks, no group descriptions (brokers.md).
+        case mock
+    }
+
+    let bootstrapServers: String
+    private let tansu: Tansu?
+    private let mock: KafkaMockCluster?
     let emulator: FCMEmulator
     let directory: URL
     let events: WelcomeEvents
@@ -18,13 +27,23 @@ final class EndToEnd: @unchecked Sendable {
     let deadLetterTopic = "dead-letter"
     let invalidationTopic = "invalidations"
 
-    init(partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults()) async throws {
-        let version = KafkaConsumer.librdkafkaVersion
-        guard !version.hasPrefix("2.0.") else { throw TestSupportError("tansu needs librdkafka >= 2.1; run scripts/test.sh") }
-        tansu = try Tansu()
-        try tansu.createTopic(topic, partitions: partitions)
-        try tansu.createTopic(deadLetterTopic, partitions: 1)
-        try tansu.createTopic(invalidationTopic, partitions: 1)
+    init(partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults(), broker: Broker = .tansu) async throws {
+        switch broker {
+        case .tansu:
+            let version = KafkaConsumer.librdkafkaVersion
+            guard !version.hasPrefix("2.0.") else { throw TestSupportError("tansu needs librdkafka >= 2.1; run scripts/test.sh") }
+            let tansu = try Tansu()
+            try tansu.createTopic(topic, partitions: partitions)
+            try tansu.createTopic(deadLetterTopic, partitions: 1)
+            try tansu.createTopic(invalidationTopic, partitions: 1)
+            (self.tansu, mock, bootstrapServers) = (tansu, nil, tansu.bootstrapServers)
+        case .mock:
+            let cluster = try KafkaMockCluster(brokers: 1)
+            try cluster.createTopic(topic, partitions: partitions)
+            try cluster.createTopic(deadLetterTopic, partitions: 1)
+            try cluster.createTopic(invalidationTopic, partitions: 1)
+            (tansu, mock, bootstrapServers) = (nil, cluster, cluster.bootstrapServers)
+        }
         let key = try EmulatorAccount(name: "e2e")
         var configuration = FCMEmulator.Configuration(accounts: [key.email: key.privateKeyPEM])
         configuration.faults = faults
@@ -34,7 +53,7 @@ final class EndToEnd: @unchecked Sendable {
         try emulator.tls.caPEM.write(to: directory.appendingPathComponent("ca.pem"), atomically: true, encoding: .utf8)
         try key.writeKeyFile(to: directory.appendingPathComponent("service-account.json").path, tokenURI: emulator.tokenURI)
         try WelcomeEvents.mapping.write(to: directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
-        events = try WelcomeEvents(bootstrapServers: tansu.bootstrapServers, topic: topic)
+        events = try WelcomeEvents(bootstrapServers: bootstrapServers, topic: topic)
     }
 
     /// A config file for a worker of `group`; `extra` is appended to the `delivery` section.
@@ -42,7 +61,7 @@ final class EndToEnd: @unchecked Sendable {
         let path = directory.appendingPathComponent("\(group)-\(httpPort).yaml").path
         let text = """
             kafka:
-              brokers: [\(tansu.bootstrapServers)]
+              brokers: [\(bootstrapServers)]
               group: \(group)
               topics: [\(topic)]
               session_timeout_ms: 6000
@@ -70,6 +89,23 @@ final class EndToEnd: @unchecked Sendable {
         let config = try config(group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile)
         let log = directory.appendingPathComponent("worker-\(port).log").path
         return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
+    }
+
+    /// Runs a `pushbridge` command to its end: exit status and combined output.
+    func pushbridge(_ arguments: [String], timeout: Duration = .seconds(120)) throws -> (status: Int32, output: String) {
+        try ChildProcess.run(pushbridgeExecutable, arguments, timeout: timeout)
+    }
+
+    /// Starts a `pushbridge` command; its combined output goes to `log`.
+    func startPushbridge(_ arguments: [String], log: String) throws -> ChildProcess {
+        try ChildProcess(executable: pushbridgeExecutable, arguments: arguments, logFile: log)
+    }
+
+    /// Commits `offsets` for `group` from outside it, as a worker would have.
+    func commit(group: String, _ offsets: [Int32: Int64]) async throws {
+        let c = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers], groupID: group))
+        try await c.commit(offsets.map { TopicPartitionOffset(TopicPartition(topic: topic, partition: $0.key), offset: KafkaOffset($0.value)) })
+        await c.close()
     }
 
     @discardableResult

@@ -25,6 +25,9 @@ public final class WelcomeEvents: Sendable {
     /// The next offset per partition after everything produced so far.
     let ends = Mutex<[Int32: Int64]>([:])
 
+    /// The next offset per partition after everything produced so far.
+    public var producedEnds: [Int32: Int64] { ends.withLock { $0 } }
+
     public init(bootstrapServers: String, topic: String) throws {
         self.bootstrapServers = bootstrapServers
         self.topic = topic
@@ -77,16 +80,26 @@ public final class WelcomeEvents: Sendable {
         return false
     }
 
+    /// The keys (tokens) at offsets `ranges[p]` of each partition `p`, read back from the topic.
+    public func keys(in ranges: [Int32: Range<Int64>]) async throws -> Set<String> {
+        let below = try await keysWithOffsets(below: ranges.mapValues(\.upperBound))
+        return Set(below.filter { ranges[$0.partition]?.contains($0.offset) == true }.map(\.key))
+    }
+
     /// The keys (tokens) of the events below `committed`, read back from the topic.
     public func keysBelow(_ committed: [Int32: Int64]) async throws -> [String] {
+        try await keysWithOffsets(below: committed).map(\.key)
+    }
+
+    private func keysWithOffsets(below committed: [Int32: Int64]) async throws -> [(partition: Int32, offset: Int64, key: String)] {
         let want = committed.values.reduce(0, +)
         guard want > 0 else { return [] }
         let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers]))
         try consumer.assign(committed.keys.map { TopicPartitionOffset(TopicPartition(topic: topic, partition: $0), offset: .beginning) })
-        var keys: [String] = []
+        var keys: [(partition: Int32, offset: Int64, key: String)] = []
         for try await m in consumer.messages {
             guard let limit = committed[m.partition], m.offset < limit else { continue }
-            keys.append(String(decoding: m.key ?? [], as: UTF8.self))
+            keys.append((m.partition, m.offset, String(decoding: m.key ?? [], as: UTF8.self)))
             if keys.count == want { break }
         }
         await consumer.close()

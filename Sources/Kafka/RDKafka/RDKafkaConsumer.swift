@@ -21,6 +21,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
     let rebalanceHandler: KafkaRebalanceHandler
     let errorHandler: @Sendable (KafkaError) -> Void
     let logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+    let endOfPartitionHandler: (@Sendable (TopicPartitionOffset) -> Void)?
     let channel: MessageChannel
     /// Serial: blocking calls (commits, committed, watermarks, …) run here in order, so an
     /// earlier commit can never land after a later one.
@@ -33,16 +34,19 @@ final class RDKafkaConsumer: @unchecked Sendable {
         configuration: KafkaConsumerConfiguration,
         rebalanceHandler: KafkaRebalanceHandler,
         errorHandler: @escaping @Sendable (KafkaError) -> Void,
-        logHandler: (@Sendable (KafkaLogEntry) -> Void)?
+        logHandler: (@Sendable (KafkaLogEntry) -> Void)?,
+        endOfPartitionHandler: (@Sendable (TopicPartitionOffset) -> Void)? = nil
     ) throws(KafkaError) {
         self.configuration = configuration
         self.rebalanceHandler = rebalanceHandler
         self.errorHandler = errorHandler
         self.logHandler = logHandler
+        self.endOfPartitionHandler = endOfPartitionHandler
         self.channel = MessageChannel(capacity: configuration.messageBufferCapacity)
 
         var properties = configuration.rdKafkaProperties
         if logHandler != nil { properties.append(("log.queue", "true")) }
+        if endOfPartitionHandler != nil { properties.append(("enable.partition.eof", "true")) }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         let hasLogHandler = logHandler != nil
         self.client = try RDKafkaClient.make(.consumer, properties: properties, opaque: opaque) { conf in
@@ -96,7 +100,13 @@ final class RDKafkaConsumer: @unchecked Sendable {
         defer { rd_kafka_message_destroy(message) }
         let err = message.pointee.err
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return nil }
+            if err == RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                if let endOfPartitionHandler, let rkt = message.pointee.rkt {
+                    let tp = TopicPartition(topic: String(cString: rd_kafka_topic_name(rkt)), partition: message.pointee.partition)
+                    endOfPartitionHandler(TopicPartitionOffset(tp, offset: KafkaOffset(message.pointee.offset)))
+                }
+                return nil
+            }
             if err == RD_KAFKA_RESP_ERR__FATAL, let fatal = client.fatalError() {
                 errorHandler(fatal)
                 return fatal

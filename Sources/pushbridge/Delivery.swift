@@ -1,0 +1,58 @@
+import FCM
+import Kafka
+import Logging
+import Mapping
+import Operations
+import Pipeline
+
+/// What `run` and `replay` share, assembled from the config: the FCM client, the producer for
+/// dead-letter and invalidation records, and the processor that takes an event to done.
+struct Delivery: Sendable {
+    let account: ServiceAccount
+    let client: FCMClient
+    let producer: KafkaProducer
+    let processor: EventProcessor
+    let validateOnly: Bool
+
+    /// - Parameter maxSendsPerSecond: overrides `fcm.max_sends_per_second` (replay's `--rate`).
+    init(
+        settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
+        metrics: PipelineMetrics, logger: Logger
+    ) throws {
+        account = try ServiceAccount.load(path: settings.fcm.serviceAccountFile)
+        var fcm = FCMClient.Configuration(serviceAccount: account)
+        fcm.baseURL = settings.fcm.endpoint
+        fcm.caFile = settings.fcm.caFile
+        fcm.maxStreams = settings.fcm.maxStreams
+        fcm.maxSendsPerSecond = maxSendsPerSecond ?? settings.fcm.maxSendsPerSecond
+        fcm.maxConcurrentSends = settings.delivery.maxSendsInFlight
+        fcm.requestTimeout = settings.fcm.requestTimeout
+        fcm.retry.maxAttempts = settings.fcm.retry.maxAttempts
+        fcm.retry.initialBackoff = settings.fcm.retry.initialBackoff
+        fcm.retry.maxBackoff = settings.fcm.retry.maxBackoff
+        fcm.retry.budget = settings.fcm.retry.budget
+        fcm.retry.quotaPause = settings.fcm.retry.quotaPause
+        client = try FCMClient(configuration: fcm)
+
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafka.brokers)
+        producerConfiguration.properties = settings.kafka.properties
+        producer = try KafkaProducer(configuration: producerConfiguration)
+
+        var options = EventProcessor.Options(deadLetterTopic: settings.topics.deadLetter, tokenInvalidationTopic: settings.topics.tokenInvalidation)
+        options.validateOnly = validateOnly || settings.fcm.validateOnly
+        options.skipUnknownEventTypes = settings.delivery.unknownEventTypes == .skip
+        self.validateOnly = options.validateOnly
+        processor = EventProcessor(mappings: mappings, sender: client, producer: producer, options: options, metrics: metrics, logger: logger)
+    }
+
+    /// Fetches an access token; a refused account or an untrusted endpoint throws a
+    /// configuration error here, before any event is taken.
+    func warmUp() async throws {
+        try await client.warmUp()
+    }
+
+    func close() async {
+        await client.shutdown()
+        await producer.close()
+    }
+}

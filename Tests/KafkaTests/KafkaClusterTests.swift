@@ -1,0 +1,43 @@
+import Foundation
+import Kafka
+import Testing
+
+@Suite("Cluster questions: partitions, watermarks, groups")
+struct KafkaClusterTests {
+    @Test("a topic's partitions; an unknown topic is named", arguments: BrokerKind.allCases)
+    func partitionsOfTopic(kind: BrokerKind) async throws {
+        let broker = try TestBroker.start(kind)
+        let topic = try broker.makeTopic(partitions: 3)
+        let consumer = try KafkaConsumer(configuration: .test(broker, group: nil))
+        #expect(try await consumer.partitions(of: topic) == [0, 1, 2])
+        if kind == .mock {  // tansu's high watermark is wrong (brokers.md)
+            try await produce(7, to: topic, on: broker, partition: 1)
+            let w = try await consumer.watermarks(for: TopicPartition(topic: topic, partition: 1))
+            #expect(w.low == 0 && w.high == 7)
+        }
+        await #expect(throws: KafkaError.self) { try await consumer.partitions(of: "no-such-topic-\(UUID().uuidString.prefix(6))") }
+        await consumer.close()
+    }
+
+    // The mock cluster does not implement ListGroups/DescribeGroups (UNSUPPORTED_FEATURE).
+    @Test("a group is active while a member holds it, empty after it leaves", arguments: [BrokerKind.tansu])
+    func describeGroup(kind: BrokerKind) async throws {
+        let broker = try TestBroker.start(kind)
+        let topic = try broker.makeTopic(partitions: 2)
+        try await produce(20, to: topic, on: broker)
+        let group = "g-\(UUID().uuidString.prefix(8))"
+        let member = try KafkaConsumer(configuration: .test(broker, group: group))
+        try member.subscribe(topics: [topic])
+        let read = try await collect(20, from: member)
+        try await member.commit(nextOffsets(after: read))
+
+        let observer = try KafkaConsumer(configuration: .test(broker, group: nil))
+        let active = try await observer.describeGroup(group)
+        #expect(active.isActive)
+        #expect(active.members.count == 1)
+        await member.close()
+        let gone = try await eventually(timeout: .seconds(20)) { try await !observer.describeGroup(group).isActive }
+        #expect(gone)
+        await observer.close()
+    }
+}
