@@ -62,8 +62,11 @@ struct OffsetsCommand: AsyncParsableCommand {
         func run() async throws {
             let (configuration, group, topics) = try target.resolve()
             let consumer = try KafkaConsumer(configuration: configuration)
+            let observer = try KafkaConsumer(configuration: .standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
+            let description = try? await observer.describeGroup(group)
+            await observer.close()
             do {
-                if let description = try? await consumer.describeGroup(group) {
+                if let description {
                     print("group \(group): \(description.state), \(description.members.count) member\(description.members.count == 1 ? "" : "s")")
                 } else {
                     print("group \(group)")
@@ -137,16 +140,20 @@ struct OffsetsCommand: AsyncParsableCommand {
             defer { Task { await consumer.close() } }
 
             if !dryRun {
-                do {
-                    let description = try await consumer.describeGroup(group)
-                    if description.isActive && !force {
-                        throw OffsetArguments.usage(
-                            "group \(group) has \(description.members.count) active member(s) (\(description.state)); stop the workers first, or --force")
-                    }
-                } catch let exit as ExitCode {
-                    throw exit
-                } catch where !force {
+                // Asked with a group-less consumer: the coordinator answers it like any client.
+                let observer = try KafkaConsumer(configuration: .standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
+                let described: Result<KafkaGroupDescription, KafkaError>
+                do { described = .success(try await observer.describeGroup(group)) } catch { described = .failure(error) }
+                await observer.close()
+                switch described {
+                case .success(let d) where d.isActive && !force:
+                    throw OffsetArguments.usage("group \(group) has \(d.members.count) active member(s) (\(d.state)); stop the workers first, or --force")
+                case .failure(let error) where !force:
                     throw OffsetArguments.usage("cannot tell whether group \(group) has members (\(error)); stop the workers and use --force")
+                case .failure(let error):
+                    stderr("pushbridge: cannot tell whether group \(group) has members (\(error)); resetting anyway (--force)")
+                default:
+                    break
                 }
             }
 

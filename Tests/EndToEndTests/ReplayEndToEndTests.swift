@@ -132,6 +132,15 @@ struct ReplayEndToEndTests {
         let refused = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--group", "prod", "--commit"])
         #expect(refused.status == 2)
         #expect(refused.output.contains("is the workers' group"))
+        let badOffset = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0-5"])
+        #expect(badOffset.status == 2)
+        #expect(badOffset.output.contains("--from-offset 0-5: expected OFFSET, or PARTITION:OFFSET"))
+        let badTime = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-time", "yesterday"])
+        #expect(badTime.status == 2)
+        #expect(badTime.output.contains("--from-time yesterday: expected an RFC 3339 time with a zone"))
+        let noStart = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic])
+        #expect(noStart.status == 2)
+        #expect(noStart.output.contains("give one of --from-offset, --from-time, --from-beginning"))
 
         let (status, output) = try e2e.pushbridge([
             "replay", "--config", config, "--topic", e2e.topic, "--from-offset", "2", "--to-offset", "8", "--group", "backfill", "--commit",

@@ -152,9 +152,8 @@ public final class Replay: Sendable {
         await consumer.close()
         return shared.state.withLock { s in
             var resume: [TopicPartition: Int64] = [:]
-            for range in configuration.plan.ranges {
-                let next = Self.next(range, in: s)
-                if next < range.end { resume[range.partition] = next }
+            for range in configuration.plan.ranges where !Self.isFinished(range, in: s) {
+                resume[range.partition] = Self.next(range, in: s)
             }
             return Summary(progress: s.progress, resume: resume, failure: s.failure)
         }
@@ -302,12 +301,16 @@ public final class Replay: Sendable {
         }
     }
 
-    /// Where a resumed replay of `range` starts: its end once it was read to the end and every
-    /// event is done (gaps before the end included), else the first unfinished offset.
+    /// Whether `range` was read to its end (or its partition's end) with every event done.
+    private static func isFinished(_ range: ReplayRange, in s: State) -> Bool {
+        !s.reading.contains(range.partition) && s.trackers[range.partition]?.uncommitted ?? 0 == 0
+    }
+
+    /// Where a resumed replay of `range` starts: the first unfinished offset, or once finished,
+    /// its end (the partition's end when that came first: never past what exists).
     private static func next(_ range: ReplayRange, in s: State) -> Int64 {
-        let tracker = s.trackers[range.partition]
-        if !s.reading.contains(range.partition), tracker?.uncommitted ?? 0 == 0 { return range.end }
-        return tracker?.watermark ?? range.start
+        if isFinished(range, in: s) { return min(range.end, s.eof[range.partition] ?? range.end) }
+        return s.trackers[range.partition]?.watermark ?? range.start
     }
 
     private static func seconds(_ d: Duration) -> Double {
