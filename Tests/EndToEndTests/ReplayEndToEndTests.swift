@@ -52,6 +52,23 @@ struct ReplayEndToEndTests {
         await e2e.stop()
     }
 
+    @Test("--validate-only sends every event with FCM's validate_only: checked, none delivered")
+    func validateOnly() async throws {
+        let e2e = try await EndToEnd(partitions: 1)
+        try await e2e.produce(5, prefix: "v")
+        let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
+
+        let (status, output) = try e2e.pushbridge([
+            "replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--to-offset", "5", "--validate-only",
+        ])
+        #expect(status == 0, "\(output.suffix(3000))")
+        #expect(e2e.emulator.messages.count == 5)
+        #expect(e2e.emulator.messages.filter { !$0.validateOnly }.isEmpty)
+        #expect(e2e.acceptedTokens.isEmpty, "nothing delivered")
+        #expect(output.contains("validate-only sends") && output.contains("sent 5 (5 messages)"))
+        await e2e.stop()
+    }
+
     @Test("--event-type with a mapping set of its own replays only that type")
     func eventTypeFilter() async throws {
         let e2e = try await EndToEnd(partitions: 1)
