@@ -168,7 +168,7 @@ struct ReplayEndToEndTests {
         await e2e.stop()
     }
 
-    @Test("without an end, a replay stops at the high watermark seen when it starts (mock cluster: tansu's is wrong)")
+    @Test("without an end, a replay stops at the high watermark seen when it starts; past the end, at the partition's end (mock cluster: tansu's watermark is wrong)")
     func endsAtHighWatermark() async throws {
         let e2e = try await EndToEnd(partitions: 2, broker: .mock)
         let tokens = try await e2e.produce(30, prefix: "h")
@@ -184,6 +184,13 @@ struct ReplayEndToEndTests {
         #expect(late == 0)
         #expect(lateOutput.contains("replay done: 0 events"))
         #expect(e2e.acceptedTokens.count == 30)
+
+        // An end past the partition's end: noted in the plan, and the read stops at the end.
+        let (beyond, beyondOutput) = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0", "--to-offset", "1000"])
+        #expect(beyond == 0, "\(beyondOutput.suffix(2000))")
+        #expect(beyondOutput.contains("past the high watermark"))
+        #expect(beyondOutput.contains("replay done: 30 events"))
+        #expect(e2e.acceptedTokens.values.allSatisfy { $0 == 2 } && e2e.acceptedTokens.count == 30)
         await e2e.stop()
     }
 }
