@@ -140,3 +140,12 @@ public struct EventProcessor: Sendable {
 extension FCMError: CodedError {
     var metricCode: String { code }
 }
+
+extension EventRecord {
+    /// The mapping core's view of a Kafka record.
+    public init(_ message: KafkaMessage) {
+        self.init(
+            value: message.value, headers: message.headers.map { ($0.name, $0.value) },
+            topic: message.topic, partition: message.partition, offset: message.offset)
+    }
+}

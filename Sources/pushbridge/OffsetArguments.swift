@@ -60,7 +60,7 @@ enum OffsetArguments {
 
     /// Prints `pushbridge: message` to standard error and exits 2 (bad input).
     static func usage(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("pushbridge: \(message)\n".utf8))
+        stderr("pushbridge: \(message)")
         return ExitCode(2)
     }
 }

@@ -46,6 +46,16 @@ struct OffsetsCommand: AsyncParsableCommand {
             let list = brokers!.split(separator: ",").map(String.init)
             return (.standalone(brokers: list, properties: [:], group: group!), group!, topic)
         }
+
+        /// The group's state and members, asked with a group-less consumer: the coordinator
+        /// answers it like any client.
+        static func describe(_ group: String, _ configuration: KafkaConsumerConfiguration) async throws -> Result<KafkaGroupDescription, KafkaError> {
+            let observer = try KafkaConsumer(configuration: .standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
+            let described: Result<KafkaGroupDescription, KafkaError>
+            do { described = .success(try await observer.describeGroup(group)) } catch { described = .failure(error) }
+            await observer.close()
+            return described
+        }
     }
 
     struct Show: AsyncParsableCommand {
@@ -62,9 +72,7 @@ struct OffsetsCommand: AsyncParsableCommand {
         func run() async throws {
             let (configuration, group, topics) = try target.resolve()
             let consumer = try KafkaConsumer(configuration: configuration)
-            let observer = try KafkaConsumer(configuration: .standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
-            let description = try? await observer.describeGroup(group)
-            await observer.close()
+            let description = try? await Target.describe(group, configuration).get()
             do {
                 if let description {
                     print("group \(group): \(description.state), \(description.members.count) member\(description.members.count == 1 ? "" : "s")")
@@ -140,12 +148,7 @@ struct OffsetsCommand: AsyncParsableCommand {
             defer { Task { await consumer.close() } }
 
             if !dryRun {
-                // Asked with a group-less consumer: the coordinator answers it like any client.
-                let observer = try KafkaConsumer(configuration: .standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
-                let described: Result<KafkaGroupDescription, KafkaError>
-                do { described = .success(try await observer.describeGroup(group)) } catch { described = .failure(error) }
-                await observer.close()
-                switch described {
+                switch try await Target.describe(group, configuration) {
                 case .success(let d) where d.isActive && !force:
                     throw OffsetArguments.usage("group \(group) has \(d.members.count) active member(s) (\(d.state)); stop the workers first, or --force")
                 case .failure(let error) where !force:

@@ -134,10 +134,17 @@ struct ReplayCommand: AsyncParsableCommand {
 
         let plan: ReplayPlan
         do {
+            // Closed before the replay starts: it only answers the planning questions.
             let planner = try KafkaConsumer(configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties))
-            defer { Task { await planner.close() } }
-            plan = try await ReplayPlan.resolve(
-                topic: topic, partitions: partition.isEmpty ? nil : partition, from: from, to: to, lookup: planner)
+            let resolved: Result<ReplayPlan, any Error>
+            do {
+                resolved = .success(try await ReplayPlan.resolve(
+                    topic: topic, partitions: partition.isEmpty ? nil : partition, from: from, to: to, lookup: planner))
+            } catch {
+                resolved = .failure(error)
+            }
+            await planner.close()
+            plan = try resolved.get()
         } catch let invalid as ReplayPlan.Invalid {
             throw OffsetArguments.usage(invalid.description)
         } catch {

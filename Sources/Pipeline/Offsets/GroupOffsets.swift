@@ -50,12 +50,8 @@ public enum GroupOffsets {
         topic: String, partitions: [Int32]?, to position: OffsetPosition, consumer: KafkaConsumer
     ) async throws -> [OffsetChange] {
         let existing = try await consumer.partitions(of: topic)
-        var chosen = partitions ?? existing
-        if case .partitionOffsets(let map) = position, partitions == nil { chosen = map.keys.sorted() }
-        if let unknown = chosen.first(where: { !existing.contains($0) }) {
-            throw ReplayPlan.Invalid("topic \(topic) has no partition \(unknown)")
-        }
-        let tps = chosen.sorted().map { TopicPartition(topic: topic, partition: $0) }
+        let chosen = try ReplayPlan.choosePartitions(partitions, for: position, flag: "--to-offset", existing: existing, topic: topic)
+        let tps = chosen.map { TopicPartition(topic: topic, partition: $0) }
         let committed = try await consumer.committed(tps)
         var changes: [OffsetChange] = []
         for c in committed {

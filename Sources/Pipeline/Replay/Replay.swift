@@ -57,6 +57,8 @@ public final class Replay: Sendable {
     let mode: Mode
     let logger: Logger
     let consumer: KafkaConsumer
+    /// The plan's end offset (exclusive) per partition.
+    private let ends: [TopicPartition: Int64]
     private let shared: Shared
 
     private final class Shared: Sendable {
@@ -110,6 +112,7 @@ public final class Replay: Sendable {
             initial.trackers[range.partition] = OffsetTracker(committed: range.start)
             if !range.isEmpty { initial.reading.insert(range.partition) }
         }
+        self.ends = Dictionary(uniqueKeysWithValues: configuration.plan.ranges.map { ($0.partition, $0.end) })
         let shared = Shared(initial)
         self.shared = shared
         var consumerConfiguration = configuration.consumer
@@ -164,7 +167,6 @@ public final class Replay: Sendable {
     // MARK: Reading
 
     private func readLoop() async {
-        let ends = Dictionary(uniqueKeysWithValues: configuration.plan.ranges.map { ($0.partition, $0.end) })
         do {
             for try await message in consumer.messages {
                 let tp = message.topicPartition
@@ -207,7 +209,6 @@ public final class Replay: Sendable {
             let (idle, reading, eof) = shared.state.withLock { (now - $0.lastMessage, Array($0.reading), $0.eof) }
             guard idle >= configuration.idleCheck, !reading.isEmpty else { continue }
             guard let positions = try? consumer.position(reading) else { continue }
-            let ends = Dictionary(uniqueKeysWithValues: configuration.plan.ranges.map { ($0.partition, $0.end) })
             let passed = positions.filter { p in
                 let end = min(ends[p.topicPartition, default: 0], eof[p.topicPartition] ?? .max)
                 return p.offset.isConcrete && p.offset.rawValue >= end
@@ -317,14 +318,5 @@ public final class Replay: Sendable {
 
     private static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
-}
-
-extension EventRecord {
-    /// The mapping core's view of a Kafka record.
-    public init(_ message: KafkaMessage) {
-        self.init(
-            value: message.value, headers: message.headers.map { ($0.name, $0.value) },
-            topic: message.topic, partition: message.partition, offset: message.offset)
     }
 }

@@ -78,7 +78,7 @@ public struct ReplayPlan: Sendable, Equatable {
         topic: String, partitions: [Int32]?, from: OffsetPosition, to: OffsetPosition?, lookup: any OffsetLookup
     ) async throws -> ReplayPlan {
         let existing = try await lookup.partitions(of: topic)
-        let chosen = try choosePartitions(partitions, from: from, existing: existing, topic: topic)
+        let chosen = try choosePartitions(partitions, for: from, flag: "--from-offset", existing: existing, topic: topic)
         if case .partitionOffsets(let map)? = to {
             let missing = chosen.filter { map[$0] == nil }
             if !missing.isEmpty {
@@ -135,13 +135,15 @@ public struct ReplayPlan: Sendable, Equatable {
         return wanted
     }
 
-    private static func choosePartitions(_ asked: [Int32]?, from: OffsetPosition, existing: [Int32], topic: String) throws -> [Int32] {
+    /// The partitions asked for (all of `existing` when nil, or those a per-partition position
+    /// names), each existing and each with an offset when `position` gives them per partition.
+    static func choosePartitions(_ asked: [Int32]?, for position: OffsetPosition, flag: String, existing: [Int32], topic: String) throws -> [Int32] {
         var chosen = asked ?? existing
-        if case .partitionOffsets(let map) = from {
+        if case .partitionOffsets(let map) = position {
             if asked == nil { chosen = map.keys.sorted() }
             let missing = chosen.filter { map[$0] == nil }
             if !missing.isEmpty {
-                throw Invalid("--from-offset names no offset for partition \(missing.map(String.init).joined(separator: ", "))")
+                throw Invalid("\(flag) names no offset for partition \(missing.map(String.init).joined(separator: ", "))")
             }
         }
         let unknown = chosen.filter { !existing.contains($0) }
