@@ -107,7 +107,8 @@ struct ReplayEndToEndTests {
     @Test("Ctrl-C stops cleanly and prints a command that resumes exactly where it stopped")
     func interruptAndResume() async throws {
         var faults = EmulatorFaults()
-        faults.latencyMilliseconds = 40
+        // About 11 s for the whole range (4 in flight × 150 ms), so a loaded machine still signals mid-way.
+        faults.latencyMilliseconds = 150
         let e2e = try await EndToEnd(partitions: 2, faults: faults)
         try await e2e.produce(300, prefix: "c")
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
