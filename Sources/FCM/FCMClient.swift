@@ -44,10 +44,13 @@ public final class FCMClient: Sendable {
         public var outcome: Result<String, FCMError>
         /// Attempts made, the first included.
         public var attempts: Int
+        /// Attempts FCM refused with QUOTA_EXCEEDED, each of which paused every send.
+        public var quotaPauses: Int
 
-        public init(outcome: Result<String, FCMError>, attempts: Int) {
+        public init(outcome: Result<String, FCMError>, attempts: Int, quotaPauses: Int = 0) {
             self.outcome = outcome
             self.attempts = attempts
+            self.quotaPauses = quotaPauses
         }
     }
 
@@ -85,23 +88,28 @@ public final class FCMClient: Sendable {
         let body = Self.requestBody(message, validateOnly: validateOnly)
         let started = ContinuousClock.now
         var attempts = 0
+        var quotaPauses = 0
         var refreshed = false
         while true {
-            if Task.isCancelled { return SendResult(outcome: .failure(.cancelled), attempts: attempts) }
+            if Task.isCancelled { return SendResult(outcome: .failure(.cancelled), attempts: attempts, quotaPauses: quotaPauses) }
             attempts += 1
             let outcome = await attempt(body)
-            guard case .failure(let error) = outcome else { return SendResult(outcome: outcome, attempts: attempts) }
+            guard case .failure(let error) = outcome else {
+                return SendResult(outcome: outcome, attempts: attempts, quotaPauses: quotaPauses)
+            }
             switch error.kind {
-            case .quota: await gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
+            case .quota:
+                quotaPauses += 1
+                await gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
             case .auth:
-                if refreshed { return SendResult(outcome: outcome, attempts: attempts) }
+                if refreshed { return SendResult(outcome: outcome, attempts: attempts, quotaPauses: quotaPauses) }
                 refreshed = true
             default: break
             }
             guard !error.isShutdown,
                 let delay = configuration.retry.delay(
                     afterAttempt: attempts, elapsed: .now - started, error: error, random: Double.random(in: 0...1))
-            else { return SendResult(outcome: outcome, attempts: attempts) }
+            else { return SendResult(outcome: outcome, attempts: attempts, quotaPauses: quotaPauses) }
             if delay > .zero { try? await Task.sleep(for: delay) }
         }
     }

@@ -109,7 +109,7 @@ public struct EventProcessor: Sendable {
         metrics.sendStarted()
         let start = ContinuousClock.now
         let result = await sender.send(message.encoded, validateOnly: options.validateOnly)
-        metrics.sendFinished(result.outcome, attempts: result.attempts, duration: .now - start)
+        metrics.sendFinished(result.outcome, attempts: result.attempts, quotaPauses: result.quotaPauses, duration: .now - start)
         if case .failure(let error) = result.outcome, let token = message.token, error.invalidatesToken {
             logger.info("token refused", metadata: ["token": "\(token)", "code": "\(error.code)"])
         }

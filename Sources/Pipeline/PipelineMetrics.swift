@@ -13,11 +13,13 @@ public final class PipelineMetrics: Sendable {
     let eventsDeadLettered: Counter
     let sendsOK: Counter
     let retries: Counter
+    let quotaPauses: Counter
     let commitErrors: Counter
     let recordWriteErrors: Counter
     let eventsInFlight: Meter
     let sendsInFlight: Gauge
     let pausedPartitions: Gauge
+    let assignedPartitions: Gauge
     let sendLatency: CoreMetrics.Timer
     let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
@@ -31,11 +33,14 @@ public final class PipelineMetrics: Sendable {
         eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")])
         sendsOK = Counter(label: "pushbridge_sends_total", dimensions: [("result", "ok")])
         retries = Counter(label: "pushbridge_send_retries_total")
+        quotaPauses = Counter(label: "pushbridge_fcm_quota_pauses_total")
         commitErrors = Counter(label: "pushbridge_commit_errors_total")
         recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total")
         eventsInFlight = Meter(label: "pushbridge_events_in_flight")
         sendsInFlight = Gauge(label: "pushbridge_sends_in_flight")
         pausedPartitions = Gauge(label: "pushbridge_partitions_paused")
+        assignedPartitions = Gauge(label: "pushbridge_partitions_assigned")
+        assignedPartitions.record(0)  // present from the start, so "no assignment" can alert
         sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
         lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds)
     }
@@ -44,10 +49,11 @@ public final class PipelineMetrics: Sendable {
         sendsInFlight.record(sendsInFlightCount.add(1, ordering: .relaxed).newValue)
     }
 
-    func sendFinished(_ result: Result<String, some Error>, attempts: Int, duration: Duration) {
+    func sendFinished(_ result: Result<String, some Error>, attempts: Int, quotaPauses: Int = 0, duration: Duration) {
         sendsInFlight.record(sendsInFlightCount.subtract(1, ordering: .relaxed).newValue)
         sendLatency.recordNanoseconds(duration.nanoseconds)
         if attempts > 1 { retries.increment(by: attempts - 1) }
+        if quotaPauses > 0 { self.quotaPauses.increment(by: quotaPauses) }
         switch result {
         case .success: sendsOK.increment()
         case .failure(let error): counter("pushbridge_sends_total", ("result", (error as? CodedError)?.metricCode ?? "error")).increment()
@@ -75,6 +81,16 @@ public final class PipelineMetrics: Sendable {
         let dims = [("topic", p.topic), ("partition", String(p.partition))]
         if let committed { Gauge(label: "pushbridge_committed_offset", dimensions: dims).record(committed) }
         Gauge(label: "pushbridge_uncommitted_events", dimensions: dims).record(uncommitted)
+    }
+
+    /// Partitions this worker no longer holds: their series go, so a dashboard or an alert
+    /// never reads a former owner's last values.
+    func forget(_ partitions: [TopicPartition]) {
+        for p in partitions {
+            let dims = [("topic", p.topic), ("partition", String(p.partition))]
+            Gauge(label: "pushbridge_committed_offset", dimensions: dims).destroy()
+            Gauge(label: "pushbridge_uncommitted_events", dimensions: dims).destroy()
+        }
     }
 
     private func counter(_ label: String, _ dimension: (String, String)) -> Counter {

@@ -39,6 +39,7 @@ final class RebalanceHandlers: Sendable {
             logger.warning("cannot read committed offsets; the offset map is not used this time", metadata: ["error": "\(error)"])
         }
         await coordinator.assign(offsets)
+        metrics.assignedPartitions.record(await coordinator.partitions.count)
         logger.info("assigned", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
     }
 
@@ -54,11 +55,15 @@ final class RebalanceHandlers: Sendable {
         }
         await Self.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
         await coordinator.remove(partitions)
+        metrics.forget(partitions)
+        metrics.assignedPartitions.record(await coordinator.partitions.count)
         logger.info("revoked", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
     }
 
     private func lost(_ partitions: [TopicPartition]) async {
         await coordinator.remove(partitions)
+        metrics.forget(partitions)
+        metrics.assignedPartitions.record(await coordinator.partitions.count)
         logger.warning("lost", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
     }
 

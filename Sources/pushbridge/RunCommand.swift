@@ -52,7 +52,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if printConfig {
-            print(settings)
+            print(settings.printed, terminator: "")
             return
         }
         LoggingSetup.bootstrap(level: settings.log.level, format: settings.log.format)

@@ -53,6 +53,7 @@ struct RunEndToEndTests {
         let more = try await e.produce(50, prefix: "q")
         #expect(try await e.waitUntilCommitted(group: "e2e-burst"), "\(worker.output.suffix(2000))")
         #expect(try worker.metric("pushbridge_send_retries_total") >= 65)
+        #expect(try worker.metric("pushbridge_fcm_quota_pauses_total") == 5, "one pause per 429")
         #expect(try worker.metric("pushbridge_sends_total{result=\"ok\"}") == 250)
         #expect(worker.terminate() == 0)
         #expect(Set(e.acceptedTokens.keys) == Set(tokens + more))
@@ -85,10 +86,17 @@ struct RunEndToEndTests {
         await e.stop()
     }
 
-    @Test("two workers in one group share the partitions and the work")
+    /// The second worker joins a group the first already consumes in, as a scale-out does, with
+    /// cooperative-sticky and static membership (the deploy/ defaults). On the mock cluster:
+    /// tansu 0.6 never hands the revoked partitions to a static member that joins late
+    /// (docs/testing.md).
+    @Test("a worker joining later takes half the partitions; each worker reports only the partitions it holds")
     func twoWorkers() async throws {
-        let e = try await EndToEnd(partitions: 4)
+        let e = try await EndToEnd(partitions: 4, broker: .mock)
         let w1 = try e.startWorker(group: "e2e-two", instanceID: "worker-1")
+        let early = try await e.produce(100, prefix: "v")
+        #expect(try await e.waitUntilCommitted(group: "e2e-two"), "\(w1.output.suffix(1500))")
+        #expect(try Self.partitionSeries(w1).count == 4, "the first worker committed on every partition")
         let w2 = try e.startWorker(group: "e2e-two", instanceID: "worker-2")
         var both = false
         for _ in 0..<200 where !both {
@@ -101,11 +109,24 @@ struct RunEndToEndTests {
         #expect(try await e.waitUntilCommitted(group: "e2e-two"))
         let sent1 = try w1.metric("pushbridge_sends_total{result=\"ok\"}")
         let sent2 = try w2.metric("pushbridge_sends_total{result=\"ok\"}")
-        #expect(sent1 > 0 && sent2 > 0 && sent1 + sent2 == 400, "\(sent1) + \(sent2)")
+        #expect(sent1 > 0 && sent2 > 0 && sent1 + sent2 == 500, "\(sent1) + \(sent2)")
+        let held1 = try w1.metric("pushbridge_partitions_assigned"), held2 = try w2.metric("pushbridge_partitions_assigned")
+        #expect(held1 > 0 && held2 > 0 && held1 + held2 == 4, "\(held1) + \(held2)")
+        // The first worker gave partitions up: their series went with them.
+        let series1 = try Self.partitionSeries(w1), series2 = try Self.partitionSeries(w2)
+        #expect(series1.count == Int(held1) && series1.isDisjoint(with: series2), "\(series1) \(series2)")
         #expect(w1.terminate() == 0)
         #expect(w2.terminate() == 0)
-        #expect(Set(e.acceptedTokens.keys) == Set(tokens))
+        #expect(Set(e.acceptedTokens.keys) == Set(early + tokens))
         await e.stop()
+    }
+
+    /// The `partition` labels of a worker's `pushbridge_committed_offset` series.
+    static func partitionSeries(_ worker: WorkerProcess) throws -> Set<String> {
+        let lines = try worker.get("/metrics").body.split(separator: "\n").filter { $0.hasPrefix("pushbridge_committed_offset{") }
+        return Set(lines.compactMap { line in
+            line.firstRange(of: "partition=\"").map { r in String(line[r.upperBound...].prefix { $0 != "\"" }) }
+        })
     }
 
     @Test("a CA that does not match FCM's certificate stops the worker (exit 1) and commits nothing")

@@ -63,6 +63,7 @@ struct ConfigFileLoader {
         let env = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "pushbridge")
         let reader = ConfigReader(providers: [env, InMemoryProvider(name: file, values: values)])
         validateEnvironment()
+        readEnvironmentProperties()
         let config = build(reader)
         guard problems.isEmpty else { throw ConfigError(problems: problems) }
         return config
@@ -224,9 +225,27 @@ struct ConfigFileLoader {
             case .map: false
             }
             if !ok {
-                let what = kind == .map ? "cannot be set from the environment; set it in the file" : "must be \(kind.expected), got \"\(raw)\""
+                let what = kind == .map
+                    ? "cannot be set as a whole; set one property as \(Self.propertyPrefix)NAME (sasl.password: \(Self.propertyPrefix)SASL_PASSWORD)"
+                    : "must be \(kind.expected), got \"\(raw)\""
                 problems.append(.init(location: name, message: "\(path) \(what)"))
             }
+        }
+    }
+
+    static let propertyPrefix = ConfigSchema.environmentName("kafka.properties") + "_"
+
+    /// `PUSHBRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD=…` sets the librdkafka property `sasl.password`
+    /// (lower-cased, underscores to dots; librdkafka's names have no underscores). This is how a
+    /// Kubernetes Secret reaches the Kafka client without templating the config file.
+    mutating func readEnvironmentProperties() {
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix(Self.propertyPrefix) {
+            let property = name.dropFirst(Self.propertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")
+            guard !property.isEmpty, !value.isEmpty else {
+                problems.append(.init(location: name, message: "a Kafka property needs a name and a value"))
+                continue
+            }
+            properties[property] = value
         }
     }
 
