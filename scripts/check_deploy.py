@@ -9,8 +9,8 @@
    or a TriggerAuthentication names exists; selectors match the pods; probes hit /healthz and
    /readyz on the port the config listens on; the grace period exceeds the drain budget; KEDA
    reads the group, topic and brokers the workers use.
-5. promtool checks the alert rules, and every pushbridge_* metric they read must be one the code
-   exports.
+5. promtool checks the alert rules and the Grafana dashboard's queries, and every pushbridge_*
+   metric they read must be one the code exports.
 6. The built pushbridge loads the rendered config with the pod's environment, and validates the
    rendered mappings.
 
@@ -303,6 +303,32 @@ def check_rules(objects: list[dict]) -> None:
     ok(f"{alerts} alert rules pass promtool, read only exported metrics, and each has a runbook section", start)
 
 
+def check_dashboard() -> None:
+    """The Grafana dashboard: its queries parse (promtool, as recording rules) and read only
+    exported metrics."""
+    start = len(problems)
+    path = DEPLOY / "grafana" / "pushbridge.json"
+    try:
+        dashboard = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        problem(f"{path.relative_to(ROOT)}: {e}")
+        return
+    exported = exported_metrics()
+    exprs = [t["expr"] for panel in dashboard.get("panels", []) for t in panel.get("targets", [])]
+    rules = {"groups": [{"name": "dashboard", "rules": [
+        {"record": f"dashboard:query{i}", "expr": e.replace("$__rate_interval", "5m")} for i, e in enumerate(exprs)]}]}
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        yaml.safe_dump(rules, f)
+    result = run(["promtool", "check", "rules", f.name])
+    if result.returncode != 0:
+        problem(f"promtool: a query of {path.relative_to(ROOT)} does not parse:\n{result.stdout}{result.stderr}")
+    for e in exprs:
+        for name in set(re.findall(r"\bpushbridge_[a-z_]+", e)):
+            if name not in exported and re.sub(r"_(bucket|count|sum)$", "", name) not in exported:
+                problem(f"{path.relative_to(ROOT)} reads {name}, which pushbridge does not export")
+    ok(f"Grafana dashboard: {len(exprs)} queries parse and read only exported metrics", start)
+
+
 # 6. The worker loads what the cluster gives it
 
 
@@ -365,6 +391,7 @@ def main() -> int:
     if overlay:
         pieces = cross_check(index(overlay))
         check_rules(overlay)
+        check_dashboard()
         if pieces:
             check_with_pushbridge(args.pushbridge, pieces)
     if problems:
