@@ -1,4 +1,5 @@
 import Pipeline
+import TestSupport
 import Testing
 
 @Suite("OffsetTracker: commit only the contiguous done prefix")
@@ -137,18 +138,5 @@ struct OffsetTrackerTests {
         }
         for o in pending { t.done(o) }
         #expect(t.pendingCommit(withOffsetMap: false)?.offset == next + 1)
-    }
-}
-
-/// A small deterministic generator for reproducible random tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
