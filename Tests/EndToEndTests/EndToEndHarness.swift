@@ -13,13 +13,16 @@ import Testing
 final class EndToEnd: @unchecked Sendable {
     enum Broker {
         case tansu
+        /// tansu with `s3://` storage on a local S3 server: survives ``restartBroker(downtime:)``.
+        case durableTansu
         /// librdkafka's mock cluster: right watermarks, no group descriptions (brokers.md).
         case mock
     }
 
     let bootstrapServers: String
     private let tansu: Tansu?
-    private let mock: KafkaMockCluster?
+    private let s3: S3Server?
+    let mock: KafkaMockCluster?
     let emulator: FCMEmulator
     let directory: URL
     let events: WelcomeEvents
@@ -27,22 +30,24 @@ final class EndToEnd: @unchecked Sendable {
     let deadLetterTopic = "dead-letter"
     let invalidationTopic = "invalidations"
 
-    init(partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults(), broker: Broker = .tansu) async throws {
+    /// - Parameter brokers: how many brokers the mock cluster has (tansu is always one).
+    init(partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults(), broker: Broker = .tansu, brokers: Int = 1) async throws {
         switch broker {
-        case .tansu:
+        case .tansu, .durableTansu:
             let version = KafkaConsumer.librdkafkaVersion
             guard !version.hasPrefix("2.0.") else { throw TestSupportError("tansu needs librdkafka >= 2.1; run scripts/test.sh") }
-            let tansu = try Tansu()
+            let s3 = broker == .durableTansu ? try S3Server() : nil
+            let tansu = try Tansu(storage: s3.map { .s3(endpoint: $0.endpoint, bucket: $0.bucket) } ?? .memory)
             try tansu.createTopic(topic, partitions: partitions)
             try tansu.createTopic(deadLetterTopic, partitions: 1)
             try tansu.createTopic(invalidationTopic, partitions: 1)
-            (self.tansu, mock, bootstrapServers) = (tansu, nil, tansu.bootstrapServers)
+            (self.tansu, self.s3, mock, bootstrapServers) = (tansu, s3, nil, tansu.bootstrapServers)
         case .mock:
-            let cluster = try KafkaMockCluster(brokers: 1)
+            let cluster = try KafkaMockCluster(brokers: brokers)
             try cluster.createTopic(topic, partitions: partitions)
             try cluster.createTopic(deadLetterTopic, partitions: 1)
             try cluster.createTopic(invalidationTopic, partitions: 1)
-            (tansu, mock, bootstrapServers) = (nil, cluster, cluster.bootstrapServers)
+            (tansu, s3, mock, bootstrapServers) = (nil, nil, cluster, cluster.bootstrapServers)
         }
         let key = try EmulatorAccount(name: "e2e")
         var configuration = FCMEmulator.Configuration(accounts: [key.email: key.privateKeyPEM])
@@ -57,7 +62,10 @@ final class EndToEnd: @unchecked Sendable {
     }
 
     /// A config file for a worker of `group`; `extra` is appended to the `delivery` section.
-    func config(group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem") throws -> String {
+    func config(
+        group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem",
+        assignment: String = "cooperative-sticky"
+    ) throws -> String {
         let path = directory.appendingPathComponent("\(group)-\(httpPort).yaml").path
         let text = """
             kafka:
@@ -65,6 +73,7 @@ final class EndToEnd: @unchecked Sendable {
               group: \(group)
               topics: [\(topic)]
               session_timeout_ms: 6000
+              assignment_strategy: \(assignment)
             \(instanceID.map { "  instance_id: \($0)" } ?? "")
             mappings: [mappings.yaml]
             fcm:
@@ -84,9 +93,11 @@ final class EndToEnd: @unchecked Sendable {
     }
 
     /// Starts `pushbridge run` and waits until /healthz answers.
-    func startWorker(group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem") throws -> WorkerProcess {
+    func startWorker(
+        group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky"
+    ) throws -> WorkerProcess {
         let port = try FreePort.next()
-        let config = try config(group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile)
+        let config = try config(group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment)
         let log = directory.appendingPathComponent("worker-\(port).log").path
         return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
     }
@@ -122,6 +133,12 @@ final class EndToEnd: @unchecked Sendable {
     var acceptedTokens: [String: Int] { emulator.acceptedTokens }
 
     func read(_ topic: String, count: Int) async throws -> [KafkaMessage] { try await events.read(topic, count: count) }
+
+    /// Kills tansu (`kill -9`) and starts it again on the same port and storage.
+    func restartBroker(downtime: Duration) async throws {
+        guard let tansu else { throw TestSupportError("only tansu can be restarted") }
+        try await tansu.restart(hard: true, downtime: downtime)
+    }
 
     func stop() async {
         await events.close()

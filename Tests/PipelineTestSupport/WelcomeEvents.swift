@@ -31,7 +31,10 @@ public final class WelcomeEvents: Sendable {
     public init(bootstrapServers: String, topic: String) throws {
         self.bootstrapServers = bootstrapServers
         self.topic = topic
-        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [bootstrapServers]))
+        var configuration = KafkaProducerConfiguration(bootstrapServers: [bootstrapServers])
+        // Long enough to outlast injected broker faults: a record must not be lost by the test.
+        configuration.deliveryTimeout = .seconds(300)
+        producer = try KafkaProducer(configuration: configuration)
     }
 
     /// Produces `count` events with tokens `<prefix>-<i>` (also their keys); returns the tokens.
@@ -51,6 +54,14 @@ public final class WelcomeEvents: Sendable {
     /// Produces raw values (e.g. malformed events).
     public func produceRaw(_ values: [String]) async throws {
         for v in values { record(try await producer.send(KafkaProducerRecord(topic: topic, value: Array(v.utf8)))) }
+    }
+
+    /// Produces records as they are (keys, values and headers), all at once.
+    public func produce(records: [KafkaProducerRecord]) async throws {
+        try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in
+            for r in records { group.addTask { try await self.producer.send(r) } }
+            for try await r in group { record(r) }
+        }
     }
 
     private func record(_ r: KafkaDeliveryReport) {
@@ -126,6 +137,22 @@ public final class WelcomeEvents: Sendable {
         timer.cancel()
         await c.close()
         return result
+    }
+
+    /// Every record of a one-partition `topic`, read from the beginning until none has arrived
+    /// for `idle` (the broker's end offset cannot be trusted: tansu's is wrong).
+    public func readAll(_ topic: String, idle: Duration = .seconds(5)) async throws -> [KafkaMessage] {
+        let c = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers]))
+        try c.assign([TopicPartitionOffset(TopicPartition(topic: topic, partition: 0), offset: .beginning)])
+        let received = Mutex<(messages: [KafkaMessage], last: ContinuousClock.Instant)>(([], .now))
+        let reader = Task {
+            for try await m in c.messages { received.withLock { $0.messages.append(m); $0.last = .now } }
+        }
+        while received.withLock({ ContinuousClock.now - $0.last < idle }) { try await Task.sleep(for: .milliseconds(200)) }
+        reader.cancel()
+        _ = await reader.result
+        await c.close()
+        return received.withLock { $0.messages }
     }
 
     public func close() async {

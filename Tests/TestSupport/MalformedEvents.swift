@@ -1,9 +1,9 @@
 /// Generated malformed events for fuzzing the decoder and the mapping core, and for feeding a
 /// running pipeline. Seeded: the same seed gives the same inputs, so a failure can be replayed.
 ///
-/// Every input is built around the `user.welcome` event of examples/mappings (target
-/// `/user/fcm_token`, body arg `/user/first_name`), so it reaches as deep into the mapping core
-/// as its damage allows.
+/// Every input is built around a `user.welcome` event that fits both the example mappings
+/// (target `/user/fcm_token`, body arg `/user/first_name`) and the end-to-end tests' mapping
+/// (`/token`, `/name`), so it reaches as deep into the mapping core as its damage allows.
 public struct MalformedEvent: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// A valid event cut short.
@@ -41,10 +41,10 @@ public struct MalformedEvent: Sendable {
 
     public static func generate(_ kind: Kind, using rng: inout SplitMix64) -> MalformedEvent {
         let token = "tok-\(rng.next() % 1_000_000)"
-        let valid = Array(#"{"type":"user.welcome","id":"evt-\#(rng.next() % 1_000_000)","user":{"first_name":"Zoë","fcm_token":"\#(token)"}}"#.utf8)
         func event(firstName: String, token: String) -> [UInt8] {
-            Array(#"{"type":"user.welcome","id":"x","user":{"first_name":\#(firstName),"fcm_token":\#(token)}}"#.utf8)
+            Array(#"{"type":"user.welcome","id":"x","name":\#(firstName),"token":\#(token),"user":{"first_name":\#(firstName),"fcm_token":\#(token)}}"#.utf8)
         }
+        let valid = event(firstName: "\"Zoë\"", token: "\"\(token)\"")
         switch kind {
         case .truncated:
             let cut = Int.random(in: 0..<valid.count, using: &rng)

@@ -1,33 +1,78 @@
 import Foundation
+import Synchronization
 
-/// tansu, an independent Kafka-protocol broker, as a child process on a free loopback port with
-/// in-memory storage (see docs/testing.md). Stopped when released.
+/// tansu, an independent Kafka-protocol broker, as a child process on a free loopback port (see
+/// docs/testing.md). In-memory storage by default; with ``Storage/s3(endpoint:bucket:)`` its
+/// data and committed offsets survive ``restart(hard:downtime:)``. Stopped when released.
 ///
 /// - Important: clients need librdkafka ≥ 2.1 at run time (scripts/test.sh puts .tools/librdkafka
 ///   on LD_LIBRARY_PATH).
-public final class Tansu: @unchecked Sendable {
-    public let bootstrapServers: String
-    private let process: ChildProcess
-    private let directory: URL
+public final class Tansu: Sendable {
+    public enum Storage: Sendable {
+        case memory
+        /// An S3 server such as ``S3Server``: durable across broker restarts.
+        case s3(endpoint: String, bucket: String)
+    }
 
-    public init() throws {
-        let port = try FreePort.next()
-        let url = "tcp://127.0.0.1:\(port)"
+    public let bootstrapServers: String
+    private let port: Int
+    private let storage: Storage
+    private let directory: URL
+    private let process: Mutex<ChildProcess?>
+
+    public init(storage: Storage = .memory) throws {
+        port = try FreePort.next()
+        self.storage = storage
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-tansu-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        process = try ChildProcess(
-            executable: Repository.tool("bin/tansu"),
-            arguments: ["broker", "--listener-url", url, "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"],
-            logFile: directory.appendingPathComponent("tansu.log").path,
-            environment: ["RUST_LOG": "warn"]
-        )
         bootstrapServers = "127.0.0.1:\(port)"
-        try FreePort.waitUntilListening(port: port, timeout: .seconds(20))
+        process = Mutex(nil)
+        try start()
     }
 
     deinit {
-        process.terminate()
+        process.withLock { $0?.terminate() }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func start() throws {
+        let url = "tcp://127.0.0.1:\(port)"
+        var environment = ["RUST_LOG": "warn"]
+        let engine: String
+        switch storage {
+        case .memory:
+            engine = "memory://tansu/"
+        case .s3(let endpoint, let bucket):
+            engine = "s3://\(bucket)/"
+            environment["AWS_ENDPOINT"] = endpoint
+            environment["AWS_ALLOW_HTTP"] = "true"
+            environment["AWS_ACCESS_KEY_ID"] = "test"
+            environment["AWS_SECRET_ACCESS_KEY"] = "test"
+            environment["AWS_DEFAULT_REGION"] = "us-east-1"
+        }
+        let child = try ChildProcess(
+            executable: Repository.tool("bin/tansu"),
+            arguments: ["broker", "--listener-url", url, "--advertised-listener-url", url, "--storage-engine", engine],
+            logFile: directory.appendingPathComponent("tansu.log").path,
+            environment: environment
+        )
+        process.withLock { $0 = child }
+        try FreePort.waitUntilListening(port: port, timeout: .seconds(20))
+    }
+
+    /// Stops the broker (`kill -9` when `hard`, else SIGTERM), waits `downtime`, and starts it
+    /// again on the same port with the same storage.
+    public func restart(hard: Bool = true, downtime: Duration = .zero) async throws {
+        let old = process.withLock { p -> ChildProcess? in
+            defer { p = nil }
+            return p
+        }
+        if let old {
+            if hard, let program = old.programPID { kill(program, SIGKILL) }
+            old.terminate()
+        }
+        try await Task.sleep(for: downtime)
+        try start()
     }
 
     /// Creates a topic with tansu's CLI (CreateTopics).

@@ -69,6 +69,14 @@ public struct WorkerProcess: Sendable {
         return kb / 1024
     }
 
+    /// `kill -9` of the worker itself: no drain, no commit, no leaving the group. Returns once
+    /// it is gone.
+    public func kill9() {
+        guard let worker = process.programPID else { return }
+        kill(worker, SIGKILL)
+        _ = process.wait(timeout: .seconds(30))
+    }
+
     /// SIGTERM to the worker itself (not its watchdog), then its own exit status (nil on timeout).
     public func terminate(timeout: Duration = .seconds(60)) -> Int32? {
         guard let worker = process.programPID else { return nil }
