@@ -80,7 +80,7 @@ struct ConfigTests {
             kafka:
               brokers: [k1:9092]
               topics: [events, "odd topic"]
-              properties: {sasl.password: p, ssl.key.pem: k, client.id: pb}
+              properties: {sasl.password: p, ssl.key.pem: k, client.id: pb, sasl.username: "@ops-team", group.protocol: "-x"}
             mappings: [m]
             """)
         var env = ["PUSHBRIDGE_FCM_MAX_SENDS_PER_SECOND": "2500.5", "PUSHBRIDGE_KAFKA_INSTANCE_ID": "pod-3", "PUSHBRIDGE_HTTP_LISTEN": "127.0.0.1:9000"]
