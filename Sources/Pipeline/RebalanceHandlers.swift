@@ -54,17 +54,20 @@ final class RebalanceHandlers: Sendable {
             ])
         }
         await Self.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
-        await coordinator.remove(partitions)
-        metrics.forget(partitions)
-        metrics.assignedPartitions.record(await coordinator.partitions.count)
+        await release(partitions)
         logger.info("revoked", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
     }
 
     private func lost(_ partitions: [TopicPartition]) async {
+        await release(partitions)
+        logger.warning("lost", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
+    }
+
+    /// Stops tracking `partitions`, and their metric series go with them.
+    private func release(_ partitions: [TopicPartition]) async {
         await coordinator.remove(partitions)
         metrics.forget(partitions)
         metrics.assignedPartitions.record(await coordinator.partitions.count)
-        logger.warning("lost", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
     }
 
     // MARK: Shared with Pipeline
