@@ -17,6 +17,9 @@ struct ReliabilityTests {
         var events = 20_000
         var kills = 5
         var seed: UInt64 = 8
+        /// Events per second the events are produced at, at most: a large run is spread over
+        /// time, so its kills meet work in flight from start to end.
+        var rate = 4_000
 
         static var current: Size {
             let env = ProcessInfo.processInfo.environment
@@ -24,6 +27,7 @@ struct ReliabilityTests {
             if let n = env["PUSHBRIDGE_RELIABILITY_EVENTS"].flatMap(Int.init) { size.events = n }
             if let n = env["PUSHBRIDGE_RELIABILITY_KILLS"].flatMap(Int.init) { size.kills = n }
             if let n = env["PUSHBRIDGE_RELIABILITY_SEED"].flatMap(UInt64.init) { size.seed = n }
+            if let n = env["PUSHBRIDGE_RELIABILITY_RATE"].flatMap(Int.init), n > 0 { size.rate = n }
             return size
         }
     }
@@ -75,15 +79,17 @@ struct ReliabilityTests {
         var workers = try (0..<Self.workers).map(start)
         Self.progress("\(name): \(size.events) events, \(size.kills) kills, seed \(size.seed) (PUSHBRIDGE_RELIABILITY_SEED replays it)", since: started)
 
-        // Production is spread over the time the faults take, so every kill meets work in flight.
-        let chaosSeconds = Double(size.kills) * 2.3 + (onMock ? Double(Self.workers) * 3 : 0) + 5
+        // Production is spread over the time the faults take (at least), so every kill meets work
+        // in flight; kills come every 2.3 s on average, or spread over a longer production.
+        let killGap = max(2.3, Double(size.events) / Double(size.rate) / Double(max(1, size.kills)))
+        let chaosSeconds = Double(size.kills) * killGap + (onMock ? Double(Self.workers) * 3 : 0) + 5
         let producer = Task { try await Self.produce(size, into: e, over: chaosSeconds, maxPoisonBytes: onMock ? 8_000 : 100_000) }
         let storms = Task { await Self.storms(e.emulator, seed: size.seed) }
         let kafkaFaults = Task { if let cluster = e.mock { await Self.kafkaFaults(cluster, seed: size.seed) } }
 
         var kills = 0
         for _ in 0..<size.kills {
-            try await Task.sleep(for: .milliseconds(Int.random(in: 500...2500, using: &rng)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 500...Int((killGap - 0.8) * 2000) - 500, using: &rng)))
             let i = Int.random(in: 0..<workers.count, using: &rng)
             workers[i].kill9()
             kills += 1
@@ -108,7 +114,7 @@ struct ReliabilityTests {
         await kafkaFaults.value
         Self.progress("faults over; waiting for every offset to be committed", since: started)
 
-        let settled = try await e.waitUntilCommitted(group: Self.group, timeout: .seconds(max(600, size.events / 500)))
+        let settled = try await Self.waitUntilCommitted(e, timeout: .seconds(max(600, size.events / 500)))
         #expect(settled, "every produced offset committed:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
         for w in workers { _ = w.terminate() }
         let settlement = try await Self.settle(e, ledger: ledger, kills: kills, restarts: restarts, started: started, name: name)
@@ -116,9 +122,7 @@ struct ReliabilityTests {
         await e.stop()
     }
 
-    @Test(
-        "tansu killed with -9 and restarted on durable s3:// storage mid-stream: nothing lost",
-        .disabled("lost 2 of 50 poison events (their dead-letter records) in 1 of 3 runs; under investigation, docs/reliability.md"))
+    @Test("tansu killed with -9 and restarted on durable s3:// storage mid-stream: nothing lost")
     func brokerRestart() async throws {
         let size = Size.current
         let started = ContinuousClock.now
@@ -130,7 +134,7 @@ struct ReliabilityTests {
         try await e.restartBroker(downtime: .seconds(2))
         let ledger = try await producer.value
 
-        let settled = try await e.waitUntilCommitted(group: Self.group, timeout: .seconds(300))
+        let settled = try await Self.waitUntilCommitted(e, timeout: .seconds(300))
         #expect(settled, "every produced offset committed after the broker restart:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
         for w in workers { #expect(w.terminate() == 0) }
         let settlement = try await Self.settle(e, ledger: ledger, kills: 0, restarts: 1, started: started, name: "broker_restart")
@@ -173,6 +177,27 @@ struct ReliabilityTests {
             try await Task.sleep(for: pause)
         }
         return ledger
+    }
+
+    /// Waits until the group has committed every produced offset, with a progress line every
+    /// 10 s (a full-size run takes a while).
+    static func waitUntilCommitted(_ e: EndToEnd, timeout: Duration) async throws -> Bool {
+        let started = ContinuousClock.now
+        let ends = e.events.producedEnds
+        let total = ends.values.reduce(0, +)
+        var last = (at: started, done: Int64(0))
+        while ContinuousClock.now - started < timeout {
+            let committed = try await e.events.committed(group: group)
+            if ends.allSatisfy({ committed[$0.key] ?? -1 >= $0.value }) { return true }
+            if ContinuousClock.now - last.at >= .seconds(10) {
+                let done = ends.keys.reduce(Int64(0)) { $0 + min(committed[$1] ?? 0, ends[$1]!) }
+                let seconds = Double((ContinuousClock.now - last.at).components.seconds)
+                progress("committed \(done) of \(total) offsets (\(Int(Double(done - last.done) / seconds))/s)", since: nil)
+                last = (.now, done)
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+        return false
     }
 
     static func progress(_ what: String, since start: ContinuousClock.Instant?) {

@@ -141,6 +141,17 @@ struct ConfigTests {
         #expect(problems.contains { $0.hasPrefix("PUSHBRIDGE_LOG_LEVEL: log.level must be one of trace") })
     }
 
+    @Test("acks other than all is refused, from the file (with its line) and from the environment")
+    func acksMustBeAll() throws {
+        let text = Self.minimal.replacingOccurrences(of: "  topics: [events]\n", with: "  topics: [events]\n  properties:\n    acks: 1\n")
+        let problems = try Self.problems(text, environment: ["PUSHBRIDGE_KAFKA_PROPERTIES_REQUEST_REQUIRED_ACKS": "0"])
+        #expect(problems.count == 2)
+        #expect(problems.contains { $0.hasPrefix("line 5: kafka.properties.acks must be all (or -1), got 1:") })
+        #expect(problems.contains { $0.hasPrefix("PUSHBRIDGE_KAFKA_PROPERTIES_REQUEST_REQUIRED_ACKS: kafka.properties.request.required.acks must be all") })
+        #expect(try Self.problems(text.replacingOccurrences(of: "acks: 1", with: "acks: all")).isEmpty)
+        #expect(try Self.problems(Self.minimal, environment: ["PUSHBRIDGE_KAFKA_PROPERTIES_ACKS": "-1"]).isEmpty)
+    }
+
     @Test("unreadable files and non-YAML are errors, not crashes")
     func unreadable() throws {
         #expect(throws: ConfigError.self) { try PushbridgeConfig.load(file: "/nonexistent/pushbridge.yaml", environment: [:]) }
@@ -170,6 +181,7 @@ struct ConfigTests {
             Self.minimal + "log: {format: xml}\n",
             "kafka: {brokers: [k]}\nmappings: [m]\n",
             Self.minimal + "http: {listen: nowhere}\n",
+            Self.minimal.replacingOccurrences(of: "  topics: [events]\n", with: "  topics: [events]\n  properties: {acks: 1}\n"),
         ]
         for text in bad { #expect(!(try Self.problems(text)).isEmpty, "the loader accepts \(text)") }
         let files = [Repository.root + "/examples/config/pushbridge.yaml", Repository.root + "/examples/config/minimal.yaml"]

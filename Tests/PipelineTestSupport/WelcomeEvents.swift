@@ -34,6 +34,9 @@ public final class WelcomeEvents: Sendable {
         var configuration = KafkaProducerConfiguration(bootstrapServers: [bootstrapServers])
         // Long enough to outlast injected broker faults: a record must not be lost by the test.
         configuration.deliveryTimeout = .seconds(300)
+        // As the pipeline's own producer: an idempotent one can be told "delivered" for a batch
+        // tansu never stored when it was killed (OutputRecords.producerConfiguration).
+        configuration.enableIdempotence = false
         producer = try KafkaProducer(configuration: configuration)
     }
 

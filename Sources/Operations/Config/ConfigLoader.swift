@@ -119,6 +119,7 @@ struct ConfigFileLoader {
             for (k, v) in m {
                 guard let name = k.string, case .scalar(let s) = v else { return wrong() }
                 properties[name] = s.string
+                if let refusal = Self.refusal(property: name, value: s.string) { problems.append(.init(location: at(v), message: refusal)) }
             }
             return nil
         case .stringList:
@@ -246,7 +247,17 @@ struct ConfigFileLoader {
                 continue
             }
             properties[property] = value
+            if let refusal = Self.refusal(property: property, value: value) { problems.append(.init(location: name, message: refusal)) }
         }
+    }
+
+    /// Why a Kafka property would break at-least-once delivery, if it would.
+    static func refusal(property: String, value: String) -> String? {
+        guard ["acks", "request.required.acks"].contains(property), !["all", "-1"].contains(value.lowercased()) else { return nil }
+        return """
+            kafka.properties.\(property) must be all (or -1), got \(value): an event is committed past once its \
+            dead-letter record is acknowledged, so the acknowledgement must mean every in-sync replica has it
+            """
     }
 
     private func check<T>(_ value: T?, _ path: String, valid: (T) -> Bool = { _ in true }) -> T? {
