@@ -129,6 +129,9 @@ extension KafkaConsumer {
             list.withPointer { pause ? rd_kafka_pause_partitions(rk, $0) : rd_kafka_resume_partitions(rk, $0) }
         }
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, context: what) }
+        core.state.withLock { s in
+            if pause { s.paused.formUnion(partitions) } else { s.paused.subtract(partitions) }
+        }
         if let e = list.firstError(context: what) { throw e }
     }
 }

@@ -9,17 +9,25 @@ import Kafka
 /// Flow control: a partition is paused while it has `partitionBuffer` or more events in flight,
 /// and every partition is paused while the worker has `maxEventsInFlight` or more. A paused
 /// partition resumes once it (and the worker) have drained to half of those bounds, so a busy
-/// partition does not flap between paused and running.
+/// partition does not flap between paused and running. While commits fail, the worker is also
+/// ``isFull`` (takes no new event) once events in flight plus events finished since the last
+/// acknowledged commit reach `maxUncommittedEvents`: what a crash then makes the next owner
+/// send again stays bounded.
 public struct PartitionTable: Sendable {
     public struct Limits: Sendable, Equatable {
         /// Events in flight across all partitions before all are paused.
         public var maxEventsInFlight: Int
         /// Events in flight in one partition before it is paused.
         public var partitionBuffer: Int
+        /// Events in flight plus finished-but-uncommitted ones before the worker takes no more.
+        public var maxUncommittedEvents: Int
 
-        public init(maxEventsInFlight: Int = 10_000, partitionBuffer: Int = 1_000) {
+        /// - Parameter maxUncommittedEvents: nil for `maxEventsInFlight` plus 1,000 (the pipeline
+        ///   uses `maxEventsInFlight` plus its `commitEveryEvents`).
+        public init(maxEventsInFlight: Int = 10_000, partitionBuffer: Int = 1_000, maxUncommittedEvents: Int? = nil) {
             self.maxEventsInFlight = max(1, maxEventsInFlight)
             self.partitionBuffer = max(1, partitionBuffer)
+            self.maxUncommittedEvents = max(self.maxEventsInFlight, maxUncommittedEvents ?? self.maxEventsInFlight + 1_000)
         }
     }
 
@@ -51,6 +59,8 @@ public struct PartitionTable: Sendable {
     public private(set) var inFlight = 0
     /// Events done since the last acknowledged commit, over all partitions.
     public private(set) var doneSinceCommit = 0
+    /// The last commit failed, and none was acknowledged since.
+    public private(set) var commitsFailing = false
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -114,6 +124,14 @@ public struct PartitionTable: Sendable {
         }
     }
 
+    /// The worker takes no new event: events in flight reached `maxEventsInFlight`, or commits
+    /// are failing and events in flight plus those finished since the last acknowledged commit
+    /// reached `maxUncommittedEvents` (the next acknowledged commit frees the room).
+    public var isFull: Bool {
+        inFlight >= limits.maxEventsInFlight
+            || (commitsFailing && inFlight + doneSinceCommit >= limits.maxUncommittedEvents)
+    }
+
     /// Events in flight in `partition`.
     public func inFlight(_ partition: TopicPartition) -> Int { trackers[partition]?.inFlight ?? 0 }
 
@@ -148,12 +166,6 @@ public struct PartitionTable: Sendable {
         return change
     }
 
-    /// Forgets that partitions were paused (e.g. after the consumer resumed them itself on a new
-    /// assignment).
-    public mutating func clearPaused(_ partitions: [TopicPartition]) {
-        for p in partitions { paused.remove(p) }
-    }
-
     // MARK: Commits
 
     /// What to commit for `partitions` (all if nil): each partition whose watermark or offset
@@ -167,8 +179,14 @@ public struct PartitionTable: Sendable {
         }
     }
 
+    /// A commit failed (the coordinator is moving or out of reach, the generation is stale, …).
+    public mutating func commitFailed() {
+        commitsFailing = true
+    }
+
     /// The broker acknowledged these commits.
     public mutating func committed(_ offsets: [TopicPartitionOffset]) {
+        commitsFailing = false
         for o in offsets {
             guard let before = trackers[o.topicPartition]?.doneSinceCommit else { continue }
             trackers[o.topicPartition]?.committed(o.offset.rawValue, metadata: o.metadata)

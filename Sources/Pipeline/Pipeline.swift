@@ -17,6 +17,8 @@ public final class Pipeline: Sendable {
     public struct Configuration: Sendable {
         public var consumer: KafkaConsumerConfiguration
         public var topics: [String]
+        /// Events in flight. `maxUncommittedEvents` is set from the others: `maxEventsInFlight`
+        /// plus `commitEveryEvents`.
         public var limits = PartitionTable.Limits()
         public var commitInterval: Duration = .seconds(1)
         public var commitEveryEvents = 1_000
@@ -60,8 +62,12 @@ public final class Pipeline: Sendable {
         self.processor = processor
         self.metrics = metrics
         self.logger = logger
+        // What a crash can make the next owner send again: the events in flight plus those
+        // finished since the last commit. Commits that fail must not let the second part grow.
+        var limits = configuration.limits
+        limits.maxUncommittedEvents = limits.maxEventsInFlight + max(1, configuration.commitEveryEvents)
         let coordinator = PipelineCoordinator(
-            limits: configuration.limits, withOffsetMap: configuration.offsetMap,
+            limits: limits, withOffsetMap: configuration.offsetMap,
             commitEveryEvents: configuration.commitEveryEvents)
         self.coordinator = coordinator
         let handlers = RebalanceHandlers(coordinator: coordinator, configuration: configuration, metrics: metrics, logger: logger)

@@ -65,8 +65,8 @@ actor PipelineCoordinator {
         return Admission(receipt: receipt, flow: receipt == .process ? table.flowChange() : PartitionTable.FlowChange(), full: isFull)
     }
 
-    /// Events in flight are at the worker's bound.
-    var isFull: Bool { table.inFlight >= table.limits.maxEventsInFlight }
+    /// The worker is at its bound of events in flight, or of events not yet committed.
+    var isFull: Bool { table.isFull }
 
     /// An event ended. Returns any flow-control change (partitions that may resume).
     func finished(_ message: KafkaMessage, done: Bool, fatal: String?) -> PartitionTable.FlowChange {
@@ -97,6 +97,10 @@ actor PipelineCoordinator {
             let t = table.tracker(o.topicPartition)
             return (o.topicPartition, t?.committedOffset, t?.uncommitted ?? 0)
         }
+    }
+
+    func commitFailed() {
+        table.commitFailed()
     }
 
     func fail(_ reason: String) {

@@ -85,7 +85,9 @@ final class RebalanceHandlers: Sendable {
             }
             logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
         } catch {
-            // Not fatal: the next commit carries the same or a later offset.
+            // Not fatal: the next commit carries the same or a later offset. Until one is
+            // acknowledged, the worker takes only so many new events (PartitionTable.isFull).
+            await coordinator.commitFailed()
             metrics.commitErrors.increment()
             logger.warning("commit failed; will retry", metadata: ["error": "\(error)"])
         }

@@ -119,6 +119,39 @@ struct KafkaConsumerGroupTests {
         #expect(messages.map(\.value) == all.dropFirst(20).map(\.value))
         await consumer.close()
     }
+
+    /// librdkafka keeps a partition paused across revocation and re-assignment; the pipeline
+    /// pauses busy partitions, and one that was lost while paused stopped for good (found by the
+    /// reliability suite: docs/reliability.md).
+    @Test("a partition paused when it was revoked is fetched again once it is assigned back", arguments: BrokerKind.allCases)
+    func pausedPartitionFetchesAfterReassignment(kind: BrokerKind) async throws {
+        let broker = try TestBroker.start(kind)
+        let topic = try broker.makeTopic(partitions: 2)
+        let group = "g-\(UUID().uuidString.prefix(8))"
+        var configuration = KafkaConsumerConfiguration.test(broker, group: group)
+        configuration.assignmentStrategy = .range  // every rebalance revokes and re-assigns all
+        let a = try KafkaConsumer(configuration: configuration)
+        try a.subscribe(topics: [topic])
+        #expect(await eventually { a.assignment.count == 2 })
+        try await produce(10, to: topic, on: broker)
+        let first = try await collect(10, from: a)
+        #expect(first.count == 10)
+        try await a.commit(nextOffsets(after: first))
+        try a.pause(Array(a.assignment))
+
+        // B joins and leaves: A's partitions are revoked, and all come back to A.
+        let b = try KafkaConsumer(configuration: configuration)
+        try b.subscribe(topics: [topic])
+        #expect(await eventually { a.assignment.count == 1 && b.assignment.count == 1 }, "a=\(a.assignment) b=\(b.assignment)")
+        await b.close()
+        #expect(await eventually { a.assignment.count == 2 }, "a=\(a.assignment)")
+
+        try await produce(20, to: topic, on: broker, from: 10)
+        let after = try await collect(20, from: a, timeout: .seconds(30))
+        #expect(after.count == 20, "records after the re-assignment: \(after.count) of 20")
+        #expect(Set(after.map(\.partition)) == [0, 1])
+        await a.close()
+    }
 }
 
 /// Lets a rebalance handler reach the consumer it belongs to (set right after creation).

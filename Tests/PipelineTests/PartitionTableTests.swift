@@ -93,6 +93,27 @@ struct PartitionTableTests {
         #expect(t.flowChange() == .init(pause: [], resume: [p0, p1]))
     }
 
+    @Test("while commits fail, finished events count against the worker's bound until a commit is acknowledged")
+    func uncommittedBound() {
+        var t = PartitionTable(limits: .init(maxEventsInFlight: 4, partitionBuffer: 100, maxUncommittedEvents: 6))
+        t.assign(p0, committed: 0, metadata: nil)
+        for offset: Int64 in 0..<4 { _ = t.receive(p0, offset: offset) }
+        #expect(t.isFull, "4 in flight")
+        for offset: Int64 in 0..<3 { t.done(p0, offset: offset) }
+        #expect(!t.isFull, "1 in flight, 3 finished: 4 of 6 uncommitted")
+        _ = t.receive(p0, offset: 4)
+        _ = t.receive(p0, offset: 5)
+        #expect(!t.isFull, "commits are not failing: only events in flight count")
+        t.commitFailed()
+        #expect(t.isFull, "3 in flight + 3 finished reach 6 while commits fail, although only 3 are in flight")
+        for offset: Int64 in 3..<6 { t.done(p0, offset: offset) }
+        #expect(t.isFull, "nothing in flight, but 6 finished and not committed")
+        let pending = t.pendingCommits(withOffsetMap: false)
+        #expect(pending.map(\.offset.rawValue) == [6])
+        t.committed(pending)
+        #expect(!t.isFull && !t.commitsFailing && t.doneSinceCommit == 0)
+    }
+
     @Test("removing a partition forgets its events; their completions no longer count")
     func remove() {
         var t = PartitionTable()

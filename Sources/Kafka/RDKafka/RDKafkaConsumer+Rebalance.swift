@@ -12,6 +12,7 @@ extension RDKafkaConsumer {
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             DedicatedThread.runBlocking { await handler.onAssign(partitions) }
+            resumeIfPaused(rk, partitions)  // a partition handed to this consumer starts unpaused
             let error: KafkaError? = list.withPointer { ptr in
                 if cooperative {
                     return rd_kafka_incremental_assign(rk, ptr).map { KafkaError(consuming: $0, context: "incremental assign") }
@@ -44,6 +45,7 @@ extension RDKafkaConsumer {
                 return e == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(e, context: "unassign")
             }
             if let error { errorHandler(error) }
+            resumeIfPaused(rk, partitions)  // after the unassign: their fetching has stopped
             state.withLock { s in
                 if cooperative { s.assignment.subtract(revoked) } else { s.assignment = [] }
             }
@@ -51,7 +53,25 @@ extension RDKafkaConsumer {
         default:
             errorHandler(KafkaError(err, context: "rebalance"))
             _ = rd_kafka_assign(rk, nil)
+            resumeIfPaused(rk, Array(state.withLock { $0.paused }))
             state.withLock { $0.assignment = [] }
         }
+    }
+
+    /// librdkafka keeps a partition paused across its revocation and re-assignment
+    /// (confluentinc/librdkafka#1849): a partition paused when it was revoked or lost would never
+    /// be fetched again once the group hands it back. So a partition the application paused is
+    /// resumed once it is unassigned (and, should one slip through, before it is assigned
+    /// again), when no fetch is under way. Partitions never paused are not touched: a resume
+    /// bumps the partition's op version, which would restart a running fetch from its start.
+    private func resumeIfPaused(_ rk: OpaquePointer, _ partitions: [TopicPartition]) {
+        let paused = state.withLock { s in
+            let hit = s.paused.intersection(partitions)
+            s.paused.subtract(hit)
+            return hit
+        }
+        guard !paused.isEmpty else { return }
+        let err = RDKafkaTopicPartitionList(Array(paused)).withPointer { rd_kafka_resume_partitions(rk, $0) }
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR { errorHandler(KafkaError(err, context: "resume")) }
     }
 }

@@ -14,6 +14,8 @@ final class RDKafkaConsumer: @unchecked Sendable {
     struct State {
         var stopRequested = false
         var assignment: Set<TopicPartition> = []
+        /// Partitions the application paused and has not resumed.
+        var paused: Set<TopicPartition> = []
         var closed = false
     }
 

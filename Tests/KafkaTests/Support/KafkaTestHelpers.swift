@@ -56,6 +56,24 @@ func collect(_ count: Int, from consumer: KafkaConsumer, timeout: Duration = .se
     }
 }
 
+/// Reads messages until `enough` says so or `timeout` passes; returns what arrived (also on
+/// timeout). For cases where a rebalance may deliver some messages twice.
+func collect(from consumer: KafkaConsumer, timeout: Duration = .seconds(60), until enough: @escaping @Sendable ([KafkaMessage]) -> Bool) async throws -> [KafkaMessage] {
+    let received = Mutex<[KafkaMessage]>([])
+    let reader = Task {
+        for try await m in consumer.messages {
+            if received.withLock({ $0.append(m); return enough($0) }) { break }
+        }
+    }
+    let deadline = ContinuousClock.now + timeout
+    while !received.withLock({ enough($0) }), ContinuousClock.now < deadline, !reader.isCancelled {
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    reader.cancel()
+    _ = await reader.result
+    return received.withLock { $0 }
+}
+
 /// Polls `condition` until true or `timeout` passes; returns whether it became true.
 func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
