@@ -66,7 +66,9 @@ struct RunEndToEndTests {
         faults.latencyMilliseconds = 200
         let e = try await EndToEnd(faults: faults)
         let tokens = try await e.produce(600, prefix: "s")
-        let first = try e.startWorker(group: "e2e-term", delivery: "max_sends_in_flight: 20\nshutdown_timeout_ms: 500")
+        // 25 sends/s (5 in flight, 200 ms each): the 600 events take 24 s, so the stop lands
+        // mid-stream even when a loaded machine delivers the signal seconds late.
+        let first = try e.startWorker(group: "e2e-term", delivery: "max_sends_in_flight: 5\nshutdown_timeout_ms: 500")
         while e.acceptedTokens.count < 80 { try await Task.sleep(for: .milliseconds(20)) }
         #expect(first.terminate() == 0, "\(first.output.suffix(2000))")
         let acceptedAtStop = e.acceptedTokens
