@@ -102,6 +102,12 @@ struct ReliabilityTests {
         var restarts = 0
         if onMock {
             for i in workers.indices {  // rolling restart: one at a time, SIGTERM drains
+                // A worker restarted after a kill may still be starting: its signal handling is in
+                // place once it logs "consuming" (before that a SIGTERM ends it with 143).
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !workers[i].output.contains(#""msg":"consuming""#), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
                 #expect(workers[i].terminate() == 0, "\(workers[i].output.suffix(1500))")
                 restarts += 1
                 Self.progress("rolling restart of worker \(i)", since: started)
