@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import Pipeline
+import PipelineTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -52,21 +53,11 @@ struct BrokerDurabilityTests {
         await writer.value
         await producer.close()
 
-        let c = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [tansu.bootstrapServers]))
-        try c.assign([TopicPartitionOffset(TopicPartition(topic: topic, partition: 0), offset: .beginning)])
-        let read = Mutex<(records: [(key: String, offset: Int64)], last: ContinuousClock.Instant)>(([], .now))
-        let reader = Task {
-            for try await m in c.messages {
-                read.withLock { $0.records.append((String(decoding: m.key ?? [], as: UTF8.self), m.offset)); $0.last = .now }
-            }
-        }
-        while read.withLock({ ContinuousClock.now - $0.last < .seconds(5) }) { try await Task.sleep(for: .milliseconds(200)) }
-        reader.cancel()
-        _ = await reader.result
-        await c.close()
+        let reader = try WelcomeEvents(bootstrapServers: tansu.bootstrapServers, topic: topic)
+        let records = try await reader.readAll(topic).map { (key: String(decoding: $0.key ?? [], as: UTF8.self), offset: $0.offset) }
+        await reader.close()
 
         let acks = outcome.acknowledged.withLock { $0 }
-        let records = read.withLock { $0.records }
         let readKeys = Set(records.map(\.key))
         let missing = acks.filter { !readKeys.contains($0.key) }
         var byOffset: [Int64: [String]] = [:]

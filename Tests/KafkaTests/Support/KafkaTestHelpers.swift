@@ -66,7 +66,7 @@ func collect(from consumer: KafkaConsumer, timeout: Duration = .seconds(60), unt
         }
     }
     let deadline = ContinuousClock.now + timeout
-    while !received.withLock({ enough($0) }), ContinuousClock.now < deadline, !reader.isCancelled {
+    while !received.withLock({ enough($0) }), ContinuousClock.now < deadline {
         try await Task.sleep(for: .milliseconds(50))
     }
     reader.cancel()
