@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An OAuth2 access token and when it stops being valid.
 public struct AccessToken: Sendable, Equatable {
     public var value: String
@@ -12,16 +14,22 @@ public struct AccessToken: Sendable, Equatable {
 /// Caches the access token and refreshes it before it expires; concurrent callers share a single
 /// refresh.
 ///
+/// A lock, not an actor: every send asks for the token, and a cached one is returned without
+/// suspending. Only callers that need a refresh wait, all for the same one.
+///
 /// - Important: The token is a secret: it is never logged.
-public actor AccessTokenCache {
+public final class AccessTokenCache: Sendable {
     public typealias Fetch = @Sendable () async throws -> AccessToken
+
+    private struct State {
+        var current: AccessToken?
+        var refreshing: Task<AccessToken, any Error>?
+        var refreshCount = 0
+    }
 
     private let fetch: Fetch
     private let refreshMargin: Duration
-    private var current: AccessToken?
-    private var refreshing: Task<AccessToken, any Error>?
-    /// How many times `fetch` ran (for metrics and tests).
-    public private(set) var refreshCount = 0
+    private let state = Mutex(State())
 
     /// - Parameters:
     ///   - refreshMargin: a token this close to expiry is refreshed before use. Default 5 min.
@@ -31,30 +39,56 @@ public actor AccessTokenCache {
         self.fetch = fetch
     }
 
+    private enum Lookup {
+        case cached(String)
+        case refresh(Task<AccessToken, any Error>)
+    }
+
     /// A valid token: the cached one, or the result of the one refresh in flight.
     public func token() async throws -> String {
-        if let current, ContinuousClock.now + refreshMargin < current.expiresAt {
-            return current.value
+        let lookup = state.withLock { s -> Lookup in
+            if let current = s.current, ContinuousClock.now + refreshMargin < current.expiresAt {
+                return .cached(current.value)
+            }
+            if let refreshing = s.refreshing { return .refresh(refreshing) }
+            // The refresh stores its own result, whichever caller wakes first.
+            let task = Task { [self] in
+                do {
+                    let token = try await fetch()
+                    self.state.withLock { s in
+                        s.current = token
+                        s.refreshing = nil
+                    }
+                    return token
+                } catch {
+                    self.state.withLock { $0.refreshing = nil }
+                    throw error
+                }
+            }
+            s.refreshing = task
+            s.refreshCount += 1
+            return .refresh(task)
         }
-        if let refreshing { return try await refreshing.value.value }
-        let task = Task { [fetch] in try await fetch() }
-        refreshing = task
-        refreshCount += 1
-        defer { refreshing = nil }
-        let token = try await task.value
-        current = token
-        return token.value
+        switch lookup {
+        case .cached(let value): return value
+        case .refresh(let task): return try await task.value.value
+        }
     }
 
     /// Drops `token` after FCM refused it (401 UNAUTHENTICATED), so the next ``token()`` call
     /// refreshes — once, however many sends saw the same refusal.
     public func invalidate(_ token: String) {
-        if current?.value == token { current = nil }
+        state.withLock { s in
+            if s.current?.value == token { s.current = nil }
+        }
     }
 
     /// Whether a usable token is cached (for readiness).
     public var hasValidToken: Bool {
-        guard let current else { return false }
+        guard let current = state.withLock({ $0.current }) else { return false }
         return ContinuousClock.now < current.expiresAt
     }
+
+    /// How many times `fetch` ran (for metrics and tests).
+    public var refreshCount: Int { state.withLock { $0.refreshCount } }
 }

@@ -100,7 +100,7 @@ public final class FCMClient: Sendable {
             switch error.kind {
             case .quota:
                 quotaPauses += 1
-                await gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
+                gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
             case .auth:
                 if refreshed { return SendResult(outcome: outcome, attempts: attempts, quotaPauses: quotaPauses) }
                 refreshed = true
@@ -118,11 +118,11 @@ public final class FCMClient: Sendable {
     public func attempt(_ body: [UInt8]) async -> Result<String, FCMError> {
         await gate.acquire()
         if Task.isCancelled {
-            await gate.release()
+            gate.release()
             return .failure(.cancelled)
         }
         let result = await post(body)
-        await gate.release()
+        gate.release()
         return result
     }
 
@@ -152,7 +152,7 @@ public final class FCMClient: Sendable {
             return .success(name)
         }
         let error = FCMErrorClassifier.classify(status: response.status, body: response.body, retryAfter: response.headers["retry-after"])
-        if error.kind == .auth { await tokens.invalidate(token) }
+        if error.kind == .auth { tokens.invalidate(token) }
         return .failure(error)
     }
 
@@ -163,17 +163,17 @@ public final class FCMClient: Sendable {
 
     /// Whether a valid access token is cached.
     public var hasAccessToken: Bool {
-        get async { await tokens.hasValidToken }
+        get async { tokens.hasValidToken }
     }
 
     /// How many access tokens have been fetched.
     public var tokenRefreshes: Int {
-        get async { await tokens.refreshCount }
+        get async { tokens.refreshCount }
     }
 
     /// When sending resumes after QUOTA_EXCEEDED, if it is paused now.
     public var quotaPausedUntil: ContinuousClock.Instant? {
-        get async { await gate.pausedUntilInstant }
+        get async { gate.pausedUntilInstant }
     }
 
     /// Fails pending sends and stops the connection.

@@ -1,19 +1,27 @@
 import DequeModule
+import Synchronization
 
 /// Decides when a send may start: after any project-wide quota pause, within the rate limit,
 /// and with a free slot under the concurrency limit.
 ///
 /// One per project and worker, shared by every send. QUOTA_EXCEEDED is a project-wide signal,
 /// so ``pause(for:)`` holds back *all* sends, not just the one that saw it.
-actor SendGate {
+///
+/// A lock, not an actor: a send with a free slot, no pause and no rate limit passes without
+/// suspending; only a send that must wait suspends (for a slot, a pause or its rate slot).
+final class SendGate: Sendable {
+    private struct State {
+        var pausedUntil: ContinuousClock.Instant?
+        /// GCRA: the theoretical time the next send may start.
+        var nextStart: ContinuousClock.Instant = .now
+        var inFlight = 0
+        var waiters: Deque<CheckedContinuation<Void, Never>> = []
+    }
+
     private let minimumInterval: Duration?
     private let burst: Duration
     private let maxConcurrent: Int?
-    private var pausedUntil: ContinuousClock.Instant?
-    /// GCRA: the theoretical time the next send may start.
-    private var nextStart: ContinuousClock.Instant = .now
-    private var inFlight = 0
-    private var waiters: Deque<CheckedContinuation<Void, Never>> = []
+    private let state = Mutex(State())
 
     /// - Parameters:
     ///   - sendsPerSecond: nil for no rate limit. Up to one second's worth may start at once.
@@ -31,40 +39,63 @@ actor SendGate {
 
     /// Waits until a send may start; pair with ``release()``.
     func acquire() async {
-        if let maxConcurrent, inFlight >= maxConcurrent {
-            await withCheckedContinuation { waiters.append($0) }  // the releaser hands its slot over
-        } else {
-            inFlight += 1
+        if !takeSlot() {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                // A release may have come between the two locks: check again before queueing.
+                let now = state.withLock { s -> Bool in
+                    if let maxConcurrent, s.inFlight >= maxConcurrent {
+                        s.waiters.append(waiter)  // the releaser hands its slot over
+                        return false
+                    }
+                    s.inFlight += 1
+                    return true
+                }
+                if now { waiter.resume() }
+            }
         }
         // Checked with the slot held, so a pause that began while this send queued still applies.
-        while let until = pausedUntil, until > .now, !Task.isCancelled {
+        while let until = state.withLock({ $0.pausedUntil }), until > .now, !Task.isCancelled {
             try? await Task.sleep(until: until, clock: .continuous)
         }
         if let interval = minimumInterval {
             let now = ContinuousClock.now
-            let start = max(nextStart, now - burst)
-            nextStart = start + interval
+            let start = state.withLock { s in
+                let start = max(s.nextStart, now - burst)
+                s.nextStart = start + interval
+                return start
+            }
             if start > now { try? await Task.sleep(until: start, clock: .continuous) }
         }
     }
 
-    func release() {
-        if let next = waiters.popFirst() {
-            next.resume()  // the slot passes on; inFlight is unchanged
-        } else {
-            inFlight -= 1
+    private func takeSlot() -> Bool {
+        state.withLock { s in
+            if let maxConcurrent, s.inFlight >= maxConcurrent { return false }
+            s.inFlight += 1
+            return true
         }
+    }
+
+    func release() {
+        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            if let next = s.waiters.popFirst() { return next }  // the slot passes on; inFlight is unchanged
+            s.inFlight -= 1
+            return nil
+        }
+        next?.resume()
     }
 
     /// Holds back every send that has not started for at least `duration`.
     func pause(for duration: Duration) {
         let until = ContinuousClock.now + duration
-        if pausedUntil.map({ $0 < until }) ?? true { pausedUntil = until }
+        state.withLock { s in
+            if s.pausedUntil.map({ $0 < until }) ?? true { s.pausedUntil = until }
+        }
     }
 
     /// When sending resumes, if it is paused (for readiness and metrics).
     var pausedUntilInstant: ContinuousClock.Instant? {
-        guard let pausedUntil, pausedUntil > .now else { return nil }
+        guard let pausedUntil = state.withLock({ $0.pausedUntil }), pausedUntil > .now else { return nil }
         return pausedUntil
     }
 }

@@ -77,6 +77,12 @@ public final class KafkaConsumer: Sendable {
         await core.close()
     }
 
+    /// Whether the librdkafka library in use takes `value` for the property `key` (e.g.
+    /// `fetch.queue.backoff.ms`, new in 2.1); a refused property makes the consumer refuse to start.
+    public static func librdkafkaAccepts(property key: String, value: String) -> Bool {
+        RDKafkaClient.accepts(property: key, value: value)
+    }
+
     /// The version of the librdkafka library in use (which may differ from the headers').
     public static var librdkafkaVersion: String { RDKafkaClient.libraryVersion }
 }

@@ -49,6 +49,8 @@ final class MessageChannel: @unchecked Sendable {
 
     /// The next message, or nil once the channel is finished and drained.
     func next() async throws(KafkaError) -> KafkaMessage? {
+        // Most calls find a message waiting: take it without a continuation.
+        if let message = popBuffered() { return message }
         let result: Result<KafkaMessage?, KafkaError> = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: Waiter) in
                 condition.lock()
@@ -74,6 +76,14 @@ final class MessageChannel: @unchecked Sendable {
             w?.resume(returning: .success(nil))
         }
         return try result.get()
+    }
+
+    private func popBuffered() -> KafkaMessage? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let message = buffer.popFirst() else { return nil }
+        condition.signal()
+        return message
     }
 
     /// Drops buffered messages that match, e.g. those of revoked partitions.

@@ -1,51 +1,67 @@
 import Kafka
+import Synchronization
 
-/// The pipeline's shared state: the ``PartitionTable`` behind an actor, plus the partitions
+/// The pipeline's shared state: the ``PartitionTable`` behind a lock, plus the partitions
 /// being revoked and the first fatal error. Every event task, the reader, the commit loop and
 /// the rebalance handler meet here.
-actor PipelineCoordinator {
-    private var table: PartitionTable
-    private var revoking: Set<TopicPartition> = []
-    private(set) var fatalError: String?
+///
+/// A `Mutex`, not an actor: every operation is short and never suspends, and an actor would cost
+/// each event two hops to it and two back (measured in docs/benchmarks.md).
+final class PipelineCoordinator: Sendable {
+    private struct State {
+        var table: PartitionTable
+        var revoking: Set<TopicPartition> = []
+        var fatalError: String?
+    }
+
+    private let state: Mutex<State>
     private let withOffsetMap: Bool
     let commitEveryEvents: Int
 
     init(limits: PartitionTable.Limits, withOffsetMap: Bool, commitEveryEvents: Int) {
-        self.table = PartitionTable(limits: limits)
+        self.state = Mutex(State(table: PartitionTable(limits: limits)))
         self.withOffsetMap = withOffsetMap
         self.commitEveryEvents = max(1, commitEveryEvents)
     }
 
+    var fatalError: String? { state.withLock { $0.fatalError } }
+
     // MARK: Assignment
 
     func assign(_ offsets: [TopicPartitionOffset]) {
-        for o in offsets {
-            revoking.remove(o.topicPartition)
-            table.assign(o.topicPartition, committed: o.offset.isConcrete ? o.offset.rawValue : nil, metadata: o.metadata)
+        state.withLock { s in
+            for o in offsets {
+                s.revoking.remove(o.topicPartition)
+                s.table.assign(o.topicPartition, committed: o.offset.isConcrete ? o.offset.rawValue : nil, metadata: o.metadata)
+            }
         }
     }
 
     /// The partitions stop taking work; events already running go on.
     func beginRevoke(_ partitions: [TopicPartition]) {
-        revoking.formUnion(partitions)
+        state.withLock { $0.revoking.formUnion(partitions) }
     }
 
     func remove(_ partitions: [TopicPartition]) {
-        table.remove(partitions)
-        revoking.subtract(partitions)
+        state.withLock { s in
+            s.table.remove(partitions)
+            s.revoking.subtract(partitions)
+        }
     }
 
-    var partitions: [TopicPartition] { table.partitions }
+    var partitions: [TopicPartition] { state.withLock { $0.table.partitions } }
 
     var committedOffsets: [TopicPartition: Int64] {
-        var result: [TopicPartition: Int64] = [:]
-        for p in table.partitions { result[p] = table.tracker(p)?.committedOffset }
-        return result
+        state.withLock { s in
+            var result: [TopicPartition: Int64] = [:]
+            for p in s.table.partitions { result[p] = s.table.tracker(p)?.committedOffset }
+            return result
+        }
     }
 
     // MARK: Events
 
-    /// What the reader learns from one hop here per message.
+    /// What the reader learns from one call here per message.
     struct Admission {
         var receipt: PartitionTable.Receipt
         var flow = PartitionTable.FlowChange()
@@ -59,51 +75,63 @@ actor PipelineCoordinator {
     /// whether the reader should wait or stop.
     func receive(_ message: KafkaMessage) -> Admission {
         let tp = message.topicPartition
-        guard fatalError == nil else { return Admission(receipt: .ignore, stopping: true) }
-        guard !revoking.contains(tp) else { return Admission(receipt: .ignore) }
-        let receipt = table.receive(tp, offset: message.offset)
-        return Admission(receipt: receipt, flow: receipt == .process ? table.flowChange() : PartitionTable.FlowChange(), full: isFull)
+        return state.withLock { s in
+            guard s.fatalError == nil else { return Admission(receipt: .ignore, stopping: true) }
+            guard !s.revoking.contains(tp) else { return Admission(receipt: .ignore) }
+            let receipt = s.table.receive(tp, offset: message.offset)
+            return Admission(
+                receipt: receipt, flow: receipt == .process ? s.table.flowChange() : PartitionTable.FlowChange(),
+                full: s.table.isFull)
+        }
     }
 
     /// The worker is at its bound of events in flight, or of events not yet committed.
-    var isFull: Bool { table.isFull }
+    var isFull: Bool { state.withLock { $0.table.isFull } }
 
     /// An event ended. Returns any flow-control change (partitions that may resume).
     func finished(_ message: KafkaMessage, done: Bool, fatal: String?) -> PartitionTable.FlowChange {
-        if let fatal, fatalError == nil { fatalError = fatal }
-        guard done else { return PartitionTable.FlowChange() }
-        table.done(message.topicPartition, offset: message.offset)
-        return table.flowChange()
+        state.withLock { s in
+            if let fatal, s.fatalError == nil { s.fatalError = fatal }
+            guard done else { return PartitionTable.FlowChange() }
+            s.table.done(message.topicPartition, offset: message.offset)
+            return s.table.flowChange()
+        }
     }
 
-    var inFlight: Int { table.inFlight }
+    var inFlight: Int { state.withLock { $0.table.inFlight } }
 
-    func inFlight(_ partitions: [TopicPartition]) -> Int { table.inFlight(partitions) }
+    func inFlight(_ partitions: [TopicPartition]) -> Int { state.withLock { $0.table.inFlight(partitions) } }
 
-    var pausedCount: Int { table.partitions.filter { table.isPaused($0) }.count }
+    var pausedCount: Int {
+        state.withLock { s in s.table.partitions.filter { s.table.isPaused($0) }.count }
+    }
 
     // MARK: Commits
 
     /// Whether enough events finished since the last commit to commit now.
-    var commitDue: Bool { table.doneSinceCommit >= commitEveryEvents }
+    var commitDue: Bool { state.withLock { $0.table.doneSinceCommit >= commitEveryEvents } }
 
     func pendingCommits(for partitions: [TopicPartition]? = nil) -> [TopicPartitionOffset] {
-        table.pendingCommits(for: partitions, withOffsetMap: withOffsetMap)
+        state.withLock { $0.table.pendingCommits(for: partitions, withOffsetMap: withOffsetMap) }
     }
 
     func committed(_ offsets: [TopicPartitionOffset]) -> [(TopicPartition, committed: Int64?, uncommitted: Int)] {
-        table.committed(offsets)
-        return offsets.map { o in
-            let t = table.tracker(o.topicPartition)
-            return (o.topicPartition, t?.committedOffset, t?.uncommitted ?? 0)
+        state.withLock { s in
+            s.table.committed(offsets)
+            return offsets.map { o in
+                let t = s.table.tracker(o.topicPartition)
+                return (o.topicPartition, t?.committedOffset, t?.uncommitted ?? 0)
+            }
         }
     }
 
     func commitFailed() {
-        table.commitFailed()
+        state.withLock { $0.table.commitFailed() }
     }
 
     func fail(_ reason: String) {
-        if fatalError == nil { fatalError = reason }
+        state.withLock { s in
+            if s.fatalError == nil { s.fatalError = reason }
+        }
     }
 }

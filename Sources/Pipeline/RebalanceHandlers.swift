@@ -38,36 +38,36 @@ final class RebalanceHandlers: Sendable {
             // beyond the committed offset are sent again. Never a loss.
             logger.warning("cannot read committed offsets; the offset map is not used this time", metadata: ["error": "\(error)"])
         }
-        await coordinator.assign(offsets)
-        metrics.assignedPartitions.record(await coordinator.partitions.count)
+        coordinator.assign(offsets)
+        metrics.assignedPartitions.record(coordinator.partitions.count)
         logger.info("assigned", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
     }
 
     private func revoked(_ partitions: [TopicPartition]) async {
         guard let consumer = consumer.withLock({ $0 }) else { return }
-        await coordinator.beginRevoke(partitions)
+        coordinator.beginRevoke(partitions)
         let drained = await Self.waitUntilDrained(partitions, coordinator: coordinator, timeout: configuration.revokeTimeout)
         if !drained {
-            let left = await coordinator.inFlight(partitions)
+            let left = coordinator.inFlight(partitions)
             logger.warning("revoke: events still in flight are given up; the new owner sends them again", metadata: [
                 "in_flight": "\(left)"
             ])
         }
         await Self.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
-        await release(partitions)
+        release(partitions)
         logger.info("revoked", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
     }
 
     private func lost(_ partitions: [TopicPartition]) async {
-        await release(partitions)
+        release(partitions)
         logger.warning("lost", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
     }
 
     /// Stops tracking `partitions`, and their metric series go with them.
-    private func release(_ partitions: [TopicPartition]) async {
-        await coordinator.remove(partitions)
+    private func release(_ partitions: [TopicPartition]) {
+        coordinator.remove(partitions)
         metrics.forget(partitions)
-        metrics.assignedPartitions.record(await coordinator.partitions.count)
+        metrics.assignedPartitions.record(coordinator.partitions.count)
     }
 
     // MARK: Shared with Pipeline
@@ -76,18 +76,18 @@ final class RebalanceHandlers: Sendable {
         _ partitions: [TopicPartition]?, consumer: KafkaConsumer, coordinator: PipelineCoordinator,
         metrics: PipelineMetrics, logger: Logger
     ) async {
-        let offsets = await coordinator.pendingCommits(for: partitions)
+        let offsets = coordinator.pendingCommits(for: partitions)
         guard !offsets.isEmpty else { return }
         do {
             try await consumer.commit(offsets)
-            for (p, committed, uncommitted) in await coordinator.committed(offsets) {
+            for (p, committed, uncommitted) in coordinator.committed(offsets) {
                 metrics.partition(p, committed: committed, uncommitted: uncommitted)
             }
             logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
         } catch {
             // Not fatal: the next commit carries the same or a later offset. Until one is
             // acknowledged, the worker takes only so many new events (PartitionTable.isFull).
-            await coordinator.commitFailed()
+            coordinator.commitFailed()
             metrics.commitErrors.increment()
             logger.warning("commit failed; will retry", metadata: ["error": "\(error)"])
         }
@@ -96,7 +96,7 @@ final class RebalanceHandlers: Sendable {
     static func waitUntilDrained(_ partitions: [TopicPartition]?, coordinator: PipelineCoordinator, timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let n = if let partitions { await coordinator.inFlight(partitions) } else { await coordinator.inFlight }
+            let n = if let partitions { coordinator.inFlight(partitions) } else { coordinator.inFlight }
             if n == 0 { return true }
             if ContinuousClock.now >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(10))

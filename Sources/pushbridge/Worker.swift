@@ -31,6 +31,7 @@ final class Worker: Service, Sendable {
         consumer.properties = settings.kafka.properties
         var configuration = Pipeline.Configuration(consumer: consumer, topics: settings.kafka.topics)
         configuration.limits = PartitionTable.Limits(maxEventsInFlight: settings.delivery.maxEventsInFlight, partitionBuffer: settings.delivery.partitionBuffer)
+        configuration.maxEventsRunning = settings.delivery.maxSendsInFlight
         configuration.commitInterval = settings.delivery.commitInterval
         configuration.commitEveryEvents = settings.delivery.commitEveryEvents
         configuration.offsetMap = settings.delivery.offsetMap

@@ -65,6 +65,24 @@ struct KafkaConfigurationTests {
         }
     }
 
+    @Test("whether the library takes a property: newer ones are set only where taken")
+    func knownProperties() throws {
+        #expect(KafkaConsumer.librdkafkaAccepts(property: "session.timeout.ms", value: "6000"))
+        #expect(!KafkaConsumer.librdkafkaAccepts(property: "session.timeout.ms", value: "soon"))
+        #expect(!KafkaConsumer.librdkafkaAccepts(property: "no.such.property", value: "1"))
+        // fetch.queue.backoff.ms came with librdkafka 2.1: Debian's 2.0.2 refuses it, 2.16 takes it.
+        let parts = KafkaConsumer.librdkafkaVersion.split(separator: ".").compactMap { Int($0) }
+        let atLeast21 = parts.count >= 2 && (parts[0], parts[1]) >= (2, 1)
+        #expect(KafkaConsumer.librdkafkaAccepts(property: "fetch.queue.backoff.ms", value: "10") == atLeast21)
+        var config = KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:1"], groupID: "g")
+        config.properties["fetch.queue.backoff.ms"] = "10"
+        if atLeast21 {
+            _ = try KafkaConsumer(configuration: config)
+        } else {
+            #expect(throws: KafkaError.self) { _ = try KafkaConsumer(configuration: config) }
+        }
+    }
+
     @Test("subscribe without a group is refused")
     func subscribeNeedsGroup() throws {
         let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:1"]))

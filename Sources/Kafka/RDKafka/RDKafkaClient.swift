@@ -74,6 +74,15 @@ final class RDKafkaClient: @unchecked Sendable {
         return KafkaError(code: .init(err), message: text, isFatal: true)
     }
 
+    /// Whether the linked librdkafka takes `value` for the configuration property `key` (newer
+    /// properties are unknown to older libraries, which refuse them).
+    static func accepts(property key: String, value: String) -> Bool {
+        let conf = rd_kafka_conf_new()!
+        defer { rd_kafka_conf_destroy(conf) }
+        var errorBuffer = [CChar](repeating: 0, count: 512)
+        return rd_kafka_conf_set(conf, key, value, &errorBuffer, errorBuffer.count) == RD_KAFKA_CONF_OK
+    }
+
     /// The linked librdkafka's version string, e.g. "2.0.2".
     static var libraryVersion: String { String(cString: rd_kafka_version_str()) }
 }

@@ -1,0 +1,85 @@
+import DequeModule
+import Kafka
+import Synchronization
+
+/// Events admitted by the reader and not yet started, kept as plain values, and the bounded
+/// pool of runner tasks that take them in order.
+///
+/// With 10,000 events in flight and 1,000 sends allowed, a task per event left 9,000 suspended
+/// tasks holding their stacks; here those 9,000 wait as `KafkaMessage`s, and at most `maxRunners`
+/// tasks exist. Runners start as work arrives and then wait here for more.
+///
+/// ```swift
+/// if queue.push(message) { spawnRunner() }   // the runner loops on `await queue.next()`
+/// queue.close()                               // runners finish their event, then get nil
+/// ```
+final class EventQueue: Sendable {
+    private struct State {
+        var buffer: Deque<KafkaMessage> = []
+        var idle: Deque<CheckedContinuation<KafkaMessage?, Never>> = []
+        var runners = 0
+        var closed = false
+    }
+
+    let maxRunners: Int
+    private let state = Mutex(State())
+
+    init(maxRunners: Int) {
+        self.maxRunners = max(1, maxRunners)
+    }
+
+    /// Queues `message`, or hands it to an idle runner. Returns true when the caller should
+    /// start one more runner (none idle, and fewer than `maxRunners` exist); the count already
+    /// includes it.
+    @discardableResult
+    func push(_ message: KafkaMessage) -> Bool {
+        let (runner, spawn) = state.withLock { s -> (CheckedContinuation<KafkaMessage?, Never>?, Bool) in
+            if s.closed { return (nil, false) }
+            if let runner = s.idle.popFirst() { return (runner, false) }
+            s.buffer.append(message)
+            guard s.runners < maxRunners else { return (nil, false) }
+            s.runners += 1
+            return (nil, true)
+        }
+        runner?.resume(returning: message)
+        return spawn
+    }
+
+    /// The next event for a runner; nil once the queue is closed (the runner then ends).
+    func next() async -> KafkaMessage? {
+        let taken = state.withLock { s -> KafkaMessage?? in
+            if let message = s.buffer.popFirst() { return .some(message) }
+            return s.closed ? .some(nil) : nil
+        }
+        if let taken { return taken }
+        return await withCheckedContinuation { (runner: CheckedContinuation<KafkaMessage?, Never>) in
+            // A push may have come between the two locks.
+            let now = state.withLock { s -> KafkaMessage?? in
+                if let message = s.buffer.popFirst() { return .some(message) }
+                if s.closed { return .some(nil) }
+                s.idle.append(runner)
+                return nil
+            }
+            if let now { runner.resume(returning: now) }
+        }
+    }
+
+    /// Events waiting for a runner.
+    var count: Int { state.withLock { $0.buffer.count } }
+
+    /// Runners get nil once they ask again; events not yet started are dropped (they were never
+    /// finished, so no commit passes them). Returns how many were dropped.
+    @discardableResult
+    func close() -> Int {
+        let (idle, dropped) = state.withLock { s -> ([CheckedContinuation<KafkaMessage?, Never>], Int) in
+            s.closed = true
+            let idle = Array(s.idle)
+            let dropped = s.buffer.count
+            s.idle.removeAll()
+            s.buffer.removeAll()
+            return (idle, dropped)
+        }
+        for runner in idle { runner.resume(returning: nil) }
+        return dropped
+    }
+}

@@ -1,0 +1,82 @@
+import Kafka
+@testable import Pipeline
+import Testing
+
+@Suite("EventQueue: events waiting as values for a bounded pool of runners")
+struct EventQueueTests {
+    func message(_ offset: Int64) -> KafkaMessage {
+        KafkaMessage(topic: "events", partition: 0, offset: offset, value: Array("{}".utf8))
+    }
+
+    @Test("asks for a new runner only while fewer than the maximum exist, and keeps order")
+    func boundedRunnersInOrder() async {
+        let queue = EventQueue(maxRunners: 2)
+        #expect(queue.push(message(0)) == true)
+        #expect(queue.push(message(1)) == true)
+        #expect(queue.push(message(2)) == false, "two runners exist: the third event waits as a value")
+        #expect(queue.push(message(3)) == false)
+        #expect(queue.count == 4)
+        var taken: [Int64] = []
+        for _ in 0..<4 { taken.append(await queue.next()!.offset) }
+        #expect(taken == [0, 1, 2, 3])
+        #expect(queue.count == 0)
+    }
+
+    @Test("an idle runner gets the next event handed over, and no new runner is asked for")
+    func idleRunnerTakesThePush() async throws {
+        let queue = EventQueue(maxRunners: 1)
+        #expect(queue.push(message(0)))
+        #expect(await queue.next()?.offset == 0)
+        let runner = Task { await queue.next()?.offset }
+        // Wait until the runner is parked: a push before that lands in the buffer instead,
+        // which the runner would take just the same; either way it must get offset 1.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(queue.push(message(1)) == false, "the maximum of one runner exists")
+        #expect(await runner.value == 1)
+        #expect(queue.count == 0)
+    }
+
+    @Test("close wakes idle runners with nil, drops events not started, and refuses new ones")
+    func close() async throws {
+        let queue = EventQueue(maxRunners: 1)
+        let idle = Task { await queue.next() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(queue.close() == 0)
+        #expect(await idle.value == nil)
+
+        let other = EventQueue(maxRunners: 1)
+        other.push(message(0))
+        other.push(message(1))
+        #expect(other.close() == 2, "both were never started: they stay unfinished, so no commit passes them")
+        #expect(await other.next() == nil)
+        #expect(other.push(message(2)) == false)
+        #expect(other.count == 0)
+    }
+
+    @Test("many runners and many events: each event is taken exactly once")
+    func eachEventOnce() async {
+        let queue = EventQueue(maxRunners: 8)
+        let count = 5_000
+        let taken = await withTaskGroup(of: [Int64].self) { group in
+            var runners = 0
+            for i in 0..<count where queue.push(message(Int64(i))) {
+                runners += 1
+                group.addTask {
+                    var mine: [Int64] = []
+                    while let m = await queue.next() {
+                        mine.append(m.offset)
+                        if mine.count % 100 == 0 { await Task.yield() }
+                    }
+                    return mine
+                }
+            }
+            #expect(runners == 8)
+            // Close once everything has been taken, so runners end.
+            while queue.count > 0 { await Task.yield() }
+            queue.close()
+            return await group.reduce(into: [Int64]()) { $0 += $1 }
+        }
+        #expect(taken.count == count)
+        #expect(Set(taken).count == count)
+    }
+}
