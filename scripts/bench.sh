@@ -2,7 +2,8 @@
 # Benchmarks, printed as `name: value` lines (method and results: docs/benchmarks.md).
 #   scripts/bench.sh            all
 #   scripts/bench.sh kafka      kafka_consume_messages_per_second from tansu
-#   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams
+#   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams;
+#                               then bare libcurl in C (scripts/bench/bare_curl_h2.c) the same way
 #   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
@@ -74,6 +75,12 @@ if [ "$which" = all ] || [ "$which" = http2 ]; then
     start_nginx
     "$bench" http2 --url "https://127.0.0.1:$nginx_port/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
         --requests "${HTTP2_BENCH_REQUESTS:-100000}" --streams "${HTTP2_BENCH_STREAMS:-100}"
+    # The calibration: bare libcurl in C, same server, body size, streams and options.
+    if command -v cc >/dev/null; then
+        cc -O2 -o "$work/bare_curl_h2" scripts/bench/bare_curl_h2.c -lcurl
+        "$work/bare_curl_h2" "https://127.0.0.1:$nginx_port/v1/projects/bench/messages:send" "$work/ca.crt" \
+            "${HTTP2_BENCH_REQUESTS:-100000}" "${HTTP2_BENCH_STREAMS:-100}"
+    fi
 fi
 
 stub_service_account() {  # a service account whose token_uri is the stub's /token

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2
 import JSON
+import Synchronization
 
 /// Sends messages to FCM HTTP v1 (`POST {baseURL}/v1/projects/{project}/messages:send`) over one
 /// multiplexed HTTP/2 connection, with OAuth2 from a service account, classified errors and
@@ -60,6 +61,7 @@ public final class FCMClient: Sendable {
     private let tokens: AccessTokenCache
     private let gate: SendGate
     private let sendURL: String
+    private let lastHeaders = Mutex<(token: String, headers: HTTPHeaders)?>(nil)
 
     /// - Throws: ``HTTP2ClientError`` if the HTTP/2 client cannot start.
     public init(configuration: Configuration) throws(HTTP2ClientError) {
@@ -135,10 +137,7 @@ public final class FCMClient: Sendable {
         } catch {
             return .failure(FCMError(code: "TOKEN_EXCHANGE", kind: .retryable, httpStatus: nil, message: "\(error)"))
         }
-        let request = HTTPRequest(
-            method: "POST", url: sendURL,
-            headers: ["authorization": "Bearer \(token)", "content-type": "application/json; charset=UTF-8"],
-            body: body)
+        let request = HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body)
         let response: HTTPResponse
         do {
             response = try await http.send(request)
@@ -154,6 +153,17 @@ public final class FCMClient: Sendable {
         let error = FCMErrorClassifier.classify(status: response.status, body: response.body, retryAfter: response.headers["retry-after"])
         if error.kind == .auth { tokens.invalidate(token) }
         return .failure(error)
+    }
+
+    /// The request headers for `token`, built once per token: every send shares the same strings,
+    /// so the HTTP/2 client sees identical headers and reuses its libcurl header list.
+    private func headers(for token: String) -> HTTPHeaders {
+        lastHeaders.withLock { last in
+            if let last, last.token == token { return last.headers }
+            let headers: HTTPHeaders = ["authorization": "Bearer \(token)", "content-type": "application/json; charset=UTF-8"]
+            last = (token, headers)
+            return headers
+        }
     }
 
     /// Fetches an access token now, so that readiness can report it and the first sends don't wait.

@@ -47,7 +47,7 @@ public final class HTTP2Client: Sendable {
         let result = await withCheckedContinuation { continuation in
             loop.submit(CurlTransfer(request: request, continuation: continuation))
         }
-        return try result.get()
+        return try result.get().response
     }
 
     /// Fails everything pending or in flight with `.shutdown` and stops the thread. Idempotent.

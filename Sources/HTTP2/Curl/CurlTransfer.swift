@@ -11,7 +11,7 @@ import Threading
 /// `@unchecked Sendable`: created by the sending task and handed to the multi thread once,
 /// through the loop's locked queue; from then on only the multi thread touches it.
 final class CurlTransfer: @unchecked Sendable {
-    typealias Continuation = CheckedContinuation<Result<HTTPResponse, HTTP2ClientError>, Never>
+    typealias Continuation = CheckedContinuation<Result<CurlResponse, HTTP2ClientError>, Never>
 
     let request: HTTPRequest
     let continuation: Continuation
@@ -21,7 +21,9 @@ final class CurlTransfer: @unchecked Sendable {
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     /// The request body, owned here so its address is stable while libcurl reads it.
     private let body: UnsafeMutableRawBufferPointer
-    private(set) var responseHeaders = HTTPHeaders()
+    /// The response's header lines as libcurl delivered them (the status line left out); parsed
+    /// by the caller, off the multi thread.
+    private(set) var responseHeaderBytes: [UInt8] = []
     private(set) var responseBody: [UInt8] = []
 
     init(request: HTTPRequest, continuation: Continuation) {
@@ -78,20 +80,15 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            responseHeaders = HTTPHeaders()  // a new response (e.g. after 100 Continue)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            responseHeaders.add(name: name, value: String(value))
+        if bytes.starts(with: "HTTP/".utf8) {
+            responseHeaderBytes.removeAll(keepingCapacity: true)  // a new response (e.g. after 100 Continue)
+        } else {
+            responseHeaderBytes.append(contentsOf: bytes)
         }
     }
 
     /// The outcome after libcurl reported the transfer done with `result`.
-    func outcome(_ result: CURLcode) -> Result<HTTPResponse, HTTP2ClientError> {
+    func outcome(_ result: CURLcode) -> Result<CurlResponse, HTTP2ClientError> {
         guard let easy else { return .failure(.shutdownError) }
         guard result == CURLE_OK else { return .failure(error(for: result)) }
         let version: String
@@ -101,8 +98,8 @@ final class CurlTransfer: @unchecked Sendable {
         case CURL_HTTP_VERSION_1_0: version = "HTTP/1.0"
         default: version = "HTTP/?"
         }
-        return .success(HTTPResponse(
-            status: easy.info(CURLINFO_RESPONSE_CODE), headers: responseHeaders, body: responseBody, httpVersion: version))
+        return .success(CurlResponse(
+            status: easy.info(CURLINFO_RESPONSE_CODE), headerBytes: responseHeaderBytes, body: responseBody, httpVersion: version))
     }
 
     private func error(for result: CURLcode) -> HTTP2ClientError {
@@ -122,6 +119,28 @@ final class CurlTransfer: @unchecked Sendable {
             }
         let hint = code == .tls && !retryable ? " (is the server's CA in the configured CA file?)" : ""
         return HTTP2ClientError(code: code, message: message + hint, curlCode: Int32(result.rawValue), isRetryable: retryable)
+    }
+}
+
+/// A finished transfer's response as the multi thread hands it over: the headers still as bytes.
+struct CurlResponse: Sendable {
+    var status: Int
+    var headerBytes: [UInt8]
+    var body: [UInt8]
+    var httpVersion: String
+
+    /// Parses the header lines (`name: value` CRLF); runs on the caller's task, not the multi thread.
+    var response: HTTPResponse {
+        var headers = HTTPHeaders()
+        for line in headerBytes.split(separator: 0x0A) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = String(decoding: line[..<colon], as: UTF8.self)
+            var value = line[(colon + 1)...]
+            while let first = value.first, first == 0x20 || first == 0x09 { value.removeFirst() }
+            while let last = value.last, last == 0x0D || last == 0x20 || last == 0x09 { value.removeLast() }
+            headers.add(name: name, value: String(decoding: value, as: UTF8.self))
+        }
+        return HTTPResponse(status: status, headers: headers, body: body, httpVersion: httpVersion)
     }
 }
 
