@@ -199,7 +199,13 @@ public final class Pipeline: Sendable {
         guard queue.push(message) else { return }
         let runner = Task {
             while let message = await self.queue.next() {
-                await self.handle(message)
+                if self.coordinator.holds(message.topicPartition) {
+                    await self.handle(message)
+                } else {
+                    // Its partition was given up while it waited: it is the next owner's now,
+                    // and it was never finished here, so no commit of ours passed it.
+                    self.metrics.eventsInFlight.decrement()
+                }
                 if Task.isCancelled { return }
             }
         }

@@ -51,6 +51,9 @@ final class PipelineCoordinator: Sendable {
 
     var partitions: [TopicPartition] { state.withLock { $0.table.partitions } }
 
+    /// Whether this worker still tracks `partition` (assigned, or being revoked and draining).
+    func holds(_ partition: TopicPartition) -> Bool { state.withLock { $0.table.tracker(partition) != nil } }
+
     var committedOffsets: [TopicPartition: Int64] {
         state.withLock { s in
             var result: [TopicPartition: Int64] = [:]
