@@ -168,6 +168,9 @@ public final class Pipeline: Sendable {
     private func readLoop() async {
         do {
             for try await message in consumer.messages {
+                // stop(): messages still buffered are not taken. Not admitted, so not tracked:
+                // the commit stops before them and the next owner reads them.
+                if Task.isCancelled { break }
                 metrics.eventsConsumed.increment()
                 let admission = coordinator.receive(message)
                 if admission.stopping { break }
