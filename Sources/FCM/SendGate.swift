@@ -41,16 +41,8 @@ final class SendGate: Sendable {
     func acquire() async {
         if !takeSlot() {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                // A release may have come between the two locks: check again before queueing.
-                let now = state.withLock { s -> Bool in
-                    if let maxConcurrent, s.inFlight >= maxConcurrent {
-                        s.waiters.append(waiter)  // the releaser hands its slot over
-                        return false
-                    }
-                    s.inFlight += 1
-                    return true
-                }
-                if now { waiter.resume() }
+                // A release may have come between the two locks: try again before queueing.
+                if takeSlot(orQueue: waiter) { waiter.resume() }
             }
         }
         // Checked with the slot held, so a pause that began while this send queued still applies.
@@ -68,9 +60,14 @@ final class SendGate: Sendable {
         }
     }
 
-    private func takeSlot() -> Bool {
+    /// Takes a free slot; without one, queues `waiter` (if given) in the same lock, so a
+    /// release cannot slip between the check and the queueing.
+    private func takeSlot(orQueue waiter: CheckedContinuation<Void, Never>? = nil) -> Bool {
         state.withLock { s in
-            if let maxConcurrent, s.inFlight >= maxConcurrent { return false }
+            if let maxConcurrent, s.inFlight >= maxConcurrent {
+                if let waiter { s.waiters.append(waiter) }  // the releaser hands its slot over
+                return false
+            }
             s.inFlight += 1
             return true
         }

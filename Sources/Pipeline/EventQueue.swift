@@ -47,20 +47,21 @@ final class EventQueue: Sendable {
 
     /// The next event for a runner; nil once the queue is closed (the runner then ends).
     func next() async -> KafkaMessage? {
-        let taken = state.withLock { s -> KafkaMessage?? in
-            if let message = s.buffer.popFirst() { return .some(message) }
-            return s.closed ? .some(nil) : nil
-        }
-        if let taken { return taken }
+        if let taken = take() { return taken }
         return await withCheckedContinuation { (runner: CheckedContinuation<KafkaMessage?, Never>) in
-            // A push may have come between the two locks.
-            let now = state.withLock { s -> KafkaMessage?? in
-                if let message = s.buffer.popFirst() { return .some(message) }
-                if s.closed { return .some(nil) }
-                s.idle.append(runner)
-                return nil
-            }
-            if let now { runner.resume(returning: now) }
+            // A push may have come between the two locks: try again before parking.
+            if let taken = take(orPark: runner) { runner.resume(returning: taken) }
+        }
+    }
+
+    /// The next event, or `.some(nil)` once closed; otherwise nil, after parking `runner` (if
+    /// given) in the same lock, so a push cannot slip between the check and the parking.
+    private func take(orPark runner: CheckedContinuation<KafkaMessage?, Never>? = nil) -> KafkaMessage?? {
+        state.withLock { s in
+            if let message = s.buffer.popFirst() { return .some(message) }
+            if s.closed { return .some(nil) }
+            if let runner { s.idle.append(runner) }
+            return nil
         }
     }
 
