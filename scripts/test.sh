@@ -19,10 +19,25 @@ if [ $# -eq 0 ]; then
     ./scripts/check-deploy.sh
 fi
 
+# Tests run in parallel, so a failure's lines can be far from the end of a long log: each run
+# is also written to .build/test-logs/, and a failing run reprints its failures last.
+logs=.build/test-logs
+mkdir -p "$logs"
+run_tests() {  # NAME ARGS...: swift test, teed to $logs/NAME.log
+    local name=$1; shift
+    local status=0
+    swift test --skip-build "$@" 2>&1 | tee "$logs/$name.log" || status=$?
+    if [ "$status" -ne 0 ]; then
+        echo "== FAILED ($name, exit $status); the failures, from $logs/$name.log:"
+        grep -a -A4 -E '^✘|error:|Fatal error|Crash' "$logs/$name.log" | grep -av '|FAIL|' | head -150
+        return "$status"
+    fi
+}
+
 echo "== tests (librdkafka $(basename "$(readlink -f .tools/librdkafka/librdkafka.so.1)"))"
-LD_LIBRARY_PATH="$PWD/.tools/librdkafka${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" swift test --skip-build "$@"
+LD_LIBRARY_PATH="$PWD/.tools/librdkafka${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_tests all "$@"
 
 if [ $# -eq 0 ]; then
     echo "== Kafka mock-cluster tests with Debian's librdkafka"
-    swift test --skip-build --filter 'KafkaCommitAndFaultTests|KafkaConfigurationTests'
+    run_tests debian-librdkafka --filter 'KafkaCommitAndFaultTests|KafkaConfigurationTests'
 fi

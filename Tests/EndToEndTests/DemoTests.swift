@@ -9,13 +9,13 @@ let pushbridgeExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymli
 @Suite("pushbridge demo (the README's first command)")
 struct DemoTests {
     @Test("runs the real pipeline with no external services, previews each push per locale, and exits 0")
-    func demo() throws {
+    func demo() async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-demo-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: log) }
         let process = try ChildProcess(
             executable: pushbridgeExecutable,
             arguments: ["demo", "--examples", Repository.root + "/examples", "--locale", "en,fr,de,ar,tr"], logFile: log)
-        let status = process.wait(timeout: .seconds(180))
+        let status = await process.wait(timeout: .seconds(180))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(output.suffix(3000))")
         #expect(output.contains("9 events → 7 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")

@@ -41,7 +41,7 @@ struct EmulatorCommandTests {
 
         let pid = try #require(process.programPID)
         kill(pid, SIGTERM)
-        #expect(process.wait(timeout: .seconds(20)) == 0)
+        #expect(await process.wait(timeout: .seconds(20)) == 0)
         let output = try String(contentsOfFile: log, encoding: .utf8)
         #expect(output.contains("stopped: 1 messages accepted, 2 requests"), "\(output)")
         let recorded = try String(contentsOfFile: dir.appendingPathComponent("sent.jsonl").path, encoding: .utf8)

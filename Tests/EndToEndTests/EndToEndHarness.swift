@@ -103,8 +103,8 @@ final class EndToEnd: @unchecked Sendable {
     }
 
     /// Runs a `pushbridge` command to its end: exit status and combined output.
-    func pushbridge(_ arguments: [String], timeout: Duration = .seconds(120)) throws -> (status: Int32, output: String) {
-        try ChildProcess.run(pushbridgeExecutable, arguments, timeout: timeout)
+    func pushbridge(_ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (status: Int32, output: String) {
+        try await ChildProcess.run(pushbridgeExecutable, arguments, timeout: timeout)
     }
 
     /// Starts a `pushbridge` command; its combined output goes to `log`.

@@ -18,35 +18,35 @@ struct OffsetsEndToEndTests {
         try await e2e.commit(group: "prod", [0: 15])
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
 
-        let show = try e2e.pushbridge(["offsets", "show", "--config", config])
+        let show = try await e2e.pushbridge(["offsets", "show", "--config", config])
         #expect(show.status == 0, "\(show.output)")
         #expect(rows(show.output).contains(["TOPIC", "PARTITION", "COMMITTED", "HIGH", "LAG"]))
         #expect(rows(show.output).contains(["events", "0", "15", "20", "5"]), "\(show.output)")
         // A group that committed nothing: everything stored is lag.
-        let fresh = try e2e.pushbridge(["offsets", "show", "--brokers", e2e.bootstrapServers, "--group", "nobody", "--topic", "events"])
+        let fresh = try await e2e.pushbridge(["offsets", "show", "--brokers", e2e.bootstrapServers, "--group", "nobody", "--topic", "events"])
         #expect(rows(fresh.output).contains(["events", "0", "-", "20", "20"]), "\(fresh.output)")
 
         // The mock cluster cannot describe groups: without --force the reset is refused.
-        let refused = try e2e.pushbridge(["offsets", "reset", "--config", config, "--to-offset", "3"])
+        let refused = try await e2e.pushbridge(["offsets", "reset", "--config", config, "--to-offset", "3"])
         #expect(refused.status == 2)
         #expect(refused.output.contains("cannot tell whether group prod has members"), "\(refused.output)")
         #expect(try await e2e.committed(group: "prod") == [0: 15])
 
-        let dry = try e2e.pushbridge(["offsets", "reset", "--config", config, "--to-earliest", "--dry-run"])
+        let dry = try await e2e.pushbridge(["offsets", "reset", "--config", config, "--to-earliest", "--dry-run"])
         #expect(dry.status == 0)
         #expect(rows(dry.output).contains(["events", "0", "15", "0"]), "\(dry.output)")
         #expect(dry.output.contains("dry run: nothing committed"))
         #expect(try await e2e.committed(group: "prod") == [0: 15])
 
-        let reset = try e2e.pushbridge(["offsets", "reset", "--config", config, "--to-offset", "3", "--force"])
+        let reset = try await e2e.pushbridge(["offsets", "reset", "--config", config, "--to-offset", "3", "--force"])
         #expect(reset.status == 0, "\(reset.output)")
         #expect(try await e2e.committed(group: "prod") == [0: 3])
 
-        let latest = try e2e.pushbridge(["offsets", "reset", "--config", config, "--to-latest", "--force"])
+        let latest = try await e2e.pushbridge(["offsets", "reset", "--config", config, "--to-latest", "--force"])
         #expect(latest.status == 0, "\(latest.output)")
         #expect(try await e2e.committed(group: "prod") == [0: 20])
 
-        let bad = try e2e.pushbridge(["offsets", "reset", "--config", config, "--to-offset", "3", "--to-latest", "--force"])
+        let bad = try await e2e.pushbridge(["offsets", "reset", "--config", config, "--to-offset", "3", "--to-latest", "--force"])
         #expect(bad.status == 2)
         #expect(bad.output.contains("give only one of --to-offset, --to-time, --to-earliest, --to-latest"))
         await e2e.stop()
@@ -66,10 +66,10 @@ struct OffsetsEndToEndTests {
         // A worker commits as it goes (tansu lists a group only once it has offsets).
         try await member.commit([TopicPartitionOffset(TopicPartition(topic: e2e.topic, partition: 0), offset: 7)])
 
-        let refused = try e2e.pushbridge(["offsets", "reset", "--config", config, "--to-earliest"])
+        let refused = try await e2e.pushbridge(["offsets", "reset", "--config", config, "--to-earliest"])
         #expect(refused.status == 2)
         #expect(refused.output.contains("group prod has 1 active member(s)"), "\(refused.output)")
-        let show = try e2e.pushbridge(["offsets", "show", "--config", config])
+        let show = try await e2e.pushbridge(["offsets", "show", "--config", config])
         #expect(show.output.contains("group prod: Stable, 1 member"), "\(show.output)")
 
         await member.close()
@@ -78,7 +78,7 @@ struct OffsetsEndToEndTests {
         await observer.close()
 
         // (An offset reset is clamped to the high watermark, which tansu reports wrongly.)
-        let reset = try e2e.pushbridge(["offsets", "reset", "--config", config, "--to-earliest"])
+        let reset = try await e2e.pushbridge(["offsets", "reset", "--config", config, "--to-earliest"])
         #expect(reset.status == 0, "\(reset.output)")
         let after = try await e2e.committed(group: "prod")
         #expect(after == [0: 0], "\(reset.output)")

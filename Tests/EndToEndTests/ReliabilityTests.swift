@@ -92,7 +92,7 @@ struct ReliabilityTests {
         for _ in 0..<size.kills {
             try await Task.sleep(for: .milliseconds(Int.random(in: 500...Int((killGap - 0.8) * 2000) - 500, using: &rng)))
             let i = Int.random(in: 0..<workers.count, using: &rng)
-            workers[i].kill9()
+            await workers[i].kill9()
             kills += 1
             Self.progress("kill -9 of worker \(i) (\(kills)/\(size.kills))", since: started)
             try await Task.sleep(for: .milliseconds(Int.random(in: 100...1500, using: &rng)))
@@ -108,7 +108,7 @@ struct ReliabilityTests {
                 while !workers[i].output.contains(#""msg":"consuming""#), ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                #expect(workers[i].terminate() == 0, "\(workers[i].output.suffix(1500))")
+                #expect(await workers[i].terminate() == 0, "\(workers[i].output.suffix(1500))")
                 restarts += 1
                 Self.progress("rolling restart of worker \(i)", since: started)
                 workers[i] = try start(i)
@@ -125,7 +125,7 @@ struct ReliabilityTests {
 
         let settled = try await Self.waitUntilCommitted(e, timeout: .seconds(max(600, size.events / 500)))
         #expect(settled, "every produced offset committed:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
-        for w in workers { _ = w.terminate() }
+        for w in workers { _ = await w.terminate() }
         // A worker that loses its partitions (its session timed out: the coordinator was out of
         // reach), or gives up the events in flight of partitions revoked from it (the revoke
         // timeout ran out), hands them to the next owner, as a crash does.
@@ -155,7 +155,7 @@ struct ReliabilityTests {
 
         let settled = try await Self.waitUntilCommitted(e, timeout: .seconds(300))
         #expect(settled, "every produced offset committed after the broker restart:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
-        for w in workers { #expect(w.terminate() == 0) }
+        for w in workers { #expect(await w.terminate() == 0) }
         let settlement = try await Self.settle(e, ledger: ledger, kills: 0, restarts: 1, started: started, name: "broker_restart")
         #expect(settlement.duplicates <= 2 * Self.window)
         await e.stop()

@@ -15,7 +15,7 @@ struct ReplayEndToEndTests {
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
         let before = try await e2e.committed(group: "prod")
 
-        let (status, output) = try e2e.pushbridge([
+        let (status, output) = try await e2e.pushbridge([
             "replay", "--config", config, "--topic", e2e.topic,
             "--from-offset", "0:3", "--from-offset", "1:2", "--to-offset", "0:9", "--to-offset", "1:6",
         ])
@@ -38,7 +38,7 @@ struct ReplayEndToEndTests {
         try await e2e.produceRaw(["not json"])
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
 
-        let (status, output) = try e2e.pushbridge([
+        let (status, output) = try await e2e.pushbridge([
             "replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--to-offset", "13", "--dry-run", "--print",
         ])
         #expect(status == 0, "\(output.suffix(3000))")
@@ -58,7 +58,7 @@ struct ReplayEndToEndTests {
         try await e2e.produce(5, prefix: "v")
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
 
-        let (status, output) = try e2e.pushbridge([
+        let (status, output) = try await e2e.pushbridge([
             "replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--to-offset", "5", "--validate-only",
         ])
         #expect(status == 0, "\(output.suffix(3000))")
@@ -88,7 +88,7 @@ struct ReplayEndToEndTests {
             """.write(toFile: mappings, atomically: true, encoding: .utf8)
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
 
-        let (status, output) = try e2e.pushbridge([
+        let (status, output) = try await e2e.pushbridge([
             "replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--to-offset", "16",
             "--event-type", "user.goodbye", "--mappings", mappings,
         ])
@@ -98,7 +98,7 @@ struct ReplayEndToEndTests {
         #expect(output.contains("sent 6 (6 messages)") && output.contains("filtered 10"), "\(output.suffix(2000))")
 
         // A type no mapping knows is refused before anything is read.
-        let unknown = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--event-type", "user.nope"])
+        let unknown = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--event-type", "user.nope"])
         #expect(unknown.status == 2)
         #expect(unknown.output.contains("no mapping for --event-type user.nope"))
         await e2e.stop()
@@ -119,11 +119,11 @@ struct ReplayEndToEndTests {
             "replay", "--config", config, "--topic", e2e.topic, "--from-beginning",
             "--to-offset", "0:\(ends[0]!)", "--to-offset", "1:\(ends[1]!)", "--max-in-flight", "4",
         ], log: log)
-        let started = await eventually(timeout: .seconds(60)) { e2e.emulator.messages.count >= 40 }
-        #expect(started)
-        let pid = try #require(replay.programPID)
-        kill(pid, SIGINT)
-        let status = replay.wait(timeout: .seconds(60))
+        // Ctrl-C at the 40th acknowledged message, sent from a thread of its own: this task may
+        // wait seconds for a pool thread while other tests run, long enough for the range to end.
+        let emulator = e2e.emulator
+        replay.signal(SIGINT, when: { emulator.messages.count >= 40 })
+        let status = await replay.wait(timeout: .seconds(90))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 130, "\(output.suffix(3000))")
         #expect(output.contains("replay stopped"))
@@ -133,7 +133,7 @@ struct ReplayEndToEndTests {
         let resumeLine = try #require(output.split(separator: "\n").first { $0.hasPrefix("  pushbridge replay ") })
         let arguments = resumeLine.trimmingCharacters(in: .whitespaces).split(separator: " ").dropFirst().map(String.init)
         #expect(!arguments.contains("--from-beginning"))
-        let (resumed, resumedOutput) = try e2e.pushbridge(arguments)
+        let (resumed, resumedOutput) = try await e2e.pushbridge(arguments)
         #expect(resumed == 0, "\(resumedOutput.suffix(3000))")
         let all = e2e.acceptedTokens
         #expect(all.count == 300, "every event once the resume is done")
@@ -147,20 +147,20 @@ struct ReplayEndToEndTests {
         try await e2e.produce(8, prefix: "g")
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
 
-        let refused = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--group", "prod", "--commit"])
+        let refused = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--group", "prod", "--commit"])
         #expect(refused.status == 2)
         #expect(refused.output.contains("is the workers' group"))
-        let badOffset = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0-5"])
+        let badOffset = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0-5"])
         #expect(badOffset.status == 2)
         #expect(badOffset.output.contains("--from-offset 0-5: expected OFFSET, or PARTITION:OFFSET"))
-        let badTime = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-time", "yesterday"])
+        let badTime = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-time", "yesterday"])
         #expect(badTime.status == 2)
         #expect(badTime.output.contains("--from-time yesterday: expected an RFC 3339 time with a zone"))
-        let noStart = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic])
+        let noStart = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic])
         #expect(noStart.status == 2)
         #expect(noStart.output.contains("give one of --from-offset, --from-time, --from-beginning"))
 
-        let (status, output) = try e2e.pushbridge([
+        let (status, output) = try await e2e.pushbridge([
             "replay", "--config", config, "--topic", e2e.topic, "--from-offset", "2", "--to-offset", "8", "--group", "backfill", "--commit",
         ])
         #expect(status == 0, "\(output.suffix(3000))")
@@ -175,19 +175,19 @@ struct ReplayEndToEndTests {
         let tokens = try await e2e.produce(30, prefix: "h")
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
 
-        let (status, output) = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0"])
+        let (status, output) = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0"])
         #expect(status == 0, "\(output.suffix(3000))")
         #expect(Set(e2e.acceptedTokens.keys) == Set(tokens))
         #expect(output.contains("replay done: 30 events"))
 
         // Past the end: an empty range, said plainly.
-        let (late, lateOutput) = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "1000"])
+        let (late, lateOutput) = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "1000"])
         #expect(late == 0)
         #expect(lateOutput.contains("replay done: 0 events"))
         #expect(e2e.acceptedTokens.count == 30)
 
         // An end past the partition's end: noted in the plan, and the read stops at the end.
-        let (beyond, beyondOutput) = try e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0", "--to-offset", "1000"])
+        let (beyond, beyondOutput) = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0", "--to-offset", "1000"])
         #expect(beyond == 0, "\(beyondOutput.suffix(2000))")
         #expect(beyondOutput.contains("past the high watermark"))
         #expect(beyondOutput.contains("replay done: 30 events"))

@@ -25,7 +25,7 @@ struct RunEndToEndTests {
         #expect(try worker.metric("pushbridge_invalidated_tokens_total") == 3)
         #expect(try worker.metric("pushbridge_dead_lettered_total") == 2)
         #expect(try worker.metric("pushbridge_send_latency_seconds_count") == 503)
-        #expect(worker.terminate() == 0, "\(worker.output.suffix(2000))")
+        #expect(await worker.terminate() == 0, "\(worker.output.suffix(2000))")
 
         #expect(e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
         let dead = try await e.read(e.deadLetterTopic, count: 2)
@@ -55,7 +55,7 @@ struct RunEndToEndTests {
         #expect(try worker.metric("pushbridge_send_retries_total") >= 65)
         #expect(try worker.metric("pushbridge_fcm_quota_pauses_total") == 5, "one pause per 429")
         #expect(try worker.metric("pushbridge_sends_total{result=\"ok\"}") == 250)
-        #expect(worker.terminate() == 0)
+        #expect(await worker.terminate() == 0)
         #expect(Set(e.acceptedTokens.keys) == Set(tokens + more))
         await e.stop()
     }
@@ -69,8 +69,9 @@ struct RunEndToEndTests {
         // 25 sends/s (5 in flight, 200 ms each): the 600 events take 24 s, so the stop lands
         // mid-stream even when a loaded machine delivers the signal seconds late.
         let first = try e.startWorker(group: "e2e-term", delivery: "max_sends_in_flight: 5\nshutdown_timeout_ms: 500")
-        while e.acceptedTokens.count < 80 { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(first.terminate() == 0, "\(first.output.suffix(2000))")
+        let emulator = e.emulator
+        first.process.signal(SIGTERM, when: { emulator.messages.count >= 80 })
+        #expect(await first.process.wait(timeout: .seconds(90)) == 0, "\(first.output.suffix(2000))")
         let acceptedAtStop = e.acceptedTokens
         #expect(acceptedAtStop.count < tokens.count, "stopped mid-stream")
         let committed = try await e.committed(group: "e2e-term")
@@ -83,7 +84,7 @@ struct RunEndToEndTests {
         e.emulator.setFaults(EmulatorFaults())
         let second = try e.startWorker(group: "e2e-term")
         #expect(try await e.waitUntilCommitted(group: "e2e-term"), "\(second.output.suffix(2000))")
-        #expect(second.terminate() == 0)
+        #expect(await second.terminate() == 0)
         #expect(Set(e.acceptedTokens.keys) == Set(tokens), "nothing lost across the restart")
         await e.stop()
     }
@@ -117,8 +118,8 @@ struct RunEndToEndTests {
         // The first worker gave partitions up: their series went with them.
         let series1 = try Self.partitionSeries(w1), series2 = try Self.partitionSeries(w2)
         #expect(series1.count == Int(held1) && series1.isDisjoint(with: series2), "\(series1) \(series2)")
-        #expect(w1.terminate() == 0)
-        #expect(w2.terminate() == 0)
+        #expect(await w1.terminate() == 0)
+        #expect(await w2.terminate() == 0)
         #expect(Set(e.acceptedTokens.keys) == Set(early + tokens))
         await e.stop()
     }
@@ -139,7 +140,7 @@ struct RunEndToEndTests {
         try FileManager.default.createDirectory(at: otherDirectory, withIntermediateDirectories: true)
         let other = try TestCertificates.generate(in: otherDirectory)
         let worker = try e.startWorker(group: "e2e-ca", caFile: other.caFile)
-        let status = worker.process.wait(timeout: .seconds(60))
+        let status = await worker.process.wait(timeout: .seconds(60))
         #expect(status == 1, "\(worker.output.suffix(2000))")
         #expect(worker.output.contains("pushbridge: stopped:"))
         #expect(try await e.committed(group: "e2e-ca").values.allSatisfy { $0 == 0 }, "nothing was sent, so nothing past the start is committed")
@@ -154,7 +155,7 @@ struct RunEndToEndTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("c.yaml").path
         try "kafka:\n  brokers: [k:1]\n  topics: [t]\nmappings: [m]\ndelivery:\n  max_event_in_flight: 5\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let r = try ChildProcess.run(pushbridgeExecutable, ["run", "--config", config])
+        let r = try await ChildProcess.run(pushbridgeExecutable, ["run", "--config", config])
         #expect(r.status == 2)
         #expect(r.output.contains("c.yaml:6: unknown key delivery.max_event_in_flight (did you mean delivery.max_events_in_flight?)"), "\(r.output)")
     }

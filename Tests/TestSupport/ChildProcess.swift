@@ -80,15 +80,47 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the process to exit by itself and returns its exit status (nil on timeout).
     public func wait(timeout: Duration) -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        var status: Int32 = 0
         while ContinuousClock.now < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid {
-                reaped = true
-                return (status >> 8) & 0xff
-            }
+            if let status = exitStatus() { return status }
             usleep(10_000)
         }
         return nil
+    }
+
+    /// ``wait(timeout:)`` for async tests: polls with `Task.sleep`, so a long wait does not hold
+    /// one of the cooperative pool's few threads (2 on the CI machine) and stall other tests.
+    public func wait(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = exitStatus() { return status }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// The exit status if the process has exited (it is reaped then), else nil.
+    private func exitStatus() -> Int32? {
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        reaped = true
+        return (status >> 8) & 0xff
+    }
+
+    /// Sends `signal` to the program (``programPID``) as soon as `condition` holds, from a
+    /// dedicated thread: a test task can wait seconds for a pool thread on a loaded machine,
+    /// which would move the signal past the moment the test means. Gives up after `timeout`.
+    public func signal(_ signal: Int32, when condition: @escaping @Sendable () -> Bool, timeout: Duration = .seconds(120)) {
+        let watchdog = pid
+        Thread.detachNewThread {
+            let deadline = ContinuousClock.now + timeout
+            while !condition() {
+                guard ContinuousClock.now < deadline else { return }
+                usleep(2_000)
+            }
+            guard let text = try? String(contentsOfFile: "/proc/\(watchdog)/task/\(watchdog)/children", encoding: .utf8),
+                  let program = text.split(separator: " ").first.flatMap({ pid_t($0) }) else { return }
+            kill(program, signal)
+        }
     }
 
     /// SIGTERM, wait up to `timeout`, then SIGKILL. Idempotent.
@@ -111,17 +143,37 @@ public final class ChildProcess: @unchecked Sendable {
 }
 
 extension ChildProcess {
+    /// ``run(_:_:timeout:)`` for async tests, waiting without holding a pool thread.
+    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
+        let run = try Run(executable, arguments)
+        return try run.finish(await run.child.wait(timeout: timeout), timeout: timeout)
+    }
+
     /// Runs a command to completion and returns its exit status and combined output.
     public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) throws -> (status: Int32, output: String) {
+        let run = try Run(executable, arguments)
+        return try run.finish(run.child.wait(timeout: timeout), timeout: timeout)
+    }
+
+    /// A command run to completion, its output in a file removed at the end.
+    private struct Run {
+        let child: ChildProcess
+        let description: String
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-run-\(UUID().uuidString).log").path
-        defer { try? FileManager.default.removeItem(atPath: log) }
-        let child = try ChildProcess(executable: executable, arguments: arguments, logFile: log)
-        guard let status = child.wait(timeout: timeout) else {
-            child.terminate()
-            throw TestSupportError("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+
+        init(_ executable: String, _ arguments: [String]) throws {
+            child = try ChildProcess(executable: executable, arguments: arguments, logFile: log)
+            description = ([executable] + arguments).joined(separator: " ")
         }
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return (status, output)
+
+        func finish(_ status: Int32?, timeout: Duration) throws -> (status: Int32, output: String) {
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            guard let status else {
+                child.terminate()
+                throw TestSupportError("\(description) did not finish within \(timeout)")
+            }
+            return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        }
     }
 }
 

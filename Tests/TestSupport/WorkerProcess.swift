@@ -71,16 +71,16 @@ public struct WorkerProcess: Sendable {
 
     /// `kill -9` of the worker itself: no drain, no commit, no leaving the group. Returns once
     /// it is gone.
-    public func kill9() {
+    public func kill9() async {
         guard let worker = process.programPID else { return }
         kill(worker, SIGKILL)
-        _ = process.wait(timeout: .seconds(30))
+        _ = await process.wait(timeout: .seconds(30))
     }
 
     /// SIGTERM to the worker itself (not its watchdog), then its own exit status (nil on timeout).
-    public func terminate(timeout: Duration = .seconds(60)) -> Int32? {
+    public func terminate(timeout: Duration = .seconds(60)) async -> Int32? {
         guard let worker = process.programPID else { return nil }
         kill(worker, SIGTERM)
-        return process.wait(timeout: timeout)
+        return await process.wait(timeout: timeout)
     }
 }
