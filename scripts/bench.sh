@@ -98,6 +98,9 @@ if [ "$which" = all ] || [ "$which" = fcm ]; then
     stub_service_account
     "$bench" fcm --url "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
         --sends "${FCM_BENCH_SENDS:-50000}"
+    # Two connections, two libcurl threads: what fcm.connections buys when the CPU is there.
+    "$bench" fcm --url "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
+        --sends "${FCM_BENCH_SENDS:-50000}" --connections 2
     "$bench" fcm-emulator --sends "${FCM_EMULATOR_BENCH_SENDS:-20000}"
 fi
 

@@ -1,11 +1,13 @@
+import Synchronization
 import Threading
 
 /// An HTTP/2 client over libcurl's multi interface: many concurrent requests multiplexed as
-/// streams on one TLS connection (ALPN `h2`).
+/// streams on one TLS connection (ALPN `h2`), or on a few (``Configuration/connections``).
 ///
-/// One dedicated thread drives all transfers; any task may call ``send(_:)``. At most
-/// ``Configuration/maxConcurrentStreams`` requests are on the wire at once; the rest wait in a
-/// FIFO. TLS verification is always on.
+/// Each connection has its own libcurl multi handle and dedicated thread; any task may call
+/// ``send(_:)``, which picks the connection with the fewest requests. At most
+/// ``Configuration/maxConcurrentStreams`` requests are on the wire per connection; the rest
+/// wait in that connection's FIFO. TLS verification is always on.
 ///
 /// Call ``shutdown()`` when done: pending and in-flight requests fail with `.shutdown`.
 public final class HTTP2Client: Sendable {
@@ -19,8 +21,12 @@ public final class HTTP2Client: Sendable {
         public var requestTimeout: Duration = .seconds(30)
         /// Requests on the wire at once (HTTP/2 streams). Default 100.
         public var maxConcurrentStreams: Int = 100
-        /// Connections per host. Default 1: everything is multiplexed on one connection.
+        /// Connections per host within one multi handle. Default 1: everything is multiplexed
+        /// on one connection.
         public var maxConnectionsPerHost: Int = 1
+        /// Independent connections, each with its own thread: a server's stream limit and one
+        /// thread's CPU then bound each of them, not the client. Default 1.
+        public var connections: Int = 1
 
         public init(caFile: String? = nil) {
             self.caFile = caFile
@@ -28,30 +34,52 @@ public final class HTTP2Client: Sendable {
     }
 
     public let configuration: Configuration
-    private let loop: CurlMultiLoop
+    private let loops: [CurlMultiLoop]
+    /// Where the search for the least busy connection starts, turning so that ties spread.
+    private let turn = Atomic<Int>(0)
 
-    /// Starts the client's thread.
+    /// Starts the client's threads, one per connection.
     /// - Throws: ``HTTP2ClientError`` if libcurl cannot be initialised.
     public init(configuration: Configuration = .init()) throws(HTTP2ClientError) {
         self.configuration = configuration
-        self.loop = try CurlMultiLoop(configuration: configuration)
+        var loops: [CurlMultiLoop] = []
+        for _ in 0..<max(configuration.connections, 1) {
+            loops.append(try CurlMultiLoop(configuration: configuration))
+        }
+        self.loops = loops
     }
 
     deinit {
-        loop.requestShutdown()
+        for loop in loops { loop.requestShutdown() }
     }
 
     /// Sends a request and returns the complete response, whatever its status.
     /// - Throws: ``HTTP2ClientError`` when no response arrived: see its `code` and `isRetryable`.
     public func send(_ request: HTTPRequest) async throws(HTTP2ClientError) -> HTTPResponse {
+        let loop = leastBusy()
+        loop.requests.add(1, ordering: .relaxed)
+        defer { loop.requests.subtract(1, ordering: .relaxed) }
         let result = await withCheckedContinuation { continuation in
             loop.submit(CurlTransfer(request: request, continuation: continuation))
         }
         return try result.get().response
     }
 
-    /// Fails everything pending or in flight with `.shutdown` and stops the thread. Idempotent.
+    /// Fails everything pending or in flight with `.shutdown` and stops the threads. Idempotent.
     public func shutdown() async {
-        await loop.shutdown()
+        for loop in loops { await loop.shutdown() }
+    }
+
+    private func leastBusy() -> CurlMultiLoop {
+        guard loops.count > 1 else { return loops[0] }
+        let start = turn.add(1, ordering: .relaxed).newValue
+        var best = loops[start % loops.count]
+        var fewest = best.requests.load(ordering: .relaxed)
+        for i in 1..<loops.count where fewest > 0 {
+            let loop = loops[(start + i) % loops.count]
+            let requests = loop.requests.load(ordering: .relaxed)
+            if requests < fewest { (best, fewest) = (loop, requests) }
+        }
+        return best
     }
 }

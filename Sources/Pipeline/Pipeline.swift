@@ -219,11 +219,13 @@ public final class Pipeline: Sendable {
         let outcome = await processor.process(message)
         var fatal: String?
         if case .fatal(let why) = outcome.verdict.disposition { fatal = why }
+        // Before `finished` frees the slot, so the reader's next admission cannot lift the gauge
+        // above max_events_in_flight, even for a moment.
+        metrics.eventsInFlight.decrement()
         let flow = coordinator.finished(message, done: outcome.done, fatal: fatal)
         if outcome.done, let timestamp = message.timestamp {
             metrics.deliveryLag(sinceMilliseconds: timestamp.milliseconds)
         }
-        metrics.eventsInFlight.decrement()
         apply(flow)
         if fatal != nil { stop() }
     }

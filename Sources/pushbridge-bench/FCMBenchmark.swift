@@ -36,11 +36,15 @@ enum FCMBenchmark {
         return [(name, rates[rates.count / 2]), (name + "_best", rates.last!)]
     }
 
-    static func stub(baseURL: String, caFile: String, serviceAccount: String, sends: Int, concurrency: Int, rounds: Int) async throws -> [(name: String, value: Double)] {
+    static func stub(
+        baseURL: String, caFile: String, serviceAccount: String, sends: Int, concurrency: Int, rounds: Int, connections: Int
+    ) async throws -> [(name: String, value: Double)] {
         var c = FCMClient.Configuration(serviceAccount: try ServiceAccount.load(path: serviceAccount))
         c.baseURL = baseURL
         c.caFile = caFile
-        return try await run(c, sends: sends, concurrency: concurrency, rounds: rounds, name: "fcm_sends_per_second_stub")
+        c.connections = connections
+        let name = connections == 1 ? "fcm_sends_per_second_stub" : "fcm_sends_per_second_stub_\(connections)_connections"
+        return try await run(c, sends: sends, concurrency: concurrency, rounds: rounds, name: name)
     }
 
     static func emulator(sends: Int, concurrency: Int, rounds: Int) async throws -> [(name: String, value: Double)] {

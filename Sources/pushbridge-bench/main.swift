@@ -6,7 +6,7 @@ let usage = """
     usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N]
            pushbridge-bench mapping [--events N] [--rounds N]
-           pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N]
+           pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR
                                 --endpoint URL --ca FILE --service-account FILE [--events N]
@@ -52,7 +52,8 @@ do {
         guard let url = option("--url"), let ca = option("--ca"), let account = option("--service-account") else { print(usage); exit(2) }
         emit(try await FCMBenchmark.stub(
             baseURL: url, caFile: ca, serviceAccount: account, sends: Int(option("--sends", "50000")!)!,
-            concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))
+            concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!,
+            connections: Int(option("--connections", "1")!)!))
     case "fcm-emulator":
         emit(try await FCMBenchmark.emulator(
             sends: Int(option("--sends", "20000")!)!, concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))

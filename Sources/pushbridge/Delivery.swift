@@ -24,6 +24,7 @@ struct Delivery: Sendable {
         fcm.baseURL = settings.fcm.endpoint
         fcm.caFile = settings.fcm.caFile
         fcm.maxStreams = settings.fcm.maxStreams
+        fcm.connections = settings.fcm.connections
         fcm.maxSendsPerSecond = maxSendsPerSecond ?? settings.fcm.maxSendsPerSecond
         fcm.maxConcurrentSends = settings.delivery.maxSendsInFlight
         fcm.requestTimeout = settings.fcm.requestTimeout

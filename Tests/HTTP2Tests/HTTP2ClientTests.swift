@@ -42,6 +42,37 @@ struct HTTP2ClientTests {
         #expect(connections.count == 1, "connections used: \(connections)")
     }
 
+    @Test("with connections: 3, concurrent requests spread over three connections")
+    func severalConnections() async throws {
+        let server = try NginxServer()
+        var config = HTTP2Client.Configuration(caFile: server.caFile)
+        config.connections = 3
+        let client = try HTTP2Client(configuration: config)
+        let total = 3_000
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            var all: [Int] = []
+            for i in 0..<total {
+                if i >= 150, let s = try await group.next() { all.append(s) }
+                group.addTask {
+                    let r = try await client.send(HTTPRequest(url: server.baseURL + "/ok"))
+                    #expect(r.httpVersion == "HTTP/2")
+                    return r.status
+                }
+            }
+            for try await s in group { all.append(s) }
+            return all
+        }
+        await client.shutdown()
+        #expect(statuses == Array(repeating: 200, count: total))
+
+        // The access log's first field is nginx's connection serial number.
+        var perConnection: [Substring: Int] = [:]
+        for line in try server.accessLogLines() { perConnection[line.split(separator: " ")[0], default: 0] += 1 }
+        #expect(perConnection.count == 3, "requests per connection: \(perConnection)")
+        // The least busy connection takes each request: with 150 outstanding, none idles.
+        #expect(perConnection.values.allSatisfy { $0 >= total / 6 }, "requests per connection: \(perConnection)")
+    }
+
     @Test("a response slower than the timeout ends in a typed, retryable timeout error")
     func timeout() async throws {
         let server = try NginxServer()

@@ -57,12 +57,14 @@ struct ConfigTests {
             "PUSHBRIDGE_KAFKA_BROKERS": "a:1,b:2", "PUSHBRIDGE_DELIVERY_MAX_EVENTS_IN_FLIGHT": "500",
             "PUSHBRIDGE_FCM_VALIDATE_ONLY": "true", "PUSHBRIDGE_LOG_FORMAT": "text", "PUSHBRIDGE_HTTP_LISTEN": "off",
             "PUSHBRIDGE_FCM_MAX_SENDS_PER_SECOND": "2500.5", "PUSHBRIDGE_KAFKA_INSTANCE_ID": "pod-3",
+            "PUSHBRIDGE_FCM_CONNECTIONS": "4",
         ]
         let c = try PushbridgeConfig.load(file: try Self.file(Self.minimal + "delivery:\n  max_events_in_flight: 20\n"), environment: env)
         #expect(c.kafka.brokers == ["a:1", "b:2"])
         #expect(c.delivery.maxEventsInFlight == 500)
         #expect(c.fcm.validateOnly && c.log.format == .text && c.http.listen == nil)
         #expect(c.fcm.maxSendsPerSecond == 2500.5 && c.kafka.instanceID == "pod-3")
+        #expect(c.fcm.connections == 4)
     }
 
     @Test("one Kafka property per environment variable (how a Secret reaches librdkafka), over the file's")
@@ -85,6 +87,7 @@ struct ConfigTests {
             """)
         var env = ["PUSHBRIDGE_FCM_MAX_SENDS_PER_SECOND": "2500.5", "PUSHBRIDGE_KAFKA_INSTANCE_ID": "pod-3", "PUSHBRIDGE_HTTP_LISTEN": "127.0.0.1:9000"]
         env["PUSHBRIDGE_DELIVERY_UNKNOWN_EVENT_TYPES"] = "dead-letter"
+        env["PUSHBRIDGE_FCM_CONNECTIONS"] = "2"
         let c = try PushbridgeConfig.load(file: source, environment: env)
         let printed = c.printed
         #expect(printed.contains("sasl.password: <redacted>") && printed.contains("ssl.key.pem: <redacted>") && printed.contains("client.id: pb"))

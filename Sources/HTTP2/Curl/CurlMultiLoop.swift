@@ -18,6 +18,10 @@ final class CurlMultiLoop: @unchecked Sendable {
         var woken = false
     }
 
+    /// Requests sent through this loop and not yet answered (kept by ``HTTP2Client``, which
+    /// gives a new request to the loop with the fewest).
+    let requests = Atomic<Int>(0)
+
     private let configuration: HTTP2Client.Configuration
     private let multi: CurlMultiHandle
     private let state = Mutex(State())

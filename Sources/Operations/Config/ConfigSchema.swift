@@ -39,6 +39,7 @@ enum ConfigSchema {
         "fcm.ca_file": .string,
         "fcm.validate_only": .bool,
         "fcm.max_streams": .int(min: 1),
+        "fcm.connections": .int(min: 1),
         "fcm.max_sends_per_second": .double,
         "fcm.request_timeout_ms": .int(min: 1),
         "fcm.retry.max_attempts": .int(min: 1),

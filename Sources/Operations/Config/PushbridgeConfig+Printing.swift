@@ -42,6 +42,7 @@ extension PushbridgeConfig {
         lines.append("  ca_file: \(opt(fcm.caFile))")
         lines.append("  validate_only: \(fcm.validateOnly)")
         lines.append("  max_streams: \(fcm.maxStreams)")
+        lines.append("  connections: \(fcm.connections)")
         lines.append("  max_sends_per_second: \(fcm.maxSendsPerSecond.map { String($0) } ?? "null")")
         lines.append("  request_timeout_ms: \(ms(fcm.requestTimeout))")
         lines.append("  retry:")

@@ -33,6 +33,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var caFile: String?
         public var validateOnly = false
         public var maxStreams = 100
+        /// HTTP/2 connections, each with its own libcurl thread.
+        public var connections = 2
         public var maxSendsPerSecond: Double?
         public var requestTimeout: Duration = .seconds(30)
         public var retry = Retry()
