@@ -43,8 +43,13 @@ public final class HTTP2Client: Sendable {
     public init(configuration: Configuration = .init()) throws(HTTP2ClientError) {
         self.configuration = configuration
         var loops: [CurlMultiLoop] = []
-        for _ in 0..<max(configuration.connections, 1) {
-            loops.append(try CurlMultiLoop(configuration: configuration))
+        do {
+            for _ in 0..<max(configuration.connections, 1) {
+                loops.append(try CurlMultiLoop(configuration: configuration))
+            }
+        } catch {
+            for loop in loops { loop.requestShutdown() }  // their threads would run on otherwise
+            throw error
         }
         self.loops = loops
     }
