@@ -50,23 +50,11 @@ final class MessageChannel: @unchecked Sendable {
     /// The next message, or nil once the channel is finished and drained.
     func next() async throws(KafkaError) -> KafkaMessage? {
         // Most calls find a message waiting: take it without a continuation.
-        if let message = popBuffered() { return message }
+        if let ready = take() { return try ready.get() }
         let result: Result<KafkaMessage?, KafkaError> = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: Waiter) in
-                condition.lock()
-                if let message = buffer.popFirst() {
-                    condition.signal()
-                    condition.unlock()
-                    continuation.resume(returning: .success(message))
-                } else if finished || Task.isCancelled {
-                    let failure = self.failure
-                    condition.unlock()
-                    continuation.resume(returning: failure.map { .failure($0) } ?? .success(nil))
-                } else {
-                    precondition(waiter == nil, "KafkaConsumer.messages supports a single reader")
-                    waiter = continuation
-                    condition.unlock()
-                }
+                // A push may have come between the two locks: try again before parking.
+                if let ready = take(orPark: continuation) { continuation.resume(returning: ready) }
             }
         } onCancel: {
             condition.lock()
@@ -78,12 +66,22 @@ final class MessageChannel: @unchecked Sendable {
         return try result.get()
     }
 
-    private func popBuffered() -> KafkaMessage? {
+    /// The next message, or the end (nil, or the failure) once finished or cancelled;
+    /// otherwise nil, after parking `reader` (if given) in the same lock, so a push cannot slip
+    /// between the check and the parking. The caller resumes `reader` with a non-nil result.
+    private func take(orPark reader: Waiter? = nil) -> Result<KafkaMessage?, KafkaError>? {
         condition.lock()
         defer { condition.unlock() }
-        guard let message = buffer.popFirst() else { return nil }
-        condition.signal()
-        return message
+        if let message = buffer.popFirst() {
+            condition.signal()
+            return .success(message)
+        }
+        if finished || Task.isCancelled { return failure.map { .failure($0) } ?? .success(nil) }
+        if let reader {
+            precondition(waiter == nil, "KafkaConsumer.messages supports a single reader")
+            waiter = reader
+        }
+        return nil
     }
 
     /// Drops buffered messages that match, e.g. those of revoked partitions.

@@ -110,16 +110,13 @@ public final class ChildProcess: @unchecked Sendable {
     /// dedicated thread: a test task can wait seconds for a pool thread on a loaded machine,
     /// which would move the signal past the moment the test means. Gives up after `timeout`.
     public func signal(_ signal: Int32, when condition: @escaping @Sendable () -> Bool, timeout: Duration = .seconds(120)) {
-        let watchdog = pid
-        Thread.detachNewThread {
+        Thread.detachNewThread { [self] in
             let deadline = ContinuousClock.now + timeout
             while !condition() {
                 guard ContinuousClock.now < deadline else { return }
                 usleep(2_000)
             }
-            guard let text = try? String(contentsOfFile: "/proc/\(watchdog)/task/\(watchdog)/children", encoding: .utf8),
-                  let program = text.split(separator: " ").first.flatMap({ pid_t($0) }) else { return }
-            kill(program, signal)
+            if let program = programPID { kill(program, signal) }
         }
     }
 

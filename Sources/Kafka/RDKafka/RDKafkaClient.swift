@@ -36,26 +36,19 @@ final class RDKafkaClient: @unchecked Sendable {
         configure: (OpaquePointer) -> Void = { _ in }
     ) throws(KafkaError) -> RDKafkaClient {
         let conf = rd_kafka_conf_new()!
-        var errorBuffer = [CChar](repeating: 0, count: 512)
         for (key, value) in properties {
-            let result = rd_kafka_conf_set(conf, key, value, &errorBuffer, errorBuffer.count)
-            if result != RD_KAFKA_CONF_OK {
+            if let refusal = set(conf, key, value) {
                 rd_kafka_conf_destroy(conf)
-                throw KafkaError(
-                    code: .configuration,
-                    message: "librdkafka property '\(key)': \(String(decoding: errorBuffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))"
-                )
+                throw KafkaError(code: .configuration, message: "librdkafka property '\(key)': \(refusal)")
             }
         }
         if let opaque { rd_kafka_conf_set_opaque(conf, opaque) }
         configure(conf)
         // On success, rd_kafka_new takes ownership of conf; on failure we still own it.
+        var errorBuffer = [CChar](repeating: 0, count: 512)
         guard let handle = rd_kafka_new(kind.cValue, conf, &errorBuffer, errorBuffer.count) else {
             rd_kafka_conf_destroy(conf)
-            throw KafkaError(
-                code: .configuration,
-                message: "cannot create Kafka client: \(String(decoding: errorBuffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))"
-            )
+            throw KafkaError(code: .configuration, message: "cannot create Kafka client: \(text(errorBuffer))")
         }
         return RDKafkaClient(handle: handle)
     }
@@ -70,8 +63,7 @@ final class RDKafkaClient: @unchecked Sendable {
         var buffer = [CChar](repeating: 0, count: 512)
         let err = rd_kafka_fatal_error(handle, &buffer, buffer.count)
         guard err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
-        return KafkaError(code: .init(err), message: text, isFatal: true)
+        return KafkaError(code: .init(err), message: Self.text(buffer), isFatal: true)
     }
 
     /// Whether the linked librdkafka takes `value` for the configuration property `key` (newer
@@ -79,8 +71,19 @@ final class RDKafkaClient: @unchecked Sendable {
     static func accepts(property key: String, value: String) -> Bool {
         let conf = rd_kafka_conf_new()!
         defer { rd_kafka_conf_destroy(conf) }
+        return set(conf, key, value) == nil
+    }
+
+    /// Sets one property on `conf`; librdkafka's reason if it refuses.
+    private static func set(_ conf: OpaquePointer, _ key: String, _ value: String) -> String? {
         var errorBuffer = [CChar](repeating: 0, count: 512)
-        return rd_kafka_conf_set(conf, key, value, &errorBuffer, errorBuffer.count) == RD_KAFKA_CONF_OK
+        guard rd_kafka_conf_set(conf, key, value, &errorBuffer, errorBuffer.count) != RD_KAFKA_CONF_OK else { return nil }
+        return text(errorBuffer)
+    }
+
+    /// The NUL-terminated text librdkafka wrote into `buffer`.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
     }
 
     /// The linked librdkafka's version string, e.g. "2.0.2".
