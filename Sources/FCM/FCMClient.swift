@@ -43,20 +43,24 @@ public final class FCMClient: Sendable {
         }
     }
 
-    /// The outcome of ``send(_:validateOnly:)``, after any retries.
+    /// The outcome of ``send(_:to:validateOnly:)``, after any retries.
     public struct SendResult: Sendable {
         /// The message name FCM assigned (`projects/p/messages/…`), or the last failure.
         public var outcome: Result<String, FCMError>
         /// Attempts made, the first included.
         public var attempts: Int
-        /// Attempts FCM refused with QUOTA_EXCEEDED, each of which paused every send.
-        public var quotaPauses: Int
+        /// Whose quota each QUOTA_EXCEEDED answer was, in order (resolved: never
+        /// ``FCMError/QuotaScope/undetermined``).
+        public var quotaRefusals: [FCMError.QuotaScope]
 
-        public init(outcome: Result<String, FCMError>, attempts: Int, quotaPauses: Int = 0) {
+        public init(outcome: Result<String, FCMError>, attempts: Int, quotaRefusals: [FCMError.QuotaScope] = []) {
             self.outcome = outcome
             self.attempts = attempts
-            self.quotaPauses = quotaPauses
+            self.quotaRefusals = quotaRefusals
         }
+
+        /// Refusals of the project's quota, each of which paused every send.
+        public var quotaPauses: Int { quotaRefusals.count { $0 == .project } }
     }
 
     public let configuration: Configuration
@@ -66,6 +70,15 @@ public final class FCMClient: Sendable {
     private let gate: SendGate
     private let sendURL: String
     private let lastHeaders = Mutex<(token: String, headers: HTTPHeaders)?>(nil)
+    /// Whether FCM is answering, and the devices and topics it throttled.
+    private let health = Mutex(Health())
+    /// Mirrors `!health.backoff.isEmpty`, so a send need not lock to learn nothing is held.
+    private let anyHeld = Atomic<Bool>(false)
+
+    private struct Health {
+        var availability = FCMAvailability()
+        var backoff = TargetBackoff()
+    }
 
     /// - Throws: ``HTTP2ClientError`` if the HTTP/2 client cannot start.
     public init(configuration: Configuration) throws(HTTP2ClientError) {
@@ -85,39 +98,119 @@ public final class FCMClient: Sendable {
     }
 
     /// Sends one message, retrying as the policy says (a cancelled task stops before its next
-    /// attempt, with a `SHUTDOWN` failure): retryable errors after a jittered
-    /// backoff, never before `Retry-After`; QUOTA_EXCEEDED pauses every send of this client for
-    /// at least ``RetryPolicy/quotaPause``; a refused access token is refreshed once.
+    /// attempt, with a `SHUTDOWN` failure):
+    /// - transient failures after a jittered backoff, never before `Retry-After`, for as long as
+    ///   the budget allows; time spent waiting on FCM (see ``availability``) is not counted;
+    /// - the project's QUOTA_EXCEEDED pauses every send of this client for at least
+    ///   ``RetryPolicy/quotaPause``;
+    /// - a device's or a topic's QUOTA_EXCEEDED holds sends to that target only (every send to
+    ///   it, not just this one), with backoff growing per refusal in a row, a topic's at least
+    ///   ``RetryPolicy/quotaPause``. An answer that does not say whose quota it is counts as the
+    ///   target's while other sends succeed, else as the project's;
+    /// - a refused access token is refreshed once.
     ///
-    /// - Parameter message: the `message` object, serialized (e.g. `FCMMessage.encoded`).
-    /// - Parameter validateOnly: FCM's dry run: validated, not delivered.
-    public func send(_ message: [UInt8], validateOnly: Bool = false) async -> SendResult {
+    /// - Parameters:
+    ///   - message: the `message` object, serialized (e.g. `FCMMessage.encoded`).
+    ///   - target: who it goes to, so that a throttled device or topic is backed off on its own;
+    ///     nil treats every quota refusal as the project's.
+    ///   - validateOnly: FCM's dry run: validated, not delivered.
+    public func send(_ message: [UInt8], to target: SendTarget? = nil, validateOnly: Bool = false) async -> SendResult {
         let body = Self.requestBody(message, validateOnly: validateOnly)
         let started = ContinuousClock.now
-        var attempts = 0
-        var quotaPauses = 0
+        let waitedAtStart = health.withLock { $0.availability.waited(upTo: started) }
+        var result = SendResult(outcome: .failure(.cancelled), attempts: 0)
         var refreshed = false
         while true {
-            if Task.isCancelled { return SendResult(outcome: .failure(.cancelled), attempts: attempts, quotaPauses: quotaPauses) }
-            attempts += 1
-            let outcome = await attempt(body)
-            guard case .failure(let error) = outcome else {
-                return SendResult(outcome: outcome, attempts: attempts, quotaPauses: quotaPauses)
+            if let target, let until = heldUntil(target) { try? await Task.sleep(until: until, clock: .continuous) }
+            if Task.isCancelled {
+                result.outcome = .failure(.cancelled)
+                return result
             }
+            result.attempts += 1
+            let attemptStarted = ContinuousClock.now
+            result.outcome = await attempt(body)
+            let now = ContinuousClock.now
+            guard case .failure(var error) = result.outcome else {
+                updateHealth { h in
+                    h.availability.answered(at: now, success: true)
+                    if let target, !h.backoff.isEmpty { h.backoff.cleared(target) }
+                }
+                return result
+            }
+            if error.isShutdown { return result }
+            // For a throttled target, its refusals in a row grow the backoff, not this send's attempts.
+            var strikes = result.attempts
             switch error.kind {
             case .quota:
-                quotaPauses += 1
-                gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
+                let scope = resolveQuotaScope(error.quotaScope, target: target, now: now)
+                error.quotaScope = scope
+                result.quotaRefusals.append(scope)
+                if scope == .project {
+                    gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
+                } else if let target {
+                    strikes = updateHealth { $0.backoff.strike(target) }
+                }
             case .auth:
-                if refreshed { return SendResult(outcome: outcome, attempts: attempts, quotaPauses: quotaPauses) }
+                if refreshed { return result }
                 refreshed = true
             default: break
             }
-            guard !error.isShutdown,
-                let delay = configuration.retry.delay(
-                    afterAttempt: attempts, elapsed: .now - started, error: error, random: Double.random(in: 0...1))
-            else { return SendResult(outcome: outcome, attempts: attempts, quotaPauses: quotaPauses) }
-            if delay > .zero { try? await Task.sleep(for: delay) }
+            result.outcome = .failure(error)
+            let budgetUsed = now - started - recordFailure(error, attemptStarted: attemptStarted, at: now, waitedAtStart: waitedAtStart)
+            guard let delay = configuration.retry.delay(afterAttempt: strikes, elapsed: budgetUsed, error: error, random: Double.random(in: 0...1))
+            else { return result }
+            if error.kind == .quota, error.quotaScope != .project, let target {
+                // Every send to the target waits this long, this one at the top of the loop.
+                updateHealth { $0.backoff.hold(target, until: now + delay, now: now) }
+            } else if delay > .zero {
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    /// Notes what a failure says about FCM: nothing at all (a 5xx, no answer, the project's
+    /// quota: FCM is not answering) or an answer about this message. Returns how long this
+    /// client has waited on FCM since a send's start, which its budget leaves out.
+    private func recordFailure(
+        _ error: FCMError, attemptStarted: ContinuousClock.Instant, at now: ContinuousClock.Instant, waitedAtStart: Duration
+    ) -> Duration {
+        health.withLock { h in
+            if error.kind == .retryable || error.kind == .configuration || error.quotaScope == .project {
+                h.availability.failedTransiently(since: attemptStarted, reason: error.description)
+            } else {
+                h.availability.answered(at: now, success: false)
+            }
+            return h.availability.waited(upTo: now) - waitedAtStart
+        }
+    }
+
+    /// A QUOTA_EXCEEDED whose answer does not say whose quota it is: the target's while sends to
+    /// others get through, otherwise the project's, as it always was
+    /// (``FCMAvailability/refusedOwnQuota(_:at:)``).
+    private func resolveQuotaScope(_ scope: FCMError.QuotaScope?, target: SendTarget?, now: ContinuousClock.Instant) -> FCMError.QuotaScope {
+        guard let target else { return .project }
+        let perTarget: FCMError.QuotaScope = target.isDevice ? .device : .topic
+        switch scope ?? .undetermined {
+        case .project: return .project
+        case .device, .topic: return perTarget
+        case .undetermined:
+            return health.withLock { $0.availability.refusedOwnQuota(target, at: now) } ? perTarget : .project
+        }
+    }
+
+    /// When sends to `target` may go again, if FCM throttled it. Without any throttled target
+    /// (the usual case) this takes no lock.
+    private func heldUntil(_ target: SendTarget) -> ContinuousClock.Instant? {
+        guard anyHeld.load(ordering: .relaxed) else { return nil }
+        return health.withLock { $0.backoff.heldUntil(target, now: .now) }
+    }
+
+    /// Changes the health state under its lock, keeping ``anyHeld`` true to it.
+    private func updateHealth<T>(_ change: (inout Health) -> T) -> T {
+        health.withLock { h in
+            let result = change(&h)
+            anyHeld.store(!h.backoff.isEmpty, ordering: .relaxed)
+            return result
         }
     }
 
@@ -189,6 +282,17 @@ public final class FCMClient: Sendable {
     /// When sending resumes after QUOTA_EXCEEDED, if it is paused now.
     public var quotaPausedUntil: ContinuousClock.Instant? {
         get async { gate.pausedUntilInstant }
+    }
+
+    /// Whether FCM is answering this client (for readiness and the waiting metric).
+    public var availability: FCMAvailability {
+        health.withLock { $0.availability }
+    }
+
+    /// Devices and topics whose sends are held after FCM throttled them, now.
+    public var heldTargets: Int {
+        let now = ContinuousClock.now
+        return health.withLock { $0.backoff.entries.values.count { $0.until > now } }
     }
 
     /// Fails pending sends and stops the connection.

@@ -10,10 +10,12 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         /// Try again after a backoff (UNAVAILABLE, INTERNAL, transport errors, timeouts).
         case retryable
-        /// The project's quota is exhausted: pause *all* sending, at least 60 s (QUOTA_EXCEEDED).
+        /// A sending quota is exhausted (HTTP 429, QUOTA_EXCEEDED / RESOURCE_EXHAUSTED): the
+        /// project's (pause *all* sends, at least 60 s), one device's or one topic's (back off
+        /// that target only). ``quotaScope`` says which.
         case quota
-        /// The registration token is dead or not ours: report it for deletion (UNREGISTERED,
-        /// SENDER_ID_MISMATCH, INVALID_ARGUMENT about the token).
+        /// The device identifier (token or FID) is dead or not ours: report it for deletion
+        /// (UNREGISTERED, SENDER_ID_MISMATCH, INVALID_ARGUMENT about the token).
         case tokenDead
         /// The message cannot succeed: dead-letter it (INVALID_ARGUMENT about the payload,
         /// THIRD_PARTY_AUTH_ERROR, and anything unknown).
@@ -38,6 +40,21 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     public var fieldViolations: [FieldViolation]
     /// From `Retry-After`, when the server sent one.
     public var retryAfter: Duration?
+    /// For ``Kind/quota``: whose quota ran out, as far as the answer says.
+    public var quotaScope: QuotaScope?
+
+    /// The three causes of QUOTA_EXCEEDED in FCM's ErrorCode reference, and what to do about each.
+    public enum QuotaScope: String, Sendable, CaseIterable {
+        /// The project's message rate (600k/min by default): pause every send, at least 60 s.
+        case project
+        /// One device's message rate (240/min, 5,000/h): back off sends to that device only.
+        case device
+        /// One topic's message rate: back off sends to that topic only, at least 60 s.
+        case topic
+        /// The answer does not say. The client decides from what it sees: while sends to other
+        /// targets succeed, the limit is the target's; otherwise the project's.
+        case undetermined
+    }
 
     public struct FieldViolation: Sendable, Equatable {
         public var field: String
@@ -51,7 +68,7 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
 
     public init(
         code: String, kind: Kind, httpStatus: Int?, message: String,
-        fieldViolations: [FieldViolation] = [], retryAfter: Duration? = nil
+        fieldViolations: [FieldViolation] = [], retryAfter: Duration? = nil, quotaScope: QuotaScope? = nil
     ) {
         self.code = code
         self.kind = kind
@@ -59,6 +76,7 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.fieldViolations = fieldViolations
         self.retryAfter = retryAfter
+        self.quotaScope = quotaScope ?? (kind == .quota ? .undetermined : nil)
     }
 
     /// The token should be deleted by the backend (a token-invalidation record).
@@ -68,6 +86,12 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     public var isRetryable: Bool { kind == .retryable || kind == .quota || kind == .auth }
 
     /// A failure with no HTTP response (`TRANSPORT`, `TIMEOUT`, `TLS`, `SHUTDOWN`).
+    ///
+    /// Never ``Kind/permanent``: no answer says nothing about the message, so dead-lettering it
+    /// would punish a good push for a network fault. An untrusted certificate or a malformed
+    /// endpoint URL is the operator's to fix (``Kind/configuration``); anything else, however
+    /// curl names it, is retried within the budget. A send cut short by shutdown would succeed
+    /// later, from this worker or another.
     public init(transport error: HTTP2ClientError) {
         let code: String = switch error.code {
         case .timeout: "TIMEOUT"
@@ -75,9 +99,8 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
         case .shutdown: "SHUTDOWN"
         default: "TRANSPORT"
         }
-        // A send cut short by shutdown would succeed later, from this worker or another.
-        let kind: Kind = error.isRetryable || error.code == .shutdown ? .retryable : (error.code == .tls ? .configuration : .permanent)
-        self.init(code: code, kind: kind, httpStatus: nil, message: error.message)
+        let isSetup = !error.isRetryable && (error.code == .tls || error.code == .invalidRequest)
+        self.init(code: code, kind: isSetup ? .configuration : .retryable, httpStatus: nil, message: error.message)
     }
 
     /// The send was not made because its task was cancelled (the worker is stopping). Like a
@@ -91,6 +114,7 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var s = "FCM \(code)"
         if let httpStatus { s += " (HTTP \(httpStatus))" }
+        if let quotaScope, quotaScope != .undetermined { s += " [\(quotaScope.rawValue) quota]" }
         s += ": \(message)"
         if !fieldViolations.isEmpty {
             s += " [" + fieldViolations.map { "\($0.field): \($0.description)" }.joined(separator: "; ") + "]"

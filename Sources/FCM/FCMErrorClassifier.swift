@@ -1,6 +1,18 @@
 import Foundation
+import JSON
 
-/// Turns an FCM HTTP v1 error response into an ``FCMError`` (architecture.md's error table).
+/// Turns an FCM HTTP v1 error response into an ``FCMError`` (architecture.md's error table),
+/// from what FCM really sends (docs/emulator.md lists the bodies and their sources):
+///
+/// - a dead **registration token** is HTTP 400 INVALID_ARGUMENT with only an `FcmError` detail
+///   and a message about the token (the error-codes guide, Example 2), while a bad **payload**
+///   names its field in a `google.rpc.BadRequest` detail (Example 1), or names no field at all
+///   ("Request contains an invalid argument." for a message that is too big);
+/// - the **project's** quota is HTTP 429 RESOURCE_EXHAUSTED with a `google.rpc.ErrorInfo` whose
+///   `metadata.quota_limit` is e.g. `SendsPerMinutePerProject`, and no `FcmError` at all
+///   (firebase-admin-go#719); a **device's** or a **topic's** quota is QUOTA_EXCEEDED with a
+///   `google.rpc.QuotaFailure` ("Topic quota exceeded.", ntfy#289). Wording is only a hint:
+///   what the answer does not say is left ``FCMError/QuotaScope/undetermined`` for the client.
 public enum FCMErrorClassifier {
     /// - Parameters:
     ///   - status: the HTTP status (≥ 400).
@@ -9,40 +21,62 @@ public enum FCMErrorClassifier {
     ///   - now: for HTTP-date `Retry-After` values.
     public static func classify(status: Int, body: [UInt8], retryAfter: String?, now: Date = Date()) -> FCMError {
         let parsed = ErrorBody.parse(body)
-        let fcmCode = parsed?.fcmErrorCode
-        let status_ = parsed?.status
-        let code = fcmCode ?? status_ ?? fallbackCode(httpStatus: status)
+        var code = parsed?.fcmErrorCode ?? parsed?.status ?? fallbackCode(httpStatus: status)
+        // The project quota's answer carries no FcmError; its status is RESOURCE_EXHAUSTED.
+        if status == 429 || code == "RESOURCE_EXHAUSTED" { code = "QUOTA_EXCEEDED" }
         let message = parsed?.message ?? String(decoding: body.prefix(300), as: UTF8.self)
         let violations = parsed?.fieldViolations ?? []
+        let kind = kind(code: code, httpStatus: status, violations: violations, message: message)
         return FCMError(
-            code: code,
-            kind: kind(code: code, httpStatus: status, violations: violations),
-            httpStatus: status,
-            message: message,
-            fieldViolations: violations,
-            retryAfter: retryAfter.flatMap { RetryAfter.parse($0, now: now) }
-        )
+            code: code, kind: kind, httpStatus: status, message: message, fieldViolations: violations,
+            retryAfter: retryAfter.flatMap { RetryAfter.parse($0, now: now) },
+            quotaScope: kind == .quota ? quotaScope(parsed, message: message) : nil)
     }
 
-    static func kind(code: String, httpStatus: Int, violations: [FCMError.FieldViolation]) -> FCMError.Kind {
+    static func kind(code: String, httpStatus: Int, violations: [FCMError.FieldViolation], message: String) -> FCMError.Kind {
         switch code {
         case "UNAVAILABLE", "INTERNAL": return .retryable
-        case "QUOTA_EXCEEDED", "RESOURCE_EXHAUSTED": return .quota
+        case "QUOTA_EXCEEDED": return .quota
         case "UNREGISTERED", "SENDER_ID_MISMATCH": return .tokenDead
         case "UNAUTHENTICATED": return .auth
         case "THIRD_PARTY_AUTH_ERROR": return .permanent
-        case "INVALID_ARGUMENT":
-            // FCM answers INVALID_ARGUMENT both for a bad payload and for a malformed
-            // registration token; only the field violation tells them apart.
-            return violations.contains { $0.field == "message.token" || $0.field.hasSuffix(".token") } ? .tokenDead : .permanent
+        case "INVALID_ARGUMENT": return isAboutTheTarget(violations: violations, message: message) ? .tokenDead : .permanent
         default:
             switch httpStatus {
-            case 429: return .quota
             case 401: return .auth
             case 500...599: return .retryable
             default: return .permanent
             }
         }
+    }
+
+    /// INVALID_ARGUMENT about the device identifier rather than the payload. A field violation
+    /// decides when there is one (`message.token`, `message.fid`: older answers name the
+    /// token's field); FCM's current answer has none, only its message ("The registration token
+    /// is not a valid FCM registration token"). A payload error without a field (a message
+    /// that is too big) says nothing about a token, so it stays a payload error.
+    static func isAboutTheTarget(violations: [FCMError.FieldViolation], message: String) -> Bool {
+        if !violations.isEmpty {
+            return violations.contains { v in ["token", "fid"].contains { v.field == "message.\($0)" || v.field.hasSuffix(".\($0)") } }
+        }
+        let text = message.lowercased()
+        let words = text.split { !$0.isLetter }
+        return text.contains("registration token") || text.contains("installation") || words.contains("fid")
+    }
+
+    /// Whose quota an answer says ran out: structured details first (`ErrorInfo.metadata`,
+    /// `QuotaFailure.violations`), then the message's words.
+    static func quotaScope(_ body: ErrorBody?, message: String) -> FCMError.QuotaScope {
+        for hint in (body?.quotaHints ?? []) + [message] {
+            let text = hint.lowercased()
+            if text.contains("device") || text.contains("registration") || text.contains("installation") { return .device }
+            if text.contains("topic") || text.contains("condition") { return .topic }
+        }
+        for hint in (body?.quotaHints ?? []) + [message] {
+            let text = hint.lowercased()
+            if text.contains("project") || text.contains("consumer") { return .project }
+        }
+        return .undetermined
     }
 
     static func fallbackCode(httpStatus: Int) -> String {
@@ -64,24 +98,45 @@ public enum FCMErrorClassifier {
         var status: String?
         var fcmErrorCode: String?
         var fieldViolations: [FCMError.FieldViolation] = []
+        /// What `ErrorInfo` and `QuotaFailure` details say about a quota: `quota_limit`,
+        /// `quota_metric`, `quota_id`, violation subjects and descriptions, dimension names.
+        var quotaHints: [String] = []
 
         static func parse(_ body: [UInt8]) -> ErrorBody? {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-                let error = object["error"] as? [String: Any]
-            else { return nil }
-            var result = ErrorBody(message: error["message"] as? String, status: error["status"] as? String)
-            for detail in error["details"] as? [[String: Any]] ?? [] {
-                let type = detail["@type"] as? String ?? ""
-                if type.hasSuffix("google.firebase.fcm.v1.FcmError"), let c = detail["errorCode"] as? String {
-                    result.fcmErrorCode = c
-                }
-                if type.hasSuffix("google.rpc.BadRequest") {
-                    for v in detail["fieldViolations"] as? [[String: Any]] ?? [] {
-                        result.fieldViolations.append(.init(field: v["field"] as? String ?? "", description: v["description"] as? String ?? ""))
+            guard let root = try? JSONParser.parse(body), let error = root["error"], case .object = error else { return nil }
+            var result = ErrorBody(message: error["message"]?.stringValue, status: error["status"]?.stringValue)
+            guard case .array(let details)? = error["details"] else { return result }
+            for detail in details {
+                let type = detail["@type"]?.stringValue ?? ""
+                if type.hasSuffix("google.firebase.fcm.v1.FcmError"), let code = detail["errorCode"]?.stringValue {
+                    result.fcmErrorCode = code
+                } else if type.hasSuffix("google.rpc.BadRequest"), case .array(let violations)? = detail["fieldViolations"] {
+                    for v in violations {
+                        result.fieldViolations.append(.init(field: v["field"]?.stringValue ?? "", description: v["description"]?.stringValue ?? ""))
+                    }
+                } else if type.hasSuffix("google.rpc.ErrorInfo") {
+                    for key in ["quota_limit", "quota_metric", "quota_unit"] {
+                        if let value = detail["metadata"]?[key]?.stringValue { result.quotaHints.append(value) }
+                    }
+                } else if type.hasSuffix("google.rpc.QuotaFailure"), case .array(let violations)? = detail["violations"] {
+                    for v in violations {
+                        // Dimension names first: `device_token` says more than a `project:` subject.
+                        if case .object(let dimensions)? = v["quota_dimensions"] ?? v["quotaDimensions"] {
+                            result.quotaHints += dimensions.map(\.key)
+                        }
+                        for key in ["quota_id", "quotaId", "quota_metric", "quotaMetric", "description", "subject"] {
+                            if let value = v[key]?.stringValue { result.quotaHints.append(value) }
+                        }
                     }
                 }
             }
             return result
         }
+    }
+}
+
+extension JSONValue {
+    fileprivate var stringValue: String? {
+        if case .string(let s) = self { s } else { nil }
     }
 }

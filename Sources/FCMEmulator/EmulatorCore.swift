@@ -20,6 +20,8 @@ struct EmulatorResponse: Sendable {
     var delayMilliseconds = 0
     /// Send GOAWAY and close the connection after this answer.
     var dropConnection = false
+    /// Answer with RST_STREAM REFUSED_STREAM instead: the request was not processed.
+    var refuseStream = false
 
     static func json(_ status: Int, _ value: JSONValue) -> EmulatorResponse {
         EmulatorResponse(status: status, body: JSONWriter.write(value))
@@ -31,6 +33,7 @@ public struct RecordedMessage: Sendable {
     /// Seconds since the emulator started.
     public var time: Double
     public var project: String
+    public var fid: String?
     public var token: String?
     public var topic: String?
     public var condition: String?
@@ -45,6 +48,7 @@ public struct RecordedMessage: Sendable {
             ("time", .double(time)), ("project", .string(project)), ("message", message), ("validate_only", .bool(validateOnly)),
             ("name", .string(name)),
         ]
+        if let fid { members.append(("fid", .string(fid))) }
         if let token { members.append(("token", .string(token))) }
         if let topic { members.append(("topic", .string(topic))) }
         if let condition { members.append(("condition", .string(condition))) }
@@ -56,6 +60,7 @@ public struct RecordedMessage: Sendable {
 public struct RecordedAttempt: Sendable {
     /// Seconds since the emulator started, when the request arrived.
     public var time: Double
+    /// The device identifier (token or FID), for a message to one device.
     public var token: String?
     public var status: Int
     /// The FCM error code answered, if it failed.
@@ -80,6 +85,11 @@ final class EmulatorCore: Sendable {
         var rejected: [String: Int] = [:]
         var sends = 0
         var random = SystemRandomNumberGenerator()
+        /// Quota windows by key (`project`, `device:<id>`, `topic:<name>`): start and count.
+        var quotaWindows: [String: (start: Double, count: Int)] = [:]
+        /// Requests being answered per connection, and the most seen on one connection.
+        var inFlight: [ObjectIdentifier: Int] = [:]
+        var maxConcurrentStreams = 0
     }
 
     private let verifierBox: Mutex<JWTVerifier>
@@ -137,6 +147,7 @@ final class EmulatorCore: Sendable {
                 $0.attempts = []
                 $0.rejected = [:]
                 $0.sends = 0
+                $0.quotaWindows = [:]
                 $0.faults = EmulatorFaults()
             }
             return .json(200, .object([("ok", .bool(true))]))
@@ -156,7 +167,7 @@ final class EmulatorCore: Sendable {
         state.withLock { s in
             .object([
                 ("accepted", .int(Int64(s.messages.count))), ("requests", .int(Int64(s.sends))),
-                ("tokens_issued", .int(Int64(s.tokensIssued))),
+                ("tokens_issued", .int(Int64(s.tokensIssued))), ("max_concurrent_streams", .int(Int64(s.maxConcurrentStreams))),
                 ("rejected", .object(s.rejected.sorted { $0.key < $1.key }.map { ($0.key, .int(Int64($0.value))) })),
             ])
         }
@@ -204,6 +215,9 @@ final class EmulatorCore: Sendable {
         let bearer = request.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         var response = state.withLock { s -> EmulatorResponse in
             s.sends += 1
+            if s.faults.refuseStreamEvery > 0, s.sends % s.faults.refuseStreamEvery == 0 {
+                return EmulatorResponse(status: 0, body: [], refuseStream: true)  // not processed: nothing recorded
+            }
             let failure: FCMErrorResponse? = {
                 guard let bearer, let expiry = s.accessTokens[bearer], expiry > .now else { return .unauthenticated }
                 if var burst = s.faults.burst, burst.count > 0 {
@@ -214,29 +228,29 @@ final class EmulatorCore: Sendable {
                 if let rate = s.faults.rate, Double.random(in: 0..<1, using: &s.random) < rate.probability {
                     return .forStatus(rate.status, retryAfterSeconds: rate.retryAfterSeconds)
                 }
-                guard let accepted else { return .invalidArgument(validator.violations) }
-                if let token = accepted.token,
-                    let code = s.faults.tokenPrefixes.filter({ token.hasPrefix($0.key) }).max(by: { $0.key.count < $1.key.count })?.value
+                guard let accepted else { return validator.tooBig ? .tooBig : .invalidArgument(validator.violations) }
+                if let device = accepted.device,
+                    let code = s.faults.tokenPrefixes.filter({ device.hasPrefix($0.key) }).max(by: { $0.key.count < $1.key.count })?.value
                 {
                     return .forCode(code)
                 }
-                return nil
+                return Self.quotaRefusal(accepted, faults: s.faults.quotas, windows: &s.quotaWindows, now: arrived)
             }()
             var response: EmulatorResponse
             if let failure {
-                let code = failure.fcmErrorCode ?? failure.status
+                let code = failure.httpStatus == 429 ? "QUOTA_EXCEEDED" : failure.code
                 s.rejected[code, default: 0] += 1
-                s.attempts.append(RecordedAttempt(time: arrived, token: accepted?.token, status: failure.httpStatus, code: code))
+                s.attempts.append(RecordedAttempt(time: arrived, token: accepted?.device, status: failure.httpStatus, code: code))
                 response = failure.response
             } else if let accepted {
                 let name = accepted.validateOnly
                     ? "projects/\(project)/messages/fake_message_id"
                     : "projects/\(project)/messages/0:\(Int64(Date().timeIntervalSince1970 * 1000))%\(String(s.sends, radix: 16))"
                 let record = RecordedMessage(
-                    time: arrived, project: project, token: accepted.token, topic: accepted.topic, condition: accepted.condition,
-                    message: accepted.message, validateOnly: accepted.validateOnly, name: name)
+                    time: arrived, project: project, fid: accepted.fid, token: accepted.token, topic: accepted.topic,
+                    condition: accepted.condition, message: accepted.message, validateOnly: accepted.validateOnly, name: name)
                 s.messages.append(record)
-                s.attempts.append(RecordedAttempt(time: arrived, token: accepted.token, status: 200))
+                s.attempts.append(RecordedAttempt(time: arrived, token: accepted.device, status: 200))
                 recordFile.withLock { file in
                     file?.write(Data(JSONWriter.write(record.json) + [0x0A]))
                 }
@@ -248,9 +262,62 @@ final class EmulatorCore: Sendable {
             if s.faults.dropConnectionEvery > 0, s.sends % s.faults.dropConnectionEvery == 0 { response.dropConnection = true }
             return response
         }
-        if response.body.isEmpty { response.body = Array("{}".utf8) }
+        if response.body.isEmpty && !response.refuseStream { response.body = Array("{}".utf8) }
         return response
     }
+
+    /// FCM's message-rate quotas: the project's over all messages, one device's, one topic's
+    /// (a condition counts as one). A message over any limit is refused in its cause's shape;
+    /// one within them all counts against each. Windows start at their first message, as
+    /// FCM's minutes are "not aligned to the clock".
+    static func quotaRefusal(
+        _ accepted: MessageValidator.Accepted, faults: EmulatorFaults.Quotas, windows: inout [String: (start: Double, count: Int)], now: Double
+    ) -> FCMErrorResponse? {
+        var keys: [(key: String, limit: EmulatorFaults.Quotas.Limit, refusal: FCMErrorResponse)] = []
+        if let limit = faults.project {
+            keys.append(("project", limit, .projectQuota(retryAfterSeconds: faults.retryAfterSeconds)))
+        }
+        if let limit = faults.device, let device = accepted.device {
+            keys.append(("device:\(device)", limit, .targetQuota(device: true, opaque: faults.opaque, retryAfterSeconds: faults.retryAfterSeconds)))
+        }
+        if let limit = faults.topic, let topic = accepted.topic ?? accepted.condition {
+            keys.append(("topic:\(topic)", limit, .targetQuota(device: false, opaque: faults.opaque, retryAfterSeconds: faults.retryAfterSeconds)))
+        }
+        func isOpen(_ window: (start: Double, count: Int)?, _ limit: EmulatorFaults.Quotas.Limit) -> Bool {
+            guard let window else { return false }
+            return now - window.start < Double(limit.window.components.seconds) + Double(limit.window.components.attoseconds) / 1e18
+        }
+        for (key, limit, refusal) in keys where isOpen(windows[key], limit) && windows[key]!.count >= limit.limit {
+            return refusal
+        }
+        for (key, limit, _) in keys {
+            if isOpen(windows[key], limit) {
+                windows[key]?.count += 1
+            } else {
+                windows[key] = (now, 1)
+            }
+        }
+        return nil
+    }
+
+    /// A request on `connection` is being answered (for the concurrent-streams record).
+    func streamOpened(on connection: ObjectIdentifier) {
+        state.withLock { s in
+            let n = s.inFlight[connection, default: 0] + 1
+            s.inFlight[connection] = n
+            s.maxConcurrentStreams = max(s.maxConcurrentStreams, n)
+        }
+    }
+
+    func streamClosed(on connection: ObjectIdentifier) {
+        state.withLock { s in
+            let n = s.inFlight[connection, default: 1] - 1
+            s.inFlight[connection] = n > 0 ? n : nil
+        }
+    }
+
+    /// The most requests answered at once on one connection.
+    var maxConcurrentStreams: Int { state.withLock { $0.maxConcurrentStreams } }
 
     var messages: [RecordedMessage] { state.withLock { $0.messages } }
     var attempts: [RecordedAttempt] { state.withLock { $0.attempts } }

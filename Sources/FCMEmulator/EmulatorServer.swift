@@ -16,11 +16,21 @@ final class EmulatorServer: Sendable {
     /// itself does not cause. So the emulator tolerates what a busy client does.
     static var connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration {
         var c = NIOHTTP2Handler.ConnectionConfiguration()
+        // FCM's front end allows 100 streams per connection: firebase-admin-java's
+        // ApacheHttp2Transport and firebase-admin-node's Http2SessionHandler set 100 "to match
+        // the concurrent stream limit of the FCM backend".
+        c.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),  // NIO's default
+        ]
         c.maximumSequentialEmptyDataFrames = 1_000_000
         c.maximumConnectionGlitches = 1_000_000
         c.maximumRecentlyResetStreams = 100_000
         return c
     }
+
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS`, as FCM's front end.
+    static let maxConcurrentStreams = 100
 
     static var streamConfiguration: NIOHTTP2Handler.StreamConfiguration {
         var c = NIOHTTP2Handler.StreamConfiguration()
@@ -47,7 +57,7 @@ final class EmulatorServer: Sendable {
                                 inboundStreamInitializer: { stream in
                                     stream.eventLoop.makeCompletedFuture {
                                         try stream.pipeline.syncOperations.addHandlers([
-                                            HTTP2FramePayloadToHTTP1ServerCodec(), EmulatorHTTPHandler(core: core, isHTTP2: true),
+                                            StreamRefuser(), HTTP2FramePayloadToHTTP1ServerCodec(), EmulatorHTTPHandler(core: core, isHTTP2: true),
                                         ])
                                     }
                                 }
@@ -113,6 +123,12 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             let request = EmulatorRequest(
                 method: head.method.rawValue, path: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body)
             let response = core.handle(request)
+            if response.refuseStream, let refuser = try? context.pipeline.syncOperations.handler(type: StreamRefuser.self) {
+                refuser.refuse()
+                return
+            }
+            let connection = ObjectIdentifier(context.channel.parent ?? context.channel)
+            core.streamOpened(on: connection)
             if response.delayMilliseconds > 0 {
                 context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(response.delayMilliseconds))) {
                     self.respond(context: context, response, keepAlive: head.isKeepAlive)
@@ -131,6 +147,9 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
         let done = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+        let core = self.core
+        let connectionID = ObjectIdentifier(context.channel.parent ?? context.channel)
+        done.futureResult.whenComplete { _ in core.streamClosed(on: connectionID) }
         guard response.dropConnection else { return }
         let parent = context.channel.parent
         let connection = parent ?? context.channel
@@ -146,3 +165,24 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 }
 
+/// First in each HTTP/2 stream's pipeline: refuses the stream with RST_STREAM REFUSED_STREAM
+/// (RFC 9113 §8.7: the request was not processed, so a client may retry it anywhere).
+final class StreamRefuser: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func refuse() {
+        guard let context else { return }
+        context.writeAndFlush(wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
+    }
+}

@@ -93,6 +93,9 @@ public final class FCMEmulator: Sendable {
     public var attempts: [RecordedAttempt] { core.attempts }
     /// Access tokens issued so far.
     public var tokensIssued: Int { core.tokensIssued }
+    /// The most requests it has answered at once on one connection (at most 100, the
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` it announces, as FCM's front end).
+    public var maxConcurrentStreams: Int { core.maxConcurrentStreams }
 
     /// When the emulator started, in seconds since the Unix epoch: the zero of every record's `time`.
     public var startedEpochSeconds: Double { core.startedEpochSeconds }

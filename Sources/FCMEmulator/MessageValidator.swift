@@ -4,10 +4,17 @@ import JSON
 /// the field violations FCM would report.
 ///
 /// Field names are accepted in snake_case and lowerCamelCase, as the API's JSON mapping does.
-/// Rules (from the v1 reference): exactly one target; strings where strings belong; loc args
-/// are arrays of strings and need their key; `ttl` is `"<seconds>[.fraction]s"` up to 4 weeks;
-/// enums; `color` is `#rrggbb`; data values are strings and reserved data keys are refused; the
-/// message is at most 4096 bytes (2048 to a topic); unknown fields are refused.
+/// Rules (from the v1 reference and the discovery document): exactly one target of `fid`,
+/// `token`, `topic` and `condition`; strings where strings belong; loc args are arrays of
+/// strings and need their key; `ttl` is `"<seconds>[.fraction]s"` up to 4 weeks; enums; `color`
+/// is `#rrggbb`; data values are strings and reserved data keys are refused; topic names match
+/// `[a-zA-Z0-9-_.~%]{1,900}`; a condition is `'a' in topics` joined by `&&`, `||`, `!` and
+/// parentheses, with at most 5 topics; the message is at most 4096 bytes (2048 to a topic or a
+/// condition); unknown fields are refused.
+///
+/// Google's proto3 JSON rules apply as FCM's parser applies them (protobuf.dev, "ProtoJSON
+/// Format"): `null` leaves a field unset (but is refused inside a list), and integer fields
+/// take numbers or decimal strings (`"notification_count": "3"`).
 struct MessageValidator {
     struct Violation: Equatable, Sendable {
         var field: String
@@ -17,17 +24,30 @@ struct MessageValidator {
     struct Accepted: Sendable {
         var message: JSONValue
         var validateOnly: Bool
+        var fid: String?
         var token: String?
         var topic: String?
         var condition: String?
+
+        /// The device identifier, for a message to one device.
+        var device: String? { fid ?? token }
     }
 
     /// FCM's limits.
     static let maxMessageBytes = 4096
     static let maxTopicMessageBytes = 2048
     static let maxTTLSeconds = 2_419_200.0
+    static let maxTopicNameLength = 900
+    static let maxConditionTopics = 5
+    /// The v1 `Message` fields (discovery document), `androidV2` left out: pushbridge never sends it.
+    static let messageFields: Set<String> = [
+        "name", "fid", "token", "topic", "condition", "data", "notification", "android", "apns", "webpush", "fcm_options",
+    ]
 
     private(set) var violations: [Violation] = []
+    /// The message passed every field check but is over its size limit (FCM answers that
+    /// without naming a field).
+    private(set) var tooBig = false
 
     /// The accepted message, or nil with ``violations`` set.
     mutating func validate(body: [UInt8]) -> Accepted? {
@@ -60,8 +80,11 @@ struct MessageValidator {
         var accepted = Accepted(message: message, validateOnly: validateOnly)
         for (key, value) in fields {
             let path = "message.\(Self.snake(key))"
+            // proto3 JSON: null leaves a field unset, but an unknown name is still refused.
+            if value == .null, Self.messageFields.contains(Self.snake(key)) { continue }
             switch Self.snake(key) {
             case "name": string(value, path)
+            case "fid": accepted.fid = string(value, path)
             case "token": accepted.token = string(value, path)
             case "topic": accepted.topic = string(value, path)
             case "condition": accepted.condition = string(value, path)
@@ -74,21 +97,35 @@ struct MessageValidator {
             default: unknown("message", key)
             }
         }
-        let targets = [accepted.token, accepted.topic, accepted.condition].compactMap { $0 }
+        let targets = [accepted.fid, accepted.token, accepted.topic, accepted.condition].compactMap { $0 }
         if targets.count != 1 {
-            violate("message", "Exactly one of token, topic or condition must be specified; found \(targets.count)")
+            violate("message", "Exactly one of fid, token, topic or condition must be specified; found \(targets.count)")
         }
+        if let fid = accepted.fid, fid.isEmpty { violate("message.fid", "The Firebase Installation ID is empty") }
         if let token = accepted.token, token.isEmpty { violate("message.token", "The registration token is empty") }
         if var topic = accepted.topic {
             if topic.hasPrefix("/topics/") { topic.removeFirst(8) }
-            if topic.isEmpty || !topic.utf8.allSatisfy(Self.isTopicByte) {
-                violate("message.topic", "Topic name must match [a-zA-Z0-9-_.~%]+")
-            }
+            if let problem = Self.topicNameProblem(topic) { violate("message.topic", problem) }
         }
+        if let condition = accepted.condition, let problem = ConditionSyntax.problem(condition) {
+            violate("message.condition", "Invalid condition: \(problem)")
+        }
+        guard violations.isEmpty else { return nil }
         let size = JSONWriter.write(message).count
-        let limit = accepted.topic != nil ? Self.maxTopicMessageBytes : Self.maxMessageBytes
-        if size > limit { violate("message", "Message is too big: \(size) bytes, the limit is \(limit)") }
-        return violations.isEmpty ? accepted : nil
+        let limit = accepted.topic != nil || accepted.condition != nil ? Self.maxTopicMessageBytes : Self.maxMessageBytes
+        if size > limit {
+            tooBig = true
+            return nil
+        }
+        return accepted
+    }
+
+    /// Why `name` is not a topic name: `[a-zA-Z0-9-_.~%]{1,900}`.
+    static func topicNameProblem(_ name: String) -> String? {
+        if name.isEmpty || name.utf8.count > maxTopicNameLength || !name.utf8.allSatisfy(isTopicByte) {
+            return "Topic name must match [a-zA-Z0-9-_.~%]{1,900}"
+        }
+        return nil
     }
 
     // MARK: Objects of the v1 API
@@ -105,7 +142,7 @@ struct MessageValidator {
             "fcm_options": .free, "notification": .free,
         ])
         if case .object(let fields) = value {
-            for (key, member) in fields {
+            for (key, member) in fields where member != .null {
                 switch Self.snake(key) {
                 case "notification": androidNotification(member, "\(path).notification")
                 case "fcm_options": object(member, "\(path).fcm_options", fields: ["analytics_label": .analyticsLabel])
@@ -137,7 +174,7 @@ struct MessageValidator {
     private mutating func apns(_ value: JSONValue, _ path: String) {
         object(value, path, fields: ["headers": .stringMap, "payload": .free, "fcm_options": .free, "live_activity_token": .string])
         guard case .object(let fields) = value else { return }
-        for (key, member) in fields {
+        for (key, member) in fields where member != .null {
             switch Self.snake(key) {
             case "headers": apnsHeaders(member, "\(path).headers")
             case "payload": apnsPayload(member, "\(path).payload")
@@ -216,6 +253,7 @@ struct MessageValidator {
                 unknown(path, key)
                 continue
             }
+            if member == .null { continue }  // proto3 JSON: null leaves the field unset
             check(member, "\(path).\(name)", kind)
         }
     }
@@ -225,10 +263,12 @@ struct MessageValidator {
         case .free: break
         case .string: string(value, path)
         case .bool: if case .bool = value {} else { violate(path, "Invalid value: expected a boolean, found \(value.typeName)") }
-        case .int: if case .int = value {} else { violate(path, "Invalid value: expected an integer, found \(value.typeName)") }
+        case .int:
+            if !Self.isInt32(value) { violate(path, "Invalid value at '\(path)' (TYPE_INT32), \(String(decoding: JSONWriter.write(value), as: UTF8.self))") }
         case .stringArray:
             guard case .array(let items) = value else { violate(path, "Invalid value: expected an array of strings, found \(value.typeName)"); return }
             for (i, item) in items.enumerated() {
+                // Null is refused inside lists too (proto3 JSON).
                 if case .string = item {} else { violate("\(path)[\(i)]", "Invalid value: loc args must be strings, found \(item.typeName)") }
             }
         case .stringMap: stringMap(value, path, reservedKeys: false)
@@ -300,6 +340,21 @@ struct MessageValidator {
             }
         }
         return out
+    }
+
+    /// proto3 JSON for an int32 field: a number without a fractional part, or the same as a
+    /// decimal string (exponents allowed in both), within 32 bits; not an empty string.
+    static func isInt32(_ value: JSONValue) -> Bool {
+        let number: Double
+        switch value {
+        case .int(let i): return i >= Int64(Int32.min) && i <= Int64(Int32.max)
+        case .double(let d): number = d
+        case .string(let s):
+            guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }), let d = Double(s) else { return false }
+            number = d
+        default: return false
+        }
+        return number.rounded(.towardZero) == number && number >= Double(Int32.min) && number <= Double(Int32.max)
     }
 
     static func isReservedDataKey(_ key: String) -> Bool {

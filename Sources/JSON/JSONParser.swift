@@ -347,6 +347,7 @@ public enum JSONParser {
             }
             if isInteger, let i = integer(start..<index) { return .int(i) }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            if isInteger { return .bigInteger(text) }
             guard let d = Double(text), d.isFinite else { throw Error(offset: start, reason: "number out of range") }
             return .double(d)
         }

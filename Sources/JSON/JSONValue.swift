@@ -1,11 +1,14 @@
 /// A JSON value, as events are read and FCM messages are written.
 ///
 /// Numbers keep the distinction the stringification rule needs: integers (no fraction or
-/// exponent, fitting in 64 bits) and doubles. Objects keep their members in order.
+/// exponent) that fit in 64 bits, integers that do not (kept as their exact text, so an ID such
+/// as `12345678901234567890` never loses digits), and doubles. Objects keep their members in order.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int64)
+    /// An integer beyond 64 bits: its decimal text exactly as written (`-`, then digits).
+    case bigInteger(String)
     case double(Double)
     case string(String)
     case array([JSONValue])
@@ -16,6 +19,7 @@ public enum JSONValue: Sendable, Equatable {
         case (.null, .null): return true
         case let (.bool(x), .bool(y)): return x == y
         case let (.int(x), .int(y)): return x == y
+        case let (.bigInteger(x), .bigInteger(y)): return x == y
         case let (.double(x), .double(y)): return x == y
         case let (.string(x), .string(y)): return x == y
         case let (.array(x), .array(y)): return x == y
@@ -37,7 +41,7 @@ public enum JSONValue: Sendable, Equatable {
         switch self {
         case .null: "null"
         case .bool: "boolean"
-        case .int: "integer"
+        case .int, .bigInteger: "integer"
         case .double: "number"
         case .string: "string"
         case .array: "array"

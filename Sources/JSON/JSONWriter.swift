@@ -17,6 +17,7 @@ public enum JSONWriter {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .int(let i): writeInteger(i, into: &out)
+        case .bigInteger(let text): out.append(contentsOf: text.utf8)
         case .double(let d): out.append(contentsOf: shortest(d).utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):

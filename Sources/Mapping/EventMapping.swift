@@ -13,16 +13,26 @@ public enum ValueSource: Sendable, Equatable {
 
 /// Who receives the push. Exactly one per mapping.
 public enum MappingTarget: Sendable, Equatable {
-    case token(ValueSource)
-    /// Fan-out: one message per token.
-    case tokens(TokensSource)
+    /// One device: a Firebase Installation ID (`fid`) or a registration token (`token`).
+    case device(MessageTarget.Kind, ValueSource)
+    /// Fan-out: one message per FID or token.
+    case devices(MessageTarget.Kind, DeviceListSource)
     /// A topic name, without `/topics/`.
     case topic(ValueSource)
     /// A condition such as `'a' in topics && 'b' in topics`.
     case condition(ValueSource)
+
+    /// The target field each message gets.
+    public var kind: MessageTarget.Kind {
+        switch self {
+        case .device(let kind, _), .devices(let kind, _): kind
+        case .topic: .topic
+        case .condition: .condition
+        }
+    }
 }
 
-public enum TokensSource: Sendable, Equatable {
+public enum DeviceListSource: Sendable, Equatable {
     case literal([String])
     /// An event field holding an array of strings.
     case field(JSONPointer)
@@ -51,7 +61,12 @@ public struct EventMapping: Sendable {
     public var platforms: Set<Platform> = [.android, .ios]
     public var ttlSeconds: Int?
     public var highPriority: Bool?
+    /// A semantic group ("chat-42"): Android `collapse_key` (FCM keeps at most 4 per device)
+    /// and `apns-collapse-id`.
     public var collapseKey: ValueSource?
+    /// Replaces a shown notification with the same ID, so at-least-once duplicates show once:
+    /// Android `notification.tag`, and `apns-collapse-id` unless a collapse key sets it.
+    public var replaceID: ValueSource?
     public var silent = false
     public var android = AndroidOptions()
     public var apns = APNSOptions()

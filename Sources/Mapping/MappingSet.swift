@@ -11,6 +11,8 @@ public struct MappingSet: Sendable {
     let templates: [String: MessageTemplate]
     /// The parts of an event the mappings read; decoding builds only these.
     let fields: EventFields
+    /// What loaded but is likely a mistake (e.g. a collapse key per event), file:line each.
+    public let warnings: [MappingLoadError]
 
     /// Loads mapping files given as (path, contents). Every error in every file is reported.
     /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
@@ -28,7 +30,8 @@ public struct MappingSet: Sendable {
             mappings: Dictionary(uniqueKeysWithValues: compiled.map { ($0.eventType, $0) }),
             eventFormat: format,
             templates: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.template.map { (m.eventType, $0) } }),
-            fields: EventFields(format: format, mappings: compiled))
+            fields: EventFields(format: format, mappings: compiled),
+            warnings: loader.warnings(format: format))
     }
 
     /// The outcome for one Kafka record.
@@ -38,18 +41,21 @@ public struct MappingSet: Sendable {
     }
 
     /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
-    public func render(_ record: EventRecord) -> Result<Rendered, MappingFailure> {
+    ///
+    /// - Parameter now: the time of sending, in seconds since the Unix epoch (a TTL becomes an
+    ///   absolute `apns-expiration`).
+    public func render(_ record: EventRecord, now: Int64 = EpochClock.seconds()) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
         switch eventFormat.decode(record, fields: fields) {
         case .success(let e): event = e
         case .failure(let f): return .failure(f)
         }
-        if let template = templates[event.type], let messages = try? template.render(event) {
+        if let template = templates[event.type], let messages = try? template.render(event, now: now) {
             return .success(Rendered(event: event, messages: messages))
         }
         // No template, or a failure, which the tree path names.
         guard let mapping = mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
-        return mapping.render(event).map { Rendered(event: event, messages: $0) }
+        return mapping.render(event, now: now).map { Rendered(event: event, messages: $0) }
     }
 
     /// The event types that have a mapping, sorted.

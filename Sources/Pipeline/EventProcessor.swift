@@ -108,10 +108,10 @@ public struct EventProcessor: Sendable {
     private func send(_ message: FCMMessage) async -> FCMClient.SendResult {
         metrics.sendStarted()
         let start = ContinuousClock.now
-        let result = await sender.send(message.encoded, validateOnly: options.validateOnly)
-        metrics.sendFinished(result.outcome, attempts: result.attempts, quotaPauses: result.quotaPauses, duration: .now - start)
-        if case .failure(let error) = result.outcome, let token = message.token, error.invalidatesToken {
-            logger.info("token refused", metadata: ["token": "\(token)", "code": "\(error.code)"])
+        let result = await sender.send(message.encoded, to: SendTarget(message.target), validateOnly: options.validateOnly)
+        metrics.sendFinished(result.outcome, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - start)
+        if case .failure(let error) = result.outcome, let device = message.device, error.invalidatesToken {
+            logger.info("device refused", metadata: [message.target.kind.rawValue: "\(device)", "code": "\(error.code)"])
         }
         return result
     }
@@ -139,6 +139,19 @@ public struct EventProcessor: Sendable {
 
 extension FCMError: CodedError {
     var metricCode: String { code }
+}
+
+extension SendTarget {
+    /// The FCM client's view of a rendered message's target.
+    init(_ target: MessageTarget) {
+        let kind: SendTarget.Kind = switch target.kind {
+        case .fid: .fid
+        case .token: .token
+        case .topic: .topic
+        case .condition: .condition
+        }
+        self.init(kind, target.value)
+    }
 }
 
 extension EventRecord {

@@ -5,9 +5,10 @@ import Mapping
 ///
 /// The rules (architecture.md's error table):
 /// - every send acknowledged → delivered;
-/// - UNREGISTERED → a token-invalidation record; the send counts as done;
-/// - SENDER_ID_MISMATCH and token-related INVALID_ARGUMENT → a token-invalidation record *and*
-///   a dead-letter record;
+/// - UNREGISTERED, or INVALID_ARGUMENT about the device identifier (FCM's "not a valid FCM
+///   registration token") → an invalidation record; the send counts as done;
+/// - SENDER_ID_MISMATCH → an invalidation record *and* a dead-letter record (the device
+///   belongs to another project: the event may be worth sending there);
 /// - a permanent error (bad payload, THIRD_PARTY_AUTH_ERROR, unknown codes), or a retryable one
 ///   whose retries ran out → a dead-letter record;
 /// - a configuration error (untrusted certificate, refused service account) → the worker stops:
@@ -63,9 +64,9 @@ public struct EventVerdict: Sendable, Equatable {
                 if error.kind == .configuration {
                     return EventVerdict(disposition: .fatal(error.description), invalidations: [], sent: sent)
                 }
-                if error.invalidatesToken, let token = message.token {
-                    invalidations.append(TokenInvalidation(token: token, code: error.code))
-                    if error.code == "UNREGISTERED" { continue }
+                if error.invalidatesToken, message.target.isDevice {
+                    invalidations.append(TokenInvalidation(message.target, code: error.code))
+                    if error.code != "SENDER_ID_MISMATCH" { continue }
                 }
                 failures.append((error, result.attempts))
             }
@@ -104,14 +105,22 @@ public struct DeadLetterReason: Sendable, Equatable {
     }
 }
 
-/// A registration token FCM says is dead or not ours.
+/// A device identifier (FID or registration token) FCM says is dead or not ours.
 public struct TokenInvalidation: Sendable, Equatable {
-    public var token: String
+    /// The FID or registration token.
+    public var device: String
+    /// Which kind of identifier it is: ``MessageTarget/Kind/fid`` or ``MessageTarget/Kind/token``.
+    public var kind: MessageTarget.Kind
     /// FCM's error code: `UNREGISTERED`, `SENDER_ID_MISMATCH` or `INVALID_ARGUMENT`.
     public var code: String
 
-    public init(token: String, code: String) {
-        self.token = token
+    public init(_ target: MessageTarget, code: String) {
+        self.device = target.value
+        self.kind = target.kind
         self.code = code
+    }
+
+    public init(token: String, code: String) {
+        self.init(MessageTarget(.token, token), code: code)
     }
 }

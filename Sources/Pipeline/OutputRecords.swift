@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Kafka
+import Mapping
 
 /// The records the pipeline writes besides sending pushes. Pure builders.
 public enum OutputRecords {
@@ -37,8 +38,9 @@ public enum OutputRecords {
         return KafkaProducerRecord(topic: topic, key: message.key, value: message.value, headers: headers)
     }
 
-    /// A JSON record for the backend to delete a dead token, keyed by the token:
-    /// `{"event_id":…,"event_type":…,"reason":"UNREGISTERED","source":"topic/partition/offset","time":…,"token":…}`.
+    /// A JSON record for the backend to delete a dead device identifier, keyed by it, naming it
+    /// by its kind (`fid` or `token`):
+    /// `{"event_id":…,"event_type":…,"kind":"token","reason":"UNREGISTERED","source":"topic/partition/offset","time":…,"token":…}`.
     public static func tokenInvalidation(
         _ invalidation: TokenInvalidation, topic: String, source: KafkaMessage,
         eventType: String?, eventID: String?, nowMilliseconds: Int64
@@ -46,12 +48,14 @@ public enum OutputRecords {
         var members: [(key: String, value: JSONValue)] = []
         if let eventID { members.append(("event_id", .string(eventID))) }
         if let eventType { members.append(("event_type", .string(eventType))) }
+        if invalidation.kind == .fid { members.append(("fid", .string(invalidation.device))) }
+        members.append(("kind", .string(invalidation.kind.rawValue)))
         members.append(("reason", .string(invalidation.code)))
         members.append(("source", .string("\(source.topic)/\(source.partition)/\(source.offset)")))
         members.append(("time", .string(RFC3339.format(milliseconds: nowMilliseconds))))
-        members.append(("token", .string(invalidation.token)))
+        if invalidation.kind == .token { members.append(("token", .string(invalidation.device))) }
         return KafkaProducerRecord(
-            topic: topic, key: Array(invalidation.token.utf8), value: JSONWriter.write(.object(members)),
+            topic: topic, key: Array(invalidation.device.utf8), value: JSONWriter.write(.object(members)),
             headers: [KafkaHeader(name: "content-type", string: "application/json")])
     }
 }

@@ -1,4 +1,5 @@
 import CoreMetrics
+import FCM
 import Foundation
 import Kafka
 import Synchronization
@@ -20,6 +21,8 @@ public final class PipelineMetrics: Sendable {
     let sendsInFlight: Gauge
     let pausedPartitions: Gauge
     let assignedPartitions: Gauge
+    let fcmWaiting: Gauge
+    let fcmHeldTargets: Gauge
     let sendLatency: CoreMetrics.Timer
     let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
@@ -41,6 +44,10 @@ public final class PipelineMetrics: Sendable {
         pausedPartitions = Gauge(label: "pushbridge_partitions_paused")
         assignedPartitions = Gauge(label: "pushbridge_partitions_assigned")
         assignedPartitions.record(0)  // present from the start, so "no assignment" can alert
+        fcmWaiting = Gauge(label: "pushbridge_fcm_waiting_seconds")
+        fcmWaiting.record(0)
+        fcmHeldTargets = Gauge(label: "pushbridge_fcm_held_targets")
+        fcmHeldTargets.record(0)
         sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
         lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds)
     }
@@ -49,15 +56,25 @@ public final class PipelineMetrics: Sendable {
         sendsInFlight.record(sendsInFlightCount.add(1, ordering: .relaxed).newValue)
     }
 
-    func sendFinished(_ result: Result<String, some Error>, attempts: Int, quotaPauses: Int = 0, duration: Duration) {
+    func sendFinished(_ result: Result<String, some Error>, attempts: Int, quotaRefusals: [FCMError.QuotaScope] = [], duration: Duration) {
         sendsInFlight.record(sendsInFlightCount.subtract(1, ordering: .relaxed).newValue)
         sendLatency.recordNanoseconds(duration.nanoseconds)
         if attempts > 1 { retries.increment(by: attempts - 1) }
-        if quotaPauses > 0 { self.quotaPauses.increment(by: quotaPauses) }
+        for scope in quotaRefusals {
+            if scope == .project { quotaPauses.increment() }
+            counter("pushbridge_fcm_quota_exceeded_total", ("scope", scope.rawValue)).increment()
+        }
         switch result {
         case .success: sendsOK.increment()
         case .failure(let error): counter("pushbridge_sends_total", ("result", (error as? CodedError)?.metricCode ?? "error")).increment()
         }
+    }
+
+    /// How long FCM has not been answering (0 while it answers), and how many devices and topics
+    /// are held after FCM throttled them; refreshed per scrape.
+    public func fcm(waiting: Duration?, heldTargets: Int) {
+        fcmWaiting.record(Double((waiting ?? .zero).nanoseconds) / 1e9)
+        fcmHeldTargets.record(heldTargets)
     }
 
     /// From the record's timestamp (the producer's create time, or the broker's log-append time)

@@ -6,7 +6,9 @@ import Kafka
 
 /// Sends one FCM message, with retries, and says how it ended.
 public protocol PushSending: Sendable {
-    func send(_ message: [UInt8], validateOnly: Bool) async -> FCMClient.SendResult
+    /// - Parameter target: who the message goes to, so a throttled device or topic is backed
+    ///   off on its own.
+    func send(_ message: [UInt8], to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult
 }
 
 /// Writes one record to Kafka and waits until the broker has it.

@@ -11,8 +11,9 @@ enum MappingBenchmark {
             title: {key: new_message_title, args: [{field: /sender/name}]}
             body: {key: new_message_body, args: [{field: /unread_count}, {field: /sender/name}]}
             priority: high
-            collapse_key: {from: event_id}
-            android: {channel_id: messages, tag: {field: /chat_id}}
+            collapse_key: {field: /chat_id}
+            replace_id: {from: event_id}
+            android: {channel_id: messages}
             apns: {badge: {field: /unread_count}, thread_id: {field: /chat_id}, sound: default}
             data: {chat_id: {field: /chat_id}, screen: chat}
         """

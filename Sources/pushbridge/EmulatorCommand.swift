@@ -9,17 +9,24 @@ struct EmulatorCommand: AsyncParsableCommand {
         abstract: "Run the FCM emulator: FCM HTTP v1 and its OAuth2 token endpoint, over HTTPS + HTTP/2.",
         discussion: """
             For trying pushbridge (or any FCM client) without Google. It validates each message \
-            field by field as FCM does and answers with FCM's error bodies, verifies the OAuth2 \
-            JWT, records what it accepted, and injects faults on request. Nothing is delivered.
+            field by field as FCM does (fid and token, topics, conditions, proto3 JSON rules), \
+            answers with the error bodies FCM documents or was seen to send, allows 100 streams \
+            per connection as FCM's front end does, verifies the OAuth2 JWT, records what it \
+            accepted, and injects faults on request. Nothing is delivered. docs/emulator.md lists \
+            every behaviour with its source.
 
             It writes, into --state-dir, a CA to trust (ca.pem) and a service-account key file \
             whose token_uri points at the emulator (service-account.json): give both to a worker \
             (fcm.ca_file, fcm.service_account, fcm.endpoint = the printed base URL). Runs until \
             SIGINT or SIGTERM.
 
-            Faults (JSON, also POST /admin/faults): {"token_prefixes": {"dead-": "UNREGISTERED"}, \
-            "burst": {"status": 503, "count": 20, "retry_after_seconds": 2}, \
-            "rate": {"status": 500, "probability": 0.05}, "latency_ms": 50, "drop_connection_every": 1000}
+            Faults (JSON, also POST /admin/faults): {"token_prefixes": {"dead-": "UNREGISTERED", \
+            "bad-": "INVALID_ARGUMENT"}, "burst": {"status": 503, "count": 20, "retry_after": 2}, \
+            "rate": {"status": 500, "probability": 0.05}, "quotas": {"device": {"limit": 240, \
+            "window_ms": 60000}, "topic": {"limit": 100, "window_ms": 60000}, "project": {"limit": \
+            600000, "window_ms": 60000}}, "latency_ms": 50, "drop_connection_every": 1000, \
+            "refuse_stream_every": 500}. A 429 burst or the project quota answers as FCM's project \
+            quota; a device's or topic's quota as theirs.
 
             Admin: GET /admin/messages, /admin/attempts, /admin/stats; POST /admin/faults, \
             /admin/reset, /admin/revoke-tokens, /admin/goaway.

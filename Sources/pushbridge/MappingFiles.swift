@@ -35,14 +35,21 @@ enum MappingFiles {
         return files
     }
 
-    /// Loads, or prints every error to stderr and exits 1.
-    static func load(_ paths: [String]) throws -> MappingSet {
+    /// Loads, or prints every error to stderr and exits 1. Warnings go to stderr too, unless
+    /// the caller reports them itself (`run` logs them as JSON lines).
+    static func load(_ paths: [String], printingWarnings: Bool = true) throws -> MappingSet {
         do {
-            return try MappingSet.load(files: try read(paths))
+            let set = try MappingSet.load(files: try read(paths))
+            if printingWarnings { printWarnings(set) }
+            return set
         } catch let errors as MappingLoadErrors {
             printErrors(errors)
             throw ExitCode(1)
         }
+    }
+
+    static func printWarnings(_ set: MappingSet) {
+        for w in set.warnings { FileHandle.standardError.write(Data("\(w)\n".utf8)) }
     }
 
     static func printErrors(_ errors: MappingLoadErrors) {

@@ -8,7 +8,9 @@ struct ValidateCommand: ParsableCommand {
         abstract: "Check mapping files and list every error.",
         discussion: """
             Errors are printed as FILE:LINE:COLUMN: error: MESSAGE, with a hint, for editors and CI. \
-            The exit status is 1 if any file has an error; pushbridge never starts on a half-valid mapping.
+            The exit status is 1 if any file has an error; pushbridge never starts on a half-valid mapping. \
+            Warnings (FILE:LINE:COLUMN: warning: ...) point at what loads but is likely a mistake, such as \
+            a collapse key taken from the event ID; they do not change the exit status.
 
             Examples:
               pushbridge validate examples/mappings
@@ -23,6 +25,7 @@ struct ValidateCommand: ParsableCommand {
         let files = try MappingFiles.read(paths)
         do {
             let set = try MappingSet.load(files: files)
+            MappingFiles.printWarnings(set)
             print("ok: \(files.count) file\(files.count == 1 ? "" : "s"), \(set.mappings.count) event type\(set.mappings.count == 1 ? "" : "s"): \(set.eventTypes.joined(separator: ", "))")
         } catch {
             MappingFiles.printErrors(error)

@@ -14,13 +14,18 @@ import Synchronization
 final class Worker: Service, Sendable {
     let pipeline: Pipeline
     let delivery: Delivery
+    let metrics: PipelineMetrics
     let logger: Logger
     private let failureBox = Mutex<String?>(nil)
 
     init(settings: PushbridgeConfig, validateOnly: Bool, logger: Logger) throws {
         self.logger = logger
-        let mappings = try MappingFiles.load(settings.mappings)
+        let mappings = try MappingFiles.load(settings.mappings, printingWarnings: false)
+        for warning in mappings.warnings {
+            logger.warning("mapping: \(warning.message)", metadata: ["at": "\(warning.file):\(warning.line):\(warning.column)"])
+        }
         let metrics = PipelineMetrics()
+        self.metrics = metrics
         delivery = try Delivery(settings: settings, mappings: mappings, validateOnly: validateOnly, metrics: metrics, logger: logger)
         let processor = delivery.processor
 
@@ -42,6 +47,11 @@ final class Worker: Service, Sendable {
             "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)",
             "project": "\(delivery.account.projectID)", "validate_only": "\(delivery.validateOnly)",
         ])
+    }
+
+    /// Refreshes the gauges that describe FCM's state now; called per scrape.
+    func refreshGauges() {
+        metrics.fcm(waiting: delivery.client.availability.waiting(at: .now), heldTargets: delivery.client.heldTargets)
     }
 
     /// Why the worker stopped on its own, if it did.
@@ -77,10 +87,19 @@ final class Worker: Service, Sendable {
         logger.info("stopped")
     }
 
-    /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM token.
+    /// FCM has not answered for this long before readiness says so: a lone 503 among
+    /// successes is not an outage.
+    static let waitingReadinessThreshold: Duration = .seconds(5)
+
+    /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM
+    /// token, and FCM answering.
     func readiness() async -> (ready: Bool, reason: String) {
         guard pipeline.isRunning else { return (false, "not consuming") }
         guard await delivery.client.hasAccessToken else { return (false, "no FCM access token yet") }
+        let availability = delivery.client.availability
+        if let waiting = availability.waiting(at: .now), waiting >= Self.waitingReadinessThreshold {
+            return (false, "waiting on FCM for \(waiting.components.seconds) s (\(availability.lastFailure ?? "no answer")); events are held and retried, not dead-lettered")
+        }
         let partitions = pipeline.assignment.count
         return (true, partitions == 0 ? "waiting for an assignment" : "consuming \(partitions) partitions")
     }

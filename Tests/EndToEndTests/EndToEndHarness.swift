@@ -61,10 +61,14 @@ final class EndToEnd: @unchecked Sendable {
         events = try WelcomeEvents(bootstrapServers: bootstrapServers, topic: topic)
     }
 
-    /// A config file for a worker of `group`; `extra` is appended to the `delivery` section.
+    /// Fast retries, so faults pass in test time.
+    static let testRetry = "initial_backoff_ms: 20, max_backoff_ms: 500, quota_pause_ms: 300"
+
+    /// A config file for a worker of `group`; `delivery` is appended to the `delivery` section,
+    /// `retry` is `fcm.retry`.
     func config(
         group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem",
-        assignment: String = "cooperative-sticky"
+        assignment: String = "cooperative-sticky", retry: String = testRetry
     ) throws -> String {
         let path = directory.appendingPathComponent("\(group)-\(httpPort).yaml").path
         let text = """
@@ -80,7 +84,7 @@ final class EndToEnd: @unchecked Sendable {
               service_account: service-account.json
               endpoint: \(emulator.baseURL)
               ca_file: \(caFile)
-              retry: {initial_backoff_ms: 20, max_backoff_ms: 500, quota_pause_ms: 300}
+              retry: {\(retry)}
             topics: {dead_letter: \(deadLetterTopic), token_invalidation: \(invalidationTopic)}
             delivery:
               commit_interval_ms: 200
@@ -94,10 +98,12 @@ final class EndToEnd: @unchecked Sendable {
 
     /// Starts `pushbridge run` and waits until /healthz answers.
     func startWorker(
-        group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky"
+        group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
+        retry: String = testRetry
     ) throws -> WorkerProcess {
         let port = try FreePort.next()
-        let config = try config(group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment)
+        let config = try config(
+            group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry)
         let log = directory.appendingPathComponent("worker-\(port).log").path
         return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
     }

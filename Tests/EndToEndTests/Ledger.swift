@@ -17,7 +17,8 @@ struct Ledger: Sendable {
         var deadLettered: Int
         /// Poison events dead-lettered with a reason the mapping core would not give.
         var wrongReason: [String]
-        /// Good events dead-lettered instead of delivered.
+        /// Good events dead-lettered instead of delivered, each with the record's reason code
+        /// and reason (`r13-2: fcm_retries_exhausted (gave up after …)`).
         var goodDeadLettered: [String]
     }
 
@@ -25,13 +26,17 @@ struct Ledger: Sendable {
 
     func settle(accepted: [String: Int], deadLetters: [KafkaMessage]) -> Settlement {
         var dead: [String: [String]] = [:]
+        var reasons: [String: [String]] = [:]
         for m in deadLetters {
             let key = String(decoding: m.key ?? [], as: UTF8.self)
-            dead[key, default: []].append(m.header("pushbridge-reason-code")?.stringValue ?? "?")
+            let code = m.header("pushbridge-reason-code")?.stringValue ?? "?"
+            dead[key, default: []].append(code)
+            reasons[key, default: []].append("\(code) (\(m.header("pushbridge-reason")?.stringValue ?? "no reason"))")
         }
         var lost = tokens.filter { accepted[$0] == nil && dead[$0] == nil }
         lost += poison.keys.filter { dead[$0] == nil }.sorted()
         let goodDeadLettered = tokens.filter { accepted[$0] == nil && dead[$0] != nil }
+            .map { "\($0): \(reasons[$0, default: []].joined(separator: "; "))" }
         var duplicates = tokens.reduce(0) { $0 + max(0, (accepted[$1] ?? 0) - 1) }
         duplicates += poison.keys.reduce(0) { $0 + max(0, (dead[$1]?.count ?? 0) - 1) }
         let wrongReason = poison.compactMap { key, allowed -> String? in

@@ -288,6 +288,7 @@ struct ReliabilityTests {
             """)
         #expect(s.lost.isEmpty, "lost: \(s.lost.prefix(20))")
         #expect(s.wrongReason.isEmpty, "\(s.wrongReason.prefix(10))")
+        for line in s.goodDeadLettered { FileHandle.standardError.write(Data("[reliability] good event dead-lettered: \(line)\n".utf8)) }
         #expect(s.goodDeadLettered.isEmpty, "good events dead-lettered: \(s.goodDeadLettered.prefix(10))")
         return s
     }

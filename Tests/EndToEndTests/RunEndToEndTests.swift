@@ -35,7 +35,7 @@ struct RunEndToEndTests {
         #expect(reported.sorted() == ["dead-token-0", "dead-token-1", "dead-token-2"])
         // JSON log lines, tokens redacted to their last 6 characters.
         let lines = worker.output.split(separator: "\n").filter { $0.hasPrefix("{") }
-        #expect(lines.contains { $0.contains(#""msg":"token refused""#) && $0.contains(#""token":"…oken-0""#) })
+        #expect(lines.contains { $0.contains(#""msg":"device refused""#) && $0.contains(#""token":"…oken-0""#) })
         #expect(!worker.output.contains("dead-token-0"), "a full token in the logs")
         await e.stop()
     }

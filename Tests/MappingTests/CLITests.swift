@@ -44,6 +44,21 @@ struct CLITests {
         #expect(r.err.hasSuffix("2 errors\n"))
     }
 
+    @Test("validate prints a warning with file:line for a collapse key per event, and still exits 0")
+    func validateWarnings() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("dup.yaml").path
+        try "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    collapse_key: {from: event_id}\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try pushbridge(["validate", file])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.contains("\(file):6:19: warning: collapse_key is the event's ID"), "\(r.err)")
+        #expect(r.err.contains("replace_id: {from: event_id}"))
+        #expect(r.out.hasPrefix("ok: 1 file, 1 event type"))
+    }
+
     @Test("render prints the request body; reads the event from stdin with -")
     func render() throws {
         let file = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json"])

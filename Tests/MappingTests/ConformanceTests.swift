@@ -96,12 +96,14 @@ struct JSONParserTests {
         #expect(JSONWriter.string(doc) == #"{"a":{"b":"B"},"list":[{"p":1},2],"wé":true}"#)
     }
 
-    @Test("integers: the full Int64 range, then doubles", arguments: [
+    @Test("integers: the full Int64 range, then their exact text; numbers with a fraction or exponent are doubles", arguments: [
         ("9223372036854775807", JSONValue.int(.max)), ("-9223372036854775808", .int(.min)), ("-0", .int(0)),
-        ("9223372036854775808", .double(9223372036854775808)), ("12", .int(12)),
+        ("9223372036854775808", .bigInteger("9223372036854775808")), ("-12345678901234567890123", .bigInteger("-12345678901234567890123")),
+        ("12", .int(12)), ("1e19", .double(1e19)), ("12345678901234567890.0", .double(12345678901234567890)),
     ])
     func integers(text: String, value: JSONValue) throws {
         #expect(try JSONParser.parse(text) == value)
+        if case .bigInteger = value { #expect(JSONWriter.string(try JSONParser.parse(text)) == text, "written back digit for digit") }
         if case .int(let i) = value {
             var out: [UInt8] = []
             JSONWriter.writeInteger(i, into: &out)

@@ -11,17 +11,17 @@ struct GoldenTests {
         ])
     }
 
-    @Test("FCM docs: new message body with [\"3\",\"Bob\"], collapse key from the event id")
+    @Test("FCM docs: new message body with [\"3\",\"Bob\"], the chat as collapse key and tag")
     func newMessage() throws {
         #expect(try bodies(exampleMappings(), exampleEvent("new-message.json")) == [
-            #"{"message":{"android":{"collapse_key":"evt-1002","notification":{"body_loc_args":["3","Bob"],"body_loc_key":"new_message_body","channel_id":"messages","tag":"chat-42"},"priority":"HIGH"},"apns":{"headers":{"apns-collapse-id":"evt-1002","apns-priority":"10","apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-args":["3","Bob"],"loc-key":"NEW_MESSAGE_BODY"},"badge":3,"thread-id":"chat-42"}}},"token":"dGVzdC10b2tlbi1mb3ItYWxpY2U"}}"#,
+            #"{"message":{"android":{"collapse_key":"chat-42","notification":{"body_loc_args":["3","Bob"],"body_loc_key":"new_message_body","channel_id":"messages","tag":"chat-42"},"priority":"HIGH"},"apns":{"headers":{"apns-collapse-id":"chat-42","apns-priority":"10","apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-args":["3","Bob"],"loc-key":"NEW_MESSAGE_BODY"},"badge":3,"thread-id":"chat-42"}}},"token":"dGVzdC10b2tlbi1mb3ItYWxpY2U"}}"#,
         ])
     }
 
-    @Test("FCM docs: STOCK_NOTIFICATION_BODY to topic industry-tech with Android ttl 3600s")
+    @Test("FCM docs: STOCK_NOTIFICATION_BODY to topic industry-tech with ttl 3600s on Android and as apns-expiration")
     func stock() throws {
         #expect(try bodies(exampleMappings(), exampleEvent("stock.json")) == [
-            #"{"message":{"android":{"notification":{"body_loc_args":["FooCorp","11.80","835.67","1.43"],"body_loc_key":"STOCK_NOTIFICATION_BODY"},"ttl":"3600s"},"apns":{"headers":{"apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-args":["FooCorp","11.80","835.67","1.43"],"loc-key":"STOCK_NOTIFICATION_BODY"}}}},"topic":"industry-tech"}}"#,
+            #"{"message":{"android":{"notification":{"body_loc_args":["FooCorp","11.80","835.67","1.43"],"body_loc_key":"STOCK_NOTIFICATION_BODY"},"ttl":"3600s"},"apns":{"headers":{"apns-expiration":"1800003600","apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-args":["FooCorp","11.80","835.67","1.43"],"loc-key":"STOCK_NOTIFICATION_BODY"}}}},"topic":"industry-tech"}}"#,
         ])
     }
 
@@ -86,6 +86,8 @@ struct GoldenTests {
         ("42", "42"),                       // an integer: decimal
         ("-7", "-7"),
         ("9007199254740993", "9007199254740993"),  // 64-bit integers are exact
+        ("12345678901234567890", "12345678901234567890"),  // and so are longer ones (IDs): every digit kept
+        ("-98765432109876543210987", "-98765432109876543210987"),
         ("11.80", "11.8"),                  // a float: shortest round-trip
         ("0.1", "0.1"),
         ("2.50", "2.5"),
@@ -144,11 +146,11 @@ struct GoldenTests {
         ])
     }
 
-    @Test("all options: ttl, priority, Android and APNs options, data, analytics label")
+    @Test("all options: ttl, replace_id, Android and APNs options, data, analytics label")
     func options() throws {
         let out = try bodies(exampleMappings(), exampleEvent("order-shipped.cloudevent.json"))
         #expect(out.count == 3)
-        #expect(out[0] == ##"{"message":{"android":{"notification":{"body_loc_args":["1042","DHL"],"body_loc_key":"order_shipped_body","channel_id":"orders","click_action":"OPEN_ORDER","color":"#3366ff","icon":"ic_shipping","title_loc_key":"order_shipped_title"},"ttl":"172800s"},"apns":{"headers":{"apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-args":["1042","DHL"],"loc-key":"ORDER_SHIPPED_BODY","title-loc-key":"ORDER_SHIPPED_TITLE"},"category":"ORDER","sound":"default"}}},"data":{"order_id":"o-77","screen":"order_detail"},"fcm_options":{"analytics_label":"order_shipped"},"token":"token-phone"}}"##)
+        #expect(out[0] == ##"{"message":{"android":{"notification":{"body_loc_args":["1042","DHL"],"body_loc_key":"order_shipped_body","channel_id":"orders","click_action":"OPEN_ORDER","color":"#3366ff","icon":"ic_shipping","tag":"evt-1004","title_loc_key":"order_shipped_title"},"ttl":"172800s"},"apns":{"headers":{"apns-collapse-id":"evt-1004","apns-expiration":"1800172800","apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-args":["1042","DHL"],"loc-key":"ORDER_SHIPPED_BODY","title-loc-key":"ORDER_SHIPPED_TITLE"},"category":"ORDER","sound":"default"}}},"data":{"order_id":"o-77","screen":"order_detail"},"fcm_options":{"analytics_label":"order_shipped"},"token":"token-phone"}}"##)
     }
 
     @Test("validate_only is added for dry runs")
@@ -156,6 +158,6 @@ struct GoldenTests {
         let set = try exampleMappings()
         let message = try set.render(EventRecord(value: Array(try exampleEvent("welcome.json").utf8))).get().messages[0]
         #expect(String(decoding: message.requestBody(validateOnly: true), as: UTF8.self).hasSuffix(#","validate_only":true}"#))
-        #expect(message.token == "bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1")
+        #expect(message.target == MessageTarget(.token, "bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1"))
     }
 }

@@ -13,7 +13,7 @@ struct LoadErrorTests {
                 body: {key: k}
                 colour: red
             """)
-        #expect(e.map(\.description) == ["test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, body, platforms, ttl, priority, collapse_key, silent, android, apns, data, analytics_label"])
+        #expect(e.map(\.description) == ["test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label"])
     }
 
     @Test("duplicate event type across files names the first definition")
@@ -73,7 +73,7 @@ struct LoadErrorTests {
     func targets() {
         let two = loadErrors("version: 1\nevents:\n  e:\n    target: {token: t, topic: news}\n    body: {key: k}\n")
         #expect(two.first?.message == "`target` has more than one kind: token, topic")
-        #expect(two.first?.hint == "give exactly one of token, tokens, topic or condition")
+        #expect(two.first?.hint == "give exactly one of fid, fids, token, tokens, topic or condition")
         let none = loadErrors("version: 1\nevents:\n  e:\n    target: {}\n    body: {key: k}\n")
         #expect(none.first?.message == "`target` names no recipient")
         let missing = loadErrors("version: 1\nevents:\n  e:\n    body: {key: k}\n")

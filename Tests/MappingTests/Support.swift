@@ -23,14 +23,17 @@ func loadErrors(_ files: [(path: String, contents: String)]) -> [MappingLoadErro
 
 func loadErrors(_ yaml: String) -> [MappingLoadError] { loadErrors([("test.yaml", yaml)]) }
 
+/// The clock golden renders run at (2027-01-15T08:00:00Z): a TTL's `apns-expiration` is this + TTL.
+let renderNow: Int64 = 1_800_000_000
+
 /// Renders and returns the compact request bodies.
 func bodies(_ set: MappingSet, _ json: String, headers: [(name: String, value: [UInt8]?)] = []) throws -> [String] {
-    let rendered = try set.render(EventRecord(value: Array(json.utf8), headers: headers, topic: "events", partition: 2, offset: 77)).get()
+    let rendered = try set.render(EventRecord(value: Array(json.utf8), headers: headers, topic: "events", partition: 2, offset: 77), now: renderNow).get()
     return rendered.messages.map { String(decoding: $0.requestBody(), as: UTF8.self) }
 }
 
 func failure(_ set: MappingSet, _ json: String) -> MappingFailure? {
-    if case .failure(let f) = set.render(EventRecord(value: Array(json.utf8))) { return f }
+    if case .failure(let f) = set.render(EventRecord(value: Array(json.utf8)), now: renderNow) { return f }
     return nil
 }
 

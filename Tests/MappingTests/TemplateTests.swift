@@ -56,15 +56,15 @@ struct TemplateTests {
         let event = try set.eventFormat.decode(EventRecord(value: Array(json.utf8))).get()
         let mapping = try #require(set.mappings[event.type])
         let template = try #require(mapping.template)
-        let viaTemplate: Result<[FCMMessage], MappingFailure> = Result { () throws(MappingFailure) in try template.render(event) }
-        let viaTree: Result<[FCMMessage], MappingFailure> = Result { () throws(MappingFailure) in try mapping.renderTree(event) }
+        let viaTemplate: Result<[FCMMessage], MappingFailure> = Result { () throws(MappingFailure) in try template.render(event, now: 1_800_000_000) }
+        let viaTree: Result<[FCMMessage], MappingFailure> = Result { () throws(MappingFailure) in try mapping.renderTree(event, now: 1_800_000_000) }
         switch (viaTemplate, viaTree) {
         case let (.success(a), .success(b)):
             #expect(a.map { String(decoding: $0.encoded, as: UTF8.self) } == b.map { String(decoding: $0.encoded, as: UTF8.self) })
-            #expect(a.map(\.token) == b.map(\.token))
+            #expect(a.map(\.target) == b.map(\.target))
         case (.failure, .failure(let b)):
             // The template fills holes in byte order; the failure reported is the tree's.
-            #expect(mapping.render(event) == .failure(b))
+            #expect(mapping.render(event, now: 1_800_000_000) == .failure(b))
         default:
             Issue.record("template \(viaTemplate) vs tree \(viaTree)")
         }
@@ -80,10 +80,10 @@ struct TemplateTests {
     func sparseDecoding(json: String) throws {
         let set = try load(Self.mappings)
         let record = EventRecord(value: Array(json.utf8))
-        let sparse = set.render(record)
+        let sparse = set.render(record, now: 1_800_000_000)
         let full: Result<[FCMMessage], MappingFailure> = set.eventFormat.decode(record).flatMap { event in
             guard let mapping = set.mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
-            return Result { () throws(MappingFailure) in try mapping.renderTree(event) }
+            return Result { () throws(MappingFailure) in try mapping.renderTree(event, now: 1_800_000_000) }
         }
         #expect(sparse.map(\.messages) == full)
     }

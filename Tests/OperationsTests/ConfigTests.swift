@@ -37,6 +37,7 @@ struct ConfigTests {
         #expect(c.mappings == [Repository.root + "/examples/mappings"])
         #expect(c.fcm.serviceAccountFile == "/var/run/secrets/fcm/service-account.json")
         #expect(c.fcm.retry.budget == .seconds(300) && c.delivery.unknownEventTypes == .skip)
+        #expect(c.fcm.retry.maxAttempts == nil, "transient failures are retried until the budget, not a number of times")
         #expect(c.http.listen?.host == "0.0.0.0" && c.http.listen?.port == 9464)
     }
 

@@ -40,13 +40,16 @@ struct OpsEndpointTests {
         let lines = Mutex<[String]>([])
         var logger = Logger(label: "pushbridge") { LineLogHandler(label: $0, format: .json, sink: { line in lines.withLock { $0.append(line) } }) }
         logger.logLevel = .info
-        logger.warning("token refused", metadata: ["token": "fcm-registration-token-abcdef", "device_token": "xyz", "code": "UNREGISTERED"])
+        logger.warning("device refused", metadata: [
+            "token": "fcm-registration-token-abcdef", "device_token": "xyz", "fid": "cYz5ANl0QjePd9BlxiXjt8", "code": "UNREGISTERED",
+        ])
         logger.debug("not shown")
         let logged = lines.withLock { $0 }
         #expect(logged.count == 1)
         let json = try JSONSerialization.jsonObject(with: Data(logged[0].utf8)) as? [String: String]
-        #expect(json?["level"] == "warning" && json?["label"] == "pushbridge" && json?["msg"] == "token refused")
+        #expect(json?["level"] == "warning" && json?["label"] == "pushbridge" && json?["msg"] == "device refused")
         #expect(json?["token"] == "…abcdef" && json?["device_token"] == "…" && json?["code"] == "UNREGISTERED")
+        #expect(json?["fid"] == "…xiXjt8" && !logged[0].contains("cYz5ANl0"), "an FID is personal data too")
         #expect(json?["ts"]?.hasSuffix("Z") == true)
         #expect(!logged[0].contains("fcm-registration"))
     }

@@ -6,8 +6,8 @@ import Testing
 
 @Suite("EventVerdict and output records: what becomes of an event, without I/O")
 struct EventVerdictTests {
-    func message(_ token: String?) -> FCMMessage {
-        FCMMessage(json: .object([("token", token.map(JSONValue.string) ?? .null)]), token: token)
+    func message(_ token: String) -> FCMMessage {
+        FCMMessage(json: .object([("token", .string(token))]), target: MessageTarget(.token, token))
     }
 
     func failure(_ code: String, _ kind: FCMError.Kind, attempts: Int = 1) -> FCMClient.SendResult {
@@ -27,6 +27,29 @@ struct EventVerdictTests {
         let v = EventVerdict.sends([(message("a"), ok), (message("dead"), failure("UNREGISTERED", .tokenDead))])
         #expect(v.disposition == .delivered)
         #expect(v.invalidations == [TokenInvalidation(token: "dead", code: "UNREGISTERED")])
+    }
+
+    @Test("INVALID_ARGUMENT about the token (FCM's \"not a valid FCM registration token\") → an invalidation record, and the event is done")
+    func invalidToken() {
+        let v = EventVerdict.sends([(message("a"), ok), (message("garbage"), failure("INVALID_ARGUMENT", .tokenDead))])
+        #expect(v.disposition == .delivered)
+        #expect(v.invalidations == [TokenInvalidation(token: "garbage", code: "INVALID_ARGUMENT")])
+        // About the payload, it is the message's fault: dead-lettered, no invalidation.
+        let payload = EventVerdict.sends([(message("a"), failure("INVALID_ARGUMENT", .permanent))])
+        #expect(payload.invalidations.isEmpty)
+        guard case .deadLetter(let reason) = payload.disposition else { Issue.record("\(payload)"); return }
+        #expect(reason.code == "fcm_invalid_argument")
+    }
+
+    @Test("an FID FCM refuses is invalidated as an FID")
+    func fidInvalidation() {
+        let fid = FCMMessage(json: .object([("fid", .string("f-1"))]), target: MessageTarget(.fid, "f-1"))
+        let v = EventVerdict.sends([(fid, failure("UNREGISTERED", .tokenDead))])
+        #expect(v.invalidations == [TokenInvalidation(MessageTarget(.fid, "f-1"), code: "UNREGISTERED")])
+        #expect(v.invalidations.first?.kind == .fid)
+        // A topic is never "invalidated": there is no device to delete.
+        let topic = FCMMessage(json: .object([("topic", .string("news"))]), target: MessageTarget(.topic, "news"))
+        #expect(EventVerdict.sends([(topic, failure("UNREGISTERED", .tokenDead))]).invalidations.isEmpty)
     }
 
     @Test("SENDER_ID_MISMATCH → an invalidation record and a dead-letter record")
@@ -88,15 +111,23 @@ struct EventVerdictTests {
         #expect(h["pushbridge-failed-at"] == "2026-11-18T11:06:40.123Z")
     }
 
-    @Test("a token-invalidation record is JSON keyed by the token")
+    @Test("an invalidation record is JSON keyed by the identifier, which it names by its kind (token or fid)")
     func invalidationRecord() throws {
         let source = KafkaMessage(topic: "events", partition: 0, offset: 7, key: nil, value: [], headers: [], timestamp: nil)
         let r = OutputRecords.tokenInvalidation(TokenInvalidation(token: "tok", code: "UNREGISTERED"), topic: "inv", source: source,
                                                 eventType: "t", eventID: "e", nowMilliseconds: 0)
         #expect(r.key == Array("tok".utf8))
-        let json = try JSONParser.parse(r.value)
-        #expect(json == .object([("event_id", .string("e")), ("event_type", .string("t")), ("reason", .string("UNREGISTERED")),
-                                 ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")), ("token", .string("tok"))]))
+        #expect(try JSONParser.parse(r.value) == .object([
+            ("event_id", .string("e")), ("event_type", .string("t")), ("kind", .string("token")), ("reason", .string("UNREGISTERED")),
+            ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")), ("token", .string("tok")),
+        ]))
+        let f = OutputRecords.tokenInvalidation(TokenInvalidation(MessageTarget(.fid, "f-1"), code: "INVALID_ARGUMENT"), topic: "inv",
+                                                source: source, eventType: nil, eventID: nil, nowMilliseconds: 0)
+        #expect(f.key == Array("f-1".utf8))
+        #expect(try JSONParser.parse(f.value) == .object([
+            ("fid", .string("f-1")), ("kind", .string("fid")), ("reason", .string("INVALID_ARGUMENT")),
+            ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")),
+        ]))
     }
 
     @Test("RFC 3339 timestamps across leap years and before the epoch")

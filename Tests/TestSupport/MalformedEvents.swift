@@ -74,16 +74,20 @@ public struct MalformedEvent: Sendable {
             return MalformedEvent(kind: kind, value: event(firstName: name, token: "\"t\""), headers: [], expectedFailures: ["too_large"])
 
         case .wrongType:
-            // docs/mapping.md, "Stringification": scalars become strings (a token `123` is sent
-            // as "123" and FCM refuses it), lists and objects fail, null without a default is
-            // missing, and a number beyond a double is not accepted as JSON.
-            let wrong: [(String, Set<String>?)] = [
-                ("123", nil), ("true", nil), ("-0", nil), ("[\"a\",\"b\"]", ["wrong_type"]), ("{\"t\":1}", ["wrong_type"]),
-                ("null", ["missing_field"]), ("1e400", ["invalid_json"]),
+            // docs/mapping.md: an argument's scalars become strings, lists and objects fail, null
+            // without a default is missing, a number beyond a double is not accepted as JSON; a
+            // device token must be a non-empty JSON string ("Targets"), so a number or a boolean
+            // there fails instead of being sent as "123".
+            let wrong: [(String, argument: Set<String>?, token: Set<String>)] = [
+                ("123", nil, ["wrong_type"]), ("true", nil, ["wrong_type"]), ("-0", nil, ["wrong_type"]), ("\"\"", nil, ["no_targets"]),
+                ("[\"a\",\"b\"]", ["wrong_type"], ["wrong_type"]), ("{\"t\":1}", ["wrong_type"], ["wrong_type"]),
+                ("null", ["missing_field"], ["missing_field"]), ("1e400", ["invalid_json"], ["invalid_json"]),
             ]
-            let (value, expected) = wrong[Int.random(in: 0..<wrong.count, using: &rng)]
-            let bytes = rng.next() % 2 == 0 ? event(firstName: "\"Zoë\"", token: value) : event(firstName: value, token: "\"t\"")
-            return MalformedEvent(kind: kind, value: bytes, headers: [], expectedFailures: expected)
+            let (value, asArgument, asToken) = wrong[Int.random(in: 0..<wrong.count, using: &rng)]
+            if rng.next() % 2 == 0 {
+                return MalformedEvent(kind: kind, value: event(firstName: "\"Zoë\"", token: value), headers: [], expectedFailures: asToken)
+            }
+            return MalformedEvent(kind: kind, value: event(firstName: value, token: "\"t\""), headers: [], expectedFailures: asArgument)
 
         case .invalidUTF8:
             let bad: [[UInt8]] = [[0xC3, 0x28], [0xFF], [0xED, 0xA0, 0x80], [0xC0, 0xAF], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0x80]]

@@ -6,18 +6,25 @@ public struct MappingLoadError: Error, Sendable, Equatable, CustomStringConverti
     public var message: String
     /// What to do about it, if there is more to say than the message.
     public var hint: String?
+    /// An error stops the load; a warning is reported and the mapping loads.
+    public var severity: Severity
 
-    public init(file: String, line: Int, column: Int, message: String, hint: String? = nil) {
+    public enum Severity: String, Sendable {
+        case error, warning
+    }
+
+    public init(file: String, line: Int, column: Int, message: String, hint: String? = nil, severity: Severity = .error) {
         self.file = file
         self.line = line
         self.column = column
         self.message = message
         self.hint = hint
+        self.severity = severity
     }
 
     /// `file:line:column: error: message (hint)`, as compilers print it.
     public var description: String {
-        "\(file):\(line):\(column): error: \(message)" + (hint.map { "\n    hint: \($0)" } ?? "")
+        "\(file):\(line):\(column): \(severity.rawValue): \(message)" + (hint.map { "\n    hint: \($0)" } ?? "")
     }
 }
 

@@ -8,10 +8,16 @@ struct MappingLoader {
     private(set) var format: EventFormat?
     private var formatDefinedAt: String?
     private var definedAt: [String: String] = [:]
-    private var file = ""
+    private(set) var file = ""
+    /// Collapse keys that may be per event, judged once the event format is known.
+    var collapseKeys: [(file: String, line: Int, column: Int, source: ValueSource)] = []
 
     static let topKeys = ["version", "event", "events"]
-    static let eventKeys = ["target", "title", "body", "platforms", "ttl", "priority", "collapse_key", "silent", "android", "apns", "data", "analytics_label"]
+    static let eventKeys = [
+        "target", "title", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
+        "analytics_label",
+    ]
+    static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition"]
 
     mutating func load(file: String, contents: String) {
         self.file = file
@@ -77,7 +83,7 @@ struct MappingLoader {
         guard let m = mapping(node, "event \"\(type)\"") else { return nil }
         checkKeys(m, allowed: Self.eventKeys, in: "event \"\(type)\"")
         guard let targetNode = m["target"] else {
-            fail(key, "event \"\(type)\" has no `target`", hint: "add `target:` with one of token, tokens, topic or condition")
+            fail(key, "event \"\(type)\" has no `target`", hint: "add `target:` with one of fid, fids, token, tokens, topic or condition")
             return nil
         }
         let target = loadTarget(targetNode)
@@ -101,44 +107,23 @@ struct MappingLoader {
             }
         }
         if let n = m["collapse_key"] { mapping.collapseKey = source(n, "collapse_key") }
+        if let n = m["replace_id"] { mapping.replaceID = source(n, "replace_id") }
         if let n = m["android"] { mapping.android = android(n) }
         if let n = m["apns"] { mapping.apns = apns(n) }
         if let n = m["data"] { mapping.data = dataMap(n) }
         if let n = m["analytics_label"] {
             let label = n.scalar?.string ?? ""
-            if label.isEmpty || label.utf8.count > 50 || !label.utf8.allSatisfy(EventMapping.isTopicByte) {
+            if label.isEmpty || label.utf8.count > 50 || !label.utf8.allSatisfy(TopicName.isTopicByte) {
                 fail(n, "analytics_label must be 1-50 characters of [a-zA-Z0-9-_.~%]")
             }
             mapping.analyticsLabel = label
         }
+        checkCollapseIDs(mapping, m)
+        if mapping.silent { checkSilent(m) }
+        if let collapse = mapping.collapseKey, let n = m["collapse_key"] {
+            collapseKeys.append((file, n.mark?.line ?? 1, n.mark?.column ?? 1, collapse))
+        }
         return errors.count == before && target != nil ? mapping : nil
-    }
-
-    private mutating func loadTarget(_ node: Node) -> MappingTarget? {
-        guard let m = mapping(node, "`target`") else { return nil }
-        let kinds = ["token", "tokens", "topic", "condition"]
-        checkKeys(m, allowed: kinds, in: "`target`")
-        let present = kinds.filter { m[$0] != nil }
-        guard present.count == 1, let kind = present.first, let value = m[kind] else {
-            fail(node, present.isEmpty ? "`target` names no recipient" : "`target` has more than one kind: \(present.joined(separator: ", "))",
-                 hint: "give exactly one of token, tokens, topic or condition")
-            return nil
-        }
-        switch kind {
-        case "token": return source(value, "target token").map(MappingTarget.token)
-        case "topic": return source(value, "target topic").map(MappingTarget.topic)
-        case "condition": return source(value, "target condition").map(MappingTarget.condition)
-        default:
-            if let list = value.sequence {
-                return .tokens(.literal(list.compactMap { $0.scalar?.string }))
-            }
-            if let f = value.mapping, let fieldNode = f["field"] {
-                checkKeys(f, allowed: ["field"], in: "`tokens`")
-                return pointer(fieldNode).map { .tokens(.field($0)) }
-            }
-            fail(value, "`tokens` must be a list of tokens or `{field: /pointer}` to an array of strings")
-            return nil
-        }
     }
 
     private mutating func localized(_ node: Node, _ what: String) -> LocalizedText? {
@@ -266,7 +251,7 @@ struct MappingLoader {
     // MARK: Values
 
     /// A plain scalar is a literal; `{field: /ptr, default: x}`, `{value: x}` or `{from: event_id}`.
-    private mutating func source(_ node: Node, _ what: String) -> ValueSource? {
+    mutating func source(_ node: Node, _ what: String) -> ValueSource? {
         if let s = node.scalar { return .literal(s.string) }
         guard let m = node.mapping else {
             fail(node, "\(what) must be a string, `{field: /pointer}`, `{value: ...}` or `{from: event_id}`")
@@ -297,7 +282,7 @@ struct MappingLoader {
         return .field(p, default: m["default"]?.scalar?.string)
     }
 
-    private mutating func pointer(_ node: Node) -> JSONPointer? {
+    mutating func pointer(_ node: Node) -> JSONPointer? {
         guard let text = node.scalar?.string, let p = JSONPointer(text), !text.isEmpty else {
             fail(node, "\"\(node.scalar?.string ?? "?")\" is not a JSON Pointer",
                  hint: "write an RFC 6901 pointer such as /user/name (escape ~ as ~0 and / as ~1)")
@@ -316,7 +301,7 @@ struct MappingLoader {
         }
     }
 
-    private mutating func mapping(_ node: Node, _ what: String) -> Node.Mapping? {
+    mutating func mapping(_ node: Node, _ what: String) -> Node.Mapping? {
         guard let m = node.mapping else {
             fail(node, "\(what) must be a map")
             return nil
@@ -324,7 +309,7 @@ struct MappingLoader {
         return m
     }
 
-    private mutating func checkKeys(_ m: Node.Mapping, allowed: [String], in what: String) {
+    mutating func checkKeys(_ m: Node.Mapping, allowed: [String], in what: String) {
         var seen = Set<String>()
         for key in m.keys {
             let name = key.scalar?.string ?? "?"
@@ -336,7 +321,7 @@ struct MappingLoader {
         }
     }
 
-    private mutating func fail(_ node: Node?, _ message: String, hint: String? = nil) {
+    mutating func fail(_ node: Node?, _ message: String, hint: String? = nil) {
         errors.append(MappingLoadError(file: file, line: node?.mark?.line ?? 1, column: node?.mark?.column ?? 1, message: message, hint: hint))
     }
 

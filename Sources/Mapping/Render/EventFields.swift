@@ -23,7 +23,7 @@ struct EventFields: Sendable {
             var pointers = template.holes.compactMap { hole -> JSONPointer? in
                 if case .field(let pointer, _)? = hole.source { pointer } else { nil }
             }
-            if case .tokens(.field(let pointer)) = mapping.target { pointers.append(pointer) }
+            if case .devices(_, .field(let pointer)) = mapping.target { pointers.append(pointer) }
             for pointer in pointers {
                 data.insert(pointer.tokens)
                 document.insert(pointer.tokens)

@@ -1,10 +1,13 @@
 extension EventMapping {
-    /// The messages for `event`: one, or one per token for a token list.
-    public func render(_ event: DecodedEvent) -> Result<[FCMMessage], MappingFailure> {
+    /// The messages for `event`: one, or one per device for a device list.
+    ///
+    /// - Parameter now: the time of sending, in seconds since the Unix epoch: a TTL also sets
+    ///   `apns-expiration`, which APNs reads as an absolute time.
+    public func render(_ event: DecodedEvent, now: Int64 = EpochClock.seconds()) -> Result<[FCMMessage], MappingFailure> {
         do {
-            if let template, let messages = try? template.render(event) { return .success(messages) }
+            if let template, let messages = try? template.render(event, now: now) { return .success(messages) }
             // Without a template, or to name the failure as the tree path does.
-            return .success(try renderTree(event))
+            return .success(try renderTree(event, now: now))
         } catch {
             return .failure(error)
         }
@@ -12,79 +15,72 @@ extension EventMapping {
 
     /// Renders by building the message as a ``JSONValue`` tree. The reference path: templates
     /// are made from it, and mappings without a template use it.
-    func renderTree(_ event: DecodedEvent) throws(MappingFailure) -> [FCMMessage] {
-        let r = Resolver(event: event)
+    func renderTree(_ event: DecodedEvent, now: Int64 = EpochClock.seconds()) throws(MappingFailure) -> [FCMMessage] {
+        let r = Resolver(event: event, now: now)
         let shared = try sharedMembers(r)
-        var messages: [FCMMessage] = []
+        let kind = target.kind
         switch target {
-        case .token(let source):
-            let token = try r.string(source, role: "target token")
-            messages.append(try finish(shared, target: ("token", .string(token)), token: token))
-        case .tokens(let source):
-            let tokens = try r.tokens(source)
-            for token in tokens {
-                messages.append(try finish(shared, target: ("token", .string(token)), token: token))
+        case .device(_, let source), .topic(let source), .condition(let source):
+            return [try finish(shared, target: MessageTarget(kind, try r.target(source, kind: kind)))]
+        case .devices(_, let source):
+            var messages: [FCMMessage] = []
+            for id in try r.devices(source, kind: kind) {
+                messages.append(try finish(shared, target: MessageTarget(kind, id)))
             }
-        case .topic(let source):
-            messages.append(try finish(shared, target: ("topic", .string(try r.topic(source))), token: nil))
-        case .condition(let source):
-            messages.append(try finish(shared, target: ("condition", .string(try r.string(source, role: "target condition"))), token: nil))
+            return messages
         }
-        return messages
     }
 
     /// Compiles the byte template: the message rendered once with a hole for every value that
-    /// comes from the event. Nil if the mapping cannot be rendered without an event (e.g. an
-    /// invalid literal); `render` then uses the tree path, which reports the problem per event.
+    /// comes from the event or the clock. Nil if the mapping cannot be rendered without an event
+    /// (e.g. an invalid literal); `render` then uses the tree path, which reports the problem
+    /// per event.
     func compileTemplate() -> MessageTemplate? {
         let recorder = HoleRecorder()
-        let r = Resolver(event: DecodedEvent(type: eventType, id: "", data: .null, format: .json), recorder: recorder)
+        let r = Resolver(event: DecodedEvent(type: eventType, id: "", data: .null, format: .json), now: 0, recorder: recorder)
+        let kind = target.kind
         do {
             let shared = try sharedMembers(r)
-            let targetMember: (key: String, value: JSONValue)
-            var staticToken: String?
+            let value: String
+            var staticTarget: MessageTarget?
             switch target {
-            case .token(let source):
-                targetMember = ("token", .string(try r.string(source, role: "target token")))
-                if case .literal(let t) = source { staticToken = t }
-            case .tokens: targetMember = ("token", .string(recorder.fanOutHole()))
-            case .topic(let source): targetMember = ("topic", .string(try r.topic(source)))
-            case .condition(let source): targetMember = ("condition", .string(try r.string(source, role: "target condition")))
+            case .device(_, let source), .topic(let source), .condition(let source):
+                value = try r.target(source, kind: kind)
+                if case .literal = source { staticTarget = MessageTarget(kind, value) }
+            case .devices: value = recorder.fanOutHole(kind)
             }
             return MessageTemplate(
-                json: JSONWriter.write(.object([targetMember] + shared)), holes: recorder.holes,
-                limit: targetMember.key == "topic" ? FCMLimits.topicMessageBytes : FCMLimits.messageBytes,
-                staticToken: staticToken, target: target)
+                json: JSONWriter.write(.object([(kind.rawValue, .string(value))] + shared)), holes: recorder.holes,
+                limit: Self.sizeLimit(kind), staticTarget: staticTarget, target: target)
         } catch {
             return nil
         }
     }
 
-    private func finish(_ shared: [(key: String, value: JSONValue)], target: (key: String, value: JSONValue), token: String?) throws(MappingFailure) -> FCMMessage {
-        let message = FCMMessage(json: .object([target] + shared), token: token)
-        let limit = target.key == "topic" ? FCMLimits.topicMessageBytes : FCMLimits.messageBytes
-        guard message.encoded.count <= limit else { throw .tooLarge(bytes: message.encoded.count, limit: limit) }
-        return message
+    /// FCM's limit for a message to this kind of target: 2048 bytes to a topic or a condition,
+    /// 4096 otherwise.
+    static func sizeLimit(_ kind: MessageTarget.Kind) -> Int {
+        kind == .topic || kind == .condition ? FCMLimits.topicMessageBytes : FCMLimits.messageBytes
     }
 
-    /// FCM's character class for topic names and analytics labels: `[a-zA-Z0-9-_.~%]`.
-    static func isTopicByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "%"):
-            true
-        default: false
-        }
+    private func finish(_ shared: [(key: String, value: JSONValue)], target: MessageTarget) throws(MappingFailure) -> FCMMessage {
+        let message = FCMMessage(json: .object([(target.kind.rawValue, .string(target.value))] + shared), target: target)
+        let limit = Self.sizeLimit(target.kind)
+        guard message.encoded.count <= limit else { throw .tooLarge(bytes: message.encoded.count, limit: limit) }
+        return message
     }
 
     /// Everything but the target.
     private func sharedMembers(_ r: Resolver) throws(MappingFailure) -> [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
-        let collapse = try collapseKey.map { (s) throws(MappingFailure) in try r.collapseKey(s, forAPNs: platforms.contains(.ios)) }
-        if platforms.contains(.android), case .object(let a) = try androidConfig(r, collapse: collapse), !a.isEmpty {
+        let ios = platforms.contains(.ios)
+        let collapse = try collapseKey.map { (s) throws(MappingFailure) in try r.collapseID(s, role: "collapse_key", forAPNs: ios) }
+        // With a collapse key, the group's apns-collapse-id already replaces duplicates on iOS.
+        let replace = try replaceID.map { (s) throws(MappingFailure) in try r.collapseID(s, role: "replace_id", forAPNs: ios && collapse == nil) }
+        if platforms.contains(.android), case .object(let a) = try androidConfig(r, collapse: collapse, replace: replace), !a.isEmpty {
             members.append(("android", .object(a)))  // a silent push may have no Android options at all
         }
-        if platforms.contains(.ios) { members.append(("apns", try apnsConfig(r, collapse: collapse))) }
+        if ios { members.append(("apns", try apnsConfig(r, collapseID: collapse ?? replace))) }
         if !data.isEmpty {
             var map: [(key: String, value: JSONValue)] = []
             for (key, source) in data { map.append((key, .string(try r.string(source, role: "data.\(key)")))) }
@@ -94,7 +90,7 @@ extension EventMapping {
         return members
     }
 
-    private func androidConfig(_ r: Resolver, collapse: String?) throws(MappingFailure) -> JSONValue {
+    private func androidConfig(_ r: Resolver, collapse: String?, replace: String?) throws(MappingFailure) -> JSONValue {
         var config: [(key: String, value: JSONValue)] = []
         if let collapse { config.append(("collapse_key", .string(collapse))) }
         if let highPriority { config.append(("priority", .string(highPriority ? "HIGH" : "NORMAL"))) }
@@ -114,13 +110,14 @@ extension EventMapping {
                                   ("icon", o.icon), ("image", o.image)] {
                 if let source { n.append((key, .string(try r.string(source, role: "android.\(key)")))) }
             }
+            if let replace { n.append(("tag", .string(replace))) }  // the loader refuses it beside android.tag
             if let color = o.color { n.append(("color", .string(try r.color(color)))) }
             config.append(("notification", .object(n)))
         }
         return .object(config)
     }
 
-    private func apnsConfig(_ r: Resolver, collapse: String?) throws(MappingFailure) -> JSONValue {
+    private func apnsConfig(_ r: Resolver, collapseID: String?) throws(MappingFailure) -> JSONValue {
         var headers: [(key: String, value: JSONValue)] = []
         var aps: [(key: String, value: JSONValue)] = []
         if silent {
@@ -146,8 +143,10 @@ extension EventMapping {
             }
             if apns.mutableContent { aps.append(("mutable-content", .int(1))) }
         }
-        if let collapse { headers.append(("apns-collapse-id", .string(collapse))) }
-        if ttlSeconds == 0 { headers.append(("apns-expiration", .string("0"))) }
+        if let collapseID { headers.append(("apns-collapse-id", .string(collapseID))) }
+        // Android's ttl does not reach APNs, whose default is 30 days: the same TTL as an
+        // absolute expiry, so both platforms give up together (0: deliver now or never).
+        if let ttlSeconds { headers.append(("apns-expiration", .string(r.expiration(ttl: ttlSeconds)))) }
         return .object([("headers", .object(headers)), ("payload", .object([("aps", .object(aps))]))])
     }
 
@@ -162,6 +161,8 @@ extension EventMapping {
 /// Resolves value sources against one event.
 struct Resolver {
     let event: DecodedEvent
+    /// Seconds since the Unix epoch, for `apns-expiration`.
+    let now: Int64
     /// Set while compiling a template: values from the event become holes.
     var recorder: HoleRecorder? = nil
 
@@ -223,15 +224,43 @@ struct Resolver {
         return .int(try integer(source, role: role))
     }
 
-    /// A topic name: a leading `/topics/` removed, and checked.
-    func topic(_ source: ValueSource) throws(MappingFailure) -> String {
-        if let recorder, !source.isLiteral { return recorder.hole(source, role: "target topic", kind: .topic) }
-        var topic = try string(source, role: "target topic")
-        if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
-        guard !topic.isEmpty, topic.utf8.allSatisfy(EventMapping.isTopicByte) else {
-            throw .invalidValue(field: fieldName(source), reason: "\"\(topic)\" is not a valid topic name ([a-zA-Z0-9-_.~%]+)")
+    /// The message's target value, checked for its kind: a device identifier is a non-empty
+    /// JSON string (never a number or a boolean turned into one); a topic a valid name (a
+    /// leading `/topics/` removed); a condition a valid condition.
+    func target(_ source: ValueSource, kind: MessageTarget.Kind) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: "target \(kind.rawValue)", kind: .target(kind)) }
+        let role = "target \(kind.rawValue)"
+        switch kind {
+        case .fid, .token:
+            if case .field(let pointer, let fallback) = source {
+                let value = pointer.resolve(in: event.data) ?? .null
+                if case .null = value {
+                    guard let fallback, !fallback.isEmpty else { throw .missingField(field: pointer.description, role: role) }
+                    return fallback
+                }
+                guard case .string(let id) = value else {
+                    throw .wrongType(field: pointer.description, expected: "a non-empty string (\(kind.rawValue))", found: value.typeName)
+                }
+                guard !id.isEmpty else { throw .noTargets("\(pointer) is an empty string") }
+                return id
+            }
+            let id = try string(source, role: role)
+            guard !id.isEmpty else { throw .noTargets("the \(kind.rawValue) from \(fieldName(source)) is empty") }
+            return id
+        case .topic:
+            var topic = try string(source, role: role)
+            if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
+            if let problem = TopicName.problem(topic) { throw .invalidValue(field: fieldName(source), reason: problem) }
+            return topic
+        case .condition:
+            let condition = try string(source, role: role)
+            do {
+                _ = try TopicCondition.check(condition)
+            } catch {
+                throw .invalidValue(field: fieldName(source), reason: "not a topic condition FCM accepts: \(error)")
+            }
+            return condition
         }
-        return topic
     }
 
     /// A `#rrggbb` colour, checked.
@@ -242,14 +271,27 @@ struct Resolver {
         return value
     }
 
-    /// A collapse key; at most 64 bytes when it also becomes `apns-collapse-id`.
-    func collapseKey(_ source: ValueSource, forAPNs: Bool) throws(MappingFailure) -> String {
-        if let recorder, !source.isLiteral { return recorder.hole(source, role: "collapse_key", kind: .collapseKey(forAPNs: forAPNs)) }
-        let key = try string(source, role: "collapse_key")
-        if forAPNs, key.utf8.count > FCMLimits.apnsCollapseIDBytes {
-            throw .invalidValue(field: fieldName(source), reason: "collapse key is \(key.utf8.count) bytes; apns-collapse-id allows \(FCMLimits.apnsCollapseIDBytes)")
+    /// A collapse key or replace ID. When it becomes `apns-collapse-id`, an HTTP/2 header of
+    /// APNs, it must fit in 64 bytes and be a valid header value.
+    func collapseID(_ source: ValueSource, role: String, forAPNs: Bool) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: role, kind: .collapseID(forAPNs: forAPNs)) }
+        let id = try string(source, role: role)
+        guard forAPNs else { return id }
+        if id.utf8.count > FCMLimits.apnsCollapseIDBytes {
+            throw .invalidValue(field: fieldName(source), reason: "\(role) is \(id.utf8.count) bytes; apns-collapse-id allows \(FCMLimits.apnsCollapseIDBytes)")
         }
-        return key
+        if let problem = HeaderValue.problem(id) {
+            throw .invalidValue(field: fieldName(source), reason: "\(role) cannot be the apns-collapse-id header: \(problem)")
+        }
+        return id
+    }
+
+    /// `apns-expiration` for a TTL: `0` stays 0 (deliver now or never); otherwise now + TTL, in
+    /// seconds since the epoch.
+    func expiration(ttl: Int) -> String {
+        if ttl == 0 { return "0" }
+        if let recorder { return recorder.expirationHole(ttl: ttl) }
+        return String(now + Int64(ttl))
     }
 
     func integer(_ source: ValueSource, role: String) throws(MappingFailure) -> Int64 {
@@ -259,21 +301,34 @@ struct Resolver {
         return i
     }
 
-    func tokens(_ source: TokensSource) throws(MappingFailure) -> [String] {
+    func devices(_ source: DeviceListSource, kind: MessageTarget.Kind) throws(MappingFailure) -> [String] {
         switch source {
         case .literal(let list): return list
         case .field(let pointer):
-            guard let value = pointer.resolve(in: event.data) else { throw .missingField(field: pointer.description, role: "target tokens") }
+            let role = "target \(kind.rawValue)s"
+            guard let value = pointer.resolve(in: event.data) else { throw .missingField(field: pointer.description, role: role) }
             guard case .array(let items) = value else { throw .wrongType(field: pointer.description, expected: "array of strings", found: value.typeName) }
-            var tokens: [String] = []
+            var ids: [String] = []
             for item in items {
-                guard case .string(let t) = item, !t.isEmpty else {
-                    throw .wrongType(field: pointer.description, expected: "array of strings", found: "an array containing \(item.typeName)")
+                guard case .string(let id) = item, !id.isEmpty else {
+                    throw .wrongType(field: pointer.description, expected: "array of non-empty strings", found: "an array containing \(item.typeName)")
                 }
-                tokens.append(t)
+                ids.append(id)
             }
-            guard !tokens.isEmpty else { throw .noTargets("\(pointer) is an empty list") }
-            return tokens
+            guard !ids.isEmpty else { throw .noTargets("\(pointer) is an empty list") }
+            return ids
         }
+    }
+}
+
+/// What HTTP/2 allows in a header value (RFC 9113 §8.2.1): FCM passes `apns.headers` to APNs as
+/// HTTP/2 headers.
+enum HeaderValue {
+    static func problem(_ value: String) -> String? {
+        let bytes = Array(value.utf8)
+        if bytes.contains(where: { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }) { return "it contains a NUL, CR or LF" }
+        if let first = bytes.first, first == 0x20 || first == 0x09 { return "it starts with whitespace" }
+        if let last = bytes.last, last == 0x20 || last == 0x09 { return "it ends with whitespace" }
+        return nil
     }
 }

@@ -3,17 +3,21 @@
 public struct FCMMessage: Sendable, Equatable {
     /// The `message` object, serialized (compact, keys sorted): the bytes that are sent.
     public let encoded: [UInt8]
-    /// The registration token, for token-targeted messages (for token-invalidation records).
-    public let token: String?
+    /// Who it goes to: for invalidation records, and so that FCM's client can back off one
+    /// throttled device or topic on its own.
+    public let target: MessageTarget
 
-    public init(json: JSONValue, token: String?) {
-        self.init(encoded: JSONWriter.write(json), token: token)
+    public init(json: JSONValue, target: MessageTarget) {
+        self.init(encoded: JSONWriter.write(json), target: target)
     }
 
-    init(encoded: [UInt8], token: String?) {
+    init(encoded: [UInt8], target: MessageTarget) {
         self.encoded = encoded
-        self.token = token
+        self.target = target
     }
+
+    /// The device identifier (FID or registration token), for device-targeted messages.
+    public var device: String? { target.isDevice ? target.value : nil }
 
     /// The `message` object as a value (parsed from ``encoded``; for inspection, not the hot path).
     public var json: JSONValue {
@@ -43,12 +47,39 @@ public struct FCMMessage: Sendable, Equatable {
     }
 }
 
+/// The target field of a v1 message: exactly one per message.
+public struct MessageTarget: Sendable, Hashable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// A Firebase Installation ID; FCM marks `token` deprecated in its favour (v1 reference, 2026).
+        case fid
+        /// A registration token.
+        case token
+        case topic
+        case condition
+    }
+
+    public var kind: Kind
+    public var value: String
+
+    public init(_ kind: Kind, _ value: String) {
+        self.kind = kind
+        self.value = value
+    }
+
+    /// An app installation (FID or token), not a topic or a condition.
+    public var isDevice: Bool { kind == .fid || kind == .token }
+}
+
 /// FCM's payload limits (architecture.md).
 public enum FCMLimits {
     /// Bytes of a serialized message.
     public static let messageBytes = 4096
-    /// Bytes of a serialized topic message.
+    /// Bytes of a serialized message to a topic or a condition.
     public static let topicMessageBytes = 2048
+    /// Characters of a topic name (`[a-zA-Z0-9-_.~%]{1,900}`, the v1 discovery document).
+    public static let topicNameLength = 900
+    /// Topics one condition may name ("up to five topics", FCM's topic messaging guide).
+    public static let conditionTopics = 5
     /// Longest TTL: 4 weeks.
     public static let maxTTLSeconds = 2_419_200
     /// APNs limits `apns-collapse-id` to 64 bytes.

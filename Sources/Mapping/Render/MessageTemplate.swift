@@ -2,11 +2,14 @@
 enum HoleKind: Sendable, Equatable {
     case string
     case integer
-    case topic
+    /// The message's target value (device identifier, topic or condition), checked for its kind.
+    case target(MessageTarget.Kind)
     case color
-    case collapseKey(forAPNs: Bool)
-    /// The token of a fan-out target, one per message.
-    case fanOut
+    case collapseID(forAPNs: Bool)
+    /// `apns-expiration`: the render's `now` plus this TTL.
+    case expiration(ttl: Int)
+    /// The device of a fan-out target, one per message.
+    case fanOut(MessageTarget.Kind)
 }
 
 struct Hole: Sendable {
@@ -25,8 +28,13 @@ final class HoleRecorder {
         return "\u{1}\(holes.count - 1)\u{1}"
     }
 
-    func fanOutHole() -> String {
-        holes.append(Hole(source: nil, role: "target tokens", kind: .fanOut))
+    func fanOutHole(_ kind: MessageTarget.Kind) -> String {
+        holes.append(Hole(source: nil, role: "target \(kind.rawValue)s", kind: .fanOut(kind)))
+        return "\u{1}\(holes.count - 1)\u{1}"
+    }
+
+    func expirationHole(ttl: Int) -> String {
+        holes.append(Hole(source: nil, role: "apns-expiration", kind: .expiration(ttl: ttl)))
         return "\u{1}\(holes.count - 1)\u{1}"
     }
 }
@@ -51,14 +59,15 @@ final class MessageTemplate: Sendable {
     let pieces: [Piece]
     let holes: [Hole]
     let limit: Int
-    let staticToken: String?
+    /// The target, when the mapping names it literally.
+    let staticTarget: MessageTarget?
     let target: MappingTarget
-    /// The hole of a token target taken from the event, if any.
-    let tokenHole: Int?
+    /// The hole of a target taken from the event, if any.
+    let targetHole: Int?
 
     /// - Returns: nil if a sentinel cannot be found exactly once per use (e.g. a literal in the
     ///   mapping happens to contain U+0001); the tree path is used then.
-    init?(json: [UInt8], holes: [Hole], limit: Int, staticToken: String?, target: MappingTarget) {
+    init?(json: [UInt8], holes: [Hole], limit: Int, staticTarget: MessageTarget?, target: MappingTarget) {
         let open: [UInt8] = Array(#""\u0001"#.utf8)
         let close: [UInt8] = Array(#"\u0001""#.utf8)
         var pieces: [Piece] = []
@@ -91,19 +100,19 @@ final class MessageTemplate: Sendable {
         self.pieces = pieces
         self.holes = holes
         self.limit = limit
-        self.staticToken = staticToken
+        self.staticTarget = staticTarget
         self.target = target
-        self.tokenHole = holes.firstIndex { $0.role == "target token" && $0.kind == .string }
+        self.targetHole = holes.firstIndex { if case .target = $0.kind { true } else { false } }
     }
 
     /// The messages for `event`. Holes are filled in byte order, not in the order the tree path
     /// resolves them, so on a failure the caller asks the tree path which failure it is
     /// (``EventMapping/renderTree(_:)``): the two paths report the same one.
-    func render(_ event: DecodedEvent) throws(MappingFailure) -> [FCMMessage] {
-        let r = Resolver(event: event)
+    func render(_ event: DecodedEvent, now: Int64) throws(MappingFailure) -> [FCMMessage] {
+        let r = Resolver(event: event, now: now)
         var out: [UInt8] = []
         out.reserveCapacity(1024)
-        var token = staticToken
+        var targetValue = staticTarget?.value
         // With a fan-out, the bytes after its hole are written to `suffix`.
         var suffix: [UInt8] = []
         var fannedOut = false
@@ -121,47 +130,51 @@ final class MessageTemplate: Sendable {
                         fannedOut = true
                         suffix.reserveCapacity(1024)
                     } else if fannedOut {
-                        try fill(h, r, into: &suffix, token: &token)
+                        try fill(h, r, into: &suffix, target: &targetValue)
                     } else {
-                        try fill(h, r, into: &out, token: &token)
+                        try fill(h, r, into: &out, target: &targetValue)
                     }
                 }
             }
         }
-        guard case .tokens(let source) = target else {
+        let kind = target.kind
+        guard case .devices(_, let source) = target else {
             guard out.count <= limit else { throw .tooLarge(bytes: out.count, limit: limit) }
-            return [FCMMessage(encoded: out, token: token)]
+            return [FCMMessage(encoded: out, target: MessageTarget(kind, targetValue ?? ""))]
         }
-        let tokens = try r.tokens(source)
+        let ids = try r.devices(source, kind: kind)
         var messages: [FCMMessage] = []
-        messages.reserveCapacity(tokens.count)
-        for t in tokens {
+        messages.reserveCapacity(ids.count)
+        for id in ids {
             var message = out
-            JSONWriter.writeString(t, into: &message)
+            JSONWriter.writeString(id, into: &message)
             message.append(contentsOf: suffix)
             guard message.count <= limit else { throw .tooLarge(bytes: message.count, limit: limit) }
-            messages.append(FCMMessage(encoded: message, token: t))
+            messages.append(FCMMessage(encoded: message, target: MessageTarget(kind, id)))
         }
         return messages
     }
 
-    /// Writes hole `h`'s value for the event; remembers the target token.
-    private func fill(_ h: Int, _ r: Resolver, into out: inout [UInt8], token: inout String?) throws(MappingFailure) {
-        guard let source = holes[h].source else { return }
-        switch holes[h].kind {
-        case .string:
-            if h == tokenHole {
-                let t = try r.string(source, role: holes[h].role)
-                token = t
-                JSONWriter.writeString(t, into: &out)
-            } else {
-                try r.writeString(source, role: holes[h].role, into: &out)
-            }
-        case .integer: JSONWriter.writeInteger(try r.integer(source, role: holes[h].role), into: &out)
-        case .topic: JSONWriter.writeString(try r.topic(source), into: &out)
+    /// Writes hole `h`'s value for the event; remembers the target's.
+    private func fill(_ h: Int, _ r: Resolver, into out: inout [UInt8], target: inout String?) throws(MappingFailure) {
+        let hole = holes[h]
+        if case .expiration(let ttl) = hole.kind {
+            out.append(UInt8(ascii: "\""))
+            JSONWriter.writeInteger(r.now + Int64(ttl), into: &out)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        guard let source = hole.source else { return }
+        switch hole.kind {
+        case .string: try r.writeString(source, role: hole.role, into: &out)
+        case .integer: JSONWriter.writeInteger(try r.integer(source, role: hole.role), into: &out)
+        case .target(let kind):
+            let value = try r.target(source, kind: kind)
+            target = value
+            JSONWriter.writeString(value, into: &out)
         case .color: JSONWriter.writeString(try r.color(source), into: &out)
-        case .collapseKey(let forAPNs): JSONWriter.writeString(try r.collapseKey(source, forAPNs: forAPNs), into: &out)
-        case .fanOut: break
+        case .collapseID(let forAPNs): JSONWriter.writeString(try r.collapseID(source, role: hole.role, forAPNs: forAPNs), into: &out)
+        case .expiration, .fanOut: break
         }
     }
 }

@@ -3,7 +3,7 @@
 /// | JSON value | becomes |
 /// |---|---|
 /// | string | itself |
-/// | integer (`3`, `-12`) | its decimal form: `"3"` |
+/// | integer (`3`, `-12`, `12345678901234567890`) | its decimal form, every digit kept: `"3"` |
 /// | number with a fraction or exponent (`11.8`, `2.50`, `1e3`) | the shortest decimal that reads back as the same double: `"11.8"`, `"2.5"`, `"1000"` |
 /// | `true` / `false` | `"true"` / `"false"` |
 /// | null or missing | the source's `default`; without one, the event fails naming the field |
@@ -17,6 +17,7 @@ public enum Stringify {
         switch value {
         case .string(let s): s
         case .int(let i): String(i)
+        case .bigInteger(let text): text
         case .double(let d): number(d)
         case .bool(let b): b ? "true" : "false"
         case .null, .array, .object: nil

@@ -177,7 +177,7 @@ struct ConfigFileLoader {
         c.fcm.connections = int(reader, "fcm.connections") ?? c.fcm.connections
         c.fcm.maxSendsPerSecond = double(reader, "fcm.max_sends_per_second")
         c.fcm.requestTimeout = ms("fcm.request_timeout_ms", c.fcm.requestTimeout)
-        c.fcm.retry.maxAttempts = int(reader, "fcm.retry.max_attempts") ?? c.fcm.retry.maxAttempts
+        c.fcm.retry.maxAttempts = int(reader, "fcm.retry.max_attempts")
         c.fcm.retry.initialBackoff = ms("fcm.retry.initial_backoff_ms", c.fcm.retry.initialBackoff)
         c.fcm.retry.maxBackoff = ms("fcm.retry.max_backoff_ms", c.fcm.retry.maxBackoff)
         c.fcm.retry.budget = ms("fcm.retry.budget_ms", c.fcm.retry.budget)

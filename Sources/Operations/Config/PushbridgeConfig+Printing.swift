@@ -46,7 +46,7 @@ extension PushbridgeConfig {
         lines.append("  max_sends_per_second: \(fcm.maxSendsPerSecond.map { String($0) } ?? "null")")
         lines.append("  request_timeout_ms: \(ms(fcm.requestTimeout))")
         lines.append("  retry:")
-        lines.append("    max_attempts: \(fcm.retry.maxAttempts)")
+        lines.append("    max_attempts: \(fcm.retry.maxAttempts.map { String($0) } ?? "null")")
         lines.append("    initial_backoff_ms: \(ms(fcm.retry.initialBackoff))")
         lines.append("    max_backoff_ms: \(ms(fcm.retry.maxBackoff))")
         lines.append("    budget_ms: \(ms(fcm.retry.budget))")

@@ -18,7 +18,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
     }
 
     public struct Retry: Sendable, Equatable {
-        public var maxAttempts = 8
+        /// nil: transient failures are retried for as long as the budget allows.
+        public var maxAttempts: Int?
         public var initialBackoff: Duration = .milliseconds(200)
         public var maxBackoff: Duration = .seconds(30)
         public var budget: Duration = .seconds(300)

@@ -1,0 +1,107 @@
+import Yams
+
+// What FCM would refuse for every event, caught while loading (file:line), and what loads but is
+// likely a mistake (warnings): targets, collapse IDs, silent pushes.
+extension MappingLoader {
+    mutating func loadTarget(_ node: Node) -> MappingTarget? {
+        guard let m = mapping(node, "`target`") else { return nil }
+        checkKeys(m, allowed: Self.targetKinds, in: "`target`")
+        let present = Self.targetKinds.filter { m[$0] != nil }
+        guard present.count == 1, let kind = present.first, let value = m[kind] else {
+            fail(node, present.isEmpty ? "`target` names no recipient" : "`target` has more than one kind: \(present.joined(separator: ", "))",
+                 hint: "give exactly one of fid, fids, token, tokens, topic or condition")
+            return nil
+        }
+        switch kind {
+        case "fid", "token":
+            let device: MessageTarget.Kind = kind == "fid" ? .fid : .token
+            guard let s = source(value, "target \(kind)") else { return nil }
+            if case .literal(let id) = s, id.isEmpty { fail(value, "the \(kind) is empty", hint: "give a \(kind), or `{field: /pointer}` to one") }
+            return .device(device, s)
+        case "topic":
+            guard let s = source(value, "target topic") else { return nil }
+            if case .literal(var topic) = s {
+                if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
+                if let problem = TopicName.problem(topic) { fail(value, "target topic: \(problem)") }
+            }
+            return .topic(s)
+        case "condition":
+            guard let s = source(value, "target condition") else { return nil }
+            if case .literal(let condition) = s {
+                do {
+                    _ = try TopicCondition.check(condition)
+                } catch {
+                    fail(value, "target condition: \(error)", hint: "e.g. \"'sports' in topics && ('news' in topics || !('ads' in topics))\", at most 5 topics")
+                }
+            }
+            return .condition(s)
+        default:
+            let device: MessageTarget.Kind = kind == "fids" ? .fid : .token
+            if let list = value.sequence {
+                var ids: [String] = []
+                for item in list {
+                    guard let id = item.scalar?.string, !id.isEmpty else {
+                        fail(item, "`\(kind)` lists an empty or non-string \(device.rawValue)")
+                        continue
+                    }
+                    ids.append(id)
+                }
+                if list.isEmpty { fail(value, "`\(kind)` is an empty list", hint: "list at least one \(device.rawValue), or use `{field: /pointer}`") }
+                return .devices(device, .literal(ids))
+            }
+            if let f = value.mapping, let fieldNode = f["field"] {
+                checkKeys(f, allowed: ["field"], in: "`\(kind)`")
+                return pointer(fieldNode).map { .devices(device, .field($0)) }
+            }
+            fail(value, "`\(kind)` must be a list of \(device.rawValue)s or `{field: /pointer}` to an array of strings")
+            return nil
+        }
+    }
+
+    /// A literal collapse key or replace ID must be a valid `apns-collapse-id` when it becomes
+    /// one; `replace_id` sets Android's tag, so it cannot stand beside `android.tag`.
+    mutating func checkCollapseIDs(_ mapping: EventMapping, _ m: Node.Mapping) {
+        let ios = mapping.platforms.contains(.ios)
+        for (name, source, isAPNsHeader) in [
+            ("collapse_key", mapping.collapseKey, ios), ("replace_id", mapping.replaceID, ios && mapping.collapseKey == nil),
+        ] {
+            guard isAPNsHeader, case .literal(let id)? = source, let node = m[name] else { continue }
+            if id.utf8.count > FCMLimits.apnsCollapseIDBytes {
+                fail(node, "\(name) is \(id.utf8.count) bytes; it becomes apns-collapse-id, which allows \(FCMLimits.apnsCollapseIDBytes)")
+            } else if let problem = HeaderValue.problem(id) {
+                fail(node, "\(name) cannot be the apns-collapse-id header: \(problem)")
+            }
+        }
+        if mapping.replaceID != nil, mapping.android.tag != nil, let node = m["replace_id"] {
+            fail(node, "`replace_id` and `android.tag` both set Android's notification tag", hint: "keep one: replace_id sets the tag and apns-collapse-id")
+        }
+    }
+
+    /// A silent push shows nothing, so options about what is shown would be dropped: refused.
+    mutating func checkSilent(_ m: Node.Mapping) {
+        for name in ["android", "apns", "replace_id"] {
+            guard let node = m[name] else { continue }
+            fail(node, "a silent push shows no notification, so `\(name)` would be dropped",
+                 hint: "remove `\(name)`, or `silent: true`; a silent push carries `data`, `ttl`, `priority` and `collapse_key`")
+        }
+    }
+
+    /// Warnings, once the event format is known: a collapse key taken from the event's ID gives
+    /// every event its own, and FCM keeps only 4 collapse keys per device, so an offline device
+    /// gets an arbitrary 4 of what it missed.
+    func warnings(format: EventFormat) -> [MappingLoadError] {
+        collapseKeys.compactMap { file, line, column, source in
+            let perEvent: Bool = switch source {
+            case .eventID: true
+            case .field(let pointer, _): pointer == format.idPointer
+            case .literal: false
+            }
+            guard perEvent else { return nil }
+            return MappingLoadError(
+                file: file, line: line, column: column,
+                message: "collapse_key is the event's ID: FCM keeps at most 4 collapse keys per device, so a device offline for more than 4 events gets an arbitrary 4 of them",
+                hint: "use `replace_id: {from: event_id}` to show duplicates once; keep collapse_key for a group such as a chat ID",
+                severity: .warning)
+        }
+    }
+}

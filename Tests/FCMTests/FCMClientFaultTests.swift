@@ -1,0 +1,201 @@
+import FCM
+import FCMEmulator
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// The FCM client against the emulator answering as FCM does when it throttles, fails or
+/// refuses: who waits, who goes on, and what is given up. Timing checks are orderings from the
+/// emulator's recorded arrival times, never speed tests.
+@Suite("FCM client: quotas, outages and FCM's HTTP/2 front end", .serialized)
+struct FCMClientFaultTests {
+    /// Sends each (token, count) concurrently; returns each token's results.
+    static func sendAll(_ client: FCMClient, _ plan: [(token: String, count: Int)]) async -> [String: [FCMClient.SendResult]] {
+        await withTaskGroup(of: (String, FCMClient.SendResult).self) { group in
+            for (token, count) in plan {
+                for _ in 0..<count {
+                    group.addTask { (token, await client.send(message(token: token), to: SendTarget(.token, token))) }
+                }
+            }
+            var results: [String: [FCMClient.SendResult]] = [:]
+            for await (token, result) in group { results[token, default: []].append(result) }
+            return results
+        }
+    }
+
+    /// Sends to new devices one after another until cancelled, like the rest of a worker's traffic.
+    static func trickle(_ client: FCMClient, prefix: String) -> Task<[FCMClient.SendResult], Never> {
+        Task {
+            var results: [FCMClient.SendResult] = []
+            while !Task.isCancelled {
+                let token = "\(prefix)-\(results.count)"
+                results.append(await client.send(message(token: token), to: SendTarget(.token, token)))
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return results
+        }
+    }
+
+    @Test("one chatty device over its quota is backed off alone: every other device is delivered meanwhile, nothing pauses the project",
+          arguments: [false, true])
+    func deviceQuota(opaque: Bool) async throws {
+        var faults = EmulatorFaults()
+        faults.quotas.device = .init(limit: 2, window: .seconds(1))
+        faults.quotas.opaque = opaque  // with no hint in the answer, the client tells by who else gets through
+        let f = try await EmulatorFixture.start(faults: faults)
+        let client = try f.client {
+            $0.retry.quotaPause = .seconds(30)  // a project pause would outlast the test's patience
+            $0.retry.maxBackoff = .milliseconds(500)
+        }
+        try await client.warmUp()
+        let quiet = Self.trickle(client, prefix: "quiet")
+        while f.emulator.messages.isEmpty { try await Task.sleep(for: .milliseconds(10)) }  // others are getting through
+        let chatty = await Self.sendAll(client, [("chatty", 8)])["chatty"] ?? []
+        quiet.cancel()
+        let quietResults = await quiet.value
+        #expect(chatty.count == 8 && chatty.allSatisfy { (try? $0.outcome.get()) != nil }, "every chatty send delivered in the end")
+        #expect(chatty.contains { $0.quotaRefusals.contains(.device) })
+        #expect(!(chatty + quietResults).contains { $0.quotaRefusals.contains(.project) })
+        #expect(await client.quotaPausedUntil == nil)
+        #expect(quietResults.allSatisfy { (try? $0.outcome.get()) != nil && $0.attempts == 1 }, "no other device waited or was refused")
+        // Other devices were delivered while the chatty one was held.
+        let attempts = f.emulator.attempts
+        let firstRefusal = try #require(attempts.first { $0.token == "chatty" && $0.status == 429 }?.time)
+        let lastChatty = try #require(attempts.filter { $0.token == "chatty" && $0.status == 200 }.map(\.time).max())
+        #expect(attempts.contains { $0.token?.hasPrefix("quiet-") == true && $0.time > firstRefusal && $0.time < lastChatty })
+        await client.shutdown()
+        await f.stop()
+    }
+
+    @Test("a topic over its quota waits at least the quota pause, alone")
+    func topicQuota() async throws {
+        var faults = EmulatorFaults()
+        faults.quotas.topic = .init(limit: 1, window: .seconds(3))
+        let f = try await EmulatorFixture.start(faults: faults)
+        let client = try f.client { $0.retry.quotaPause = .seconds(1) }
+        let news = Array(#"{"android":{"notification":{"body_loc_key":"k"}},"topic":"news"}"#.utf8)
+        _ = await client.send(news, to: SendTarget(.topic, "news"))
+        let second = await client.send(news, to: SendTarget(.topic, "news"))
+        #expect((try? second.outcome.get()) != nil)
+        #expect(!second.quotaRefusals.isEmpty && second.quotaRefusals.allSatisfy { $0 == .topic }, "\(second.quotaRefusals)")
+        let ok = await client.send(message(token: "someone"), to: SendTarget(.token, "someone"))
+        #expect(ok.attempts == 1 && ok.quotaRefusals.isEmpty)
+        // After each refusal, the topic's next attempt came no sooner than the 1 s pause.
+        let topicAttempts = f.emulator.attempts.filter { $0.token == nil }
+        for (refused, next) in zip(topicAttempts, topicAttempts.dropFirst()) where refused.status == 429 {
+            #expect(next.time - refused.time >= 1.0, "the topic's retry came \(next.time - refused.time) s after its refusal")
+        }
+        #expect(topicAttempts.contains { $0.status == 429 })
+        await client.shutdown()
+        await f.stop()
+    }
+
+    @Test("the project's quota (FCM's RESOURCE_EXHAUSTED with SendsPerMinutePerProject) pauses every send")
+    func projectQuota() async throws {
+        var faults = EmulatorFaults()
+        faults.quotas.project = .init(limit: 3, window: .milliseconds(500))
+        let f = try await EmulatorFixture.start(faults: faults)
+        let client = try f.client { $0.retry.quotaPause = .milliseconds(600) }
+        let results = await Self.sendAll(client, (0..<6).map { ("p-\($0)", 1) })
+        #expect(results.values.joined().allSatisfy { (try? $0.outcome.get()) != nil })
+        let refusals = results.values.joined().flatMap(\.quotaRefusals)
+        #expect(!refusals.isEmpty && refusals.allSatisfy { $0 == .project }, "\(refusals)")
+        let attempts = f.emulator.attempts
+        let firstRefusal = try #require(attempts.first { $0.status == 429 }?.time)
+        for later in attempts where later.status == 200 && later.time > firstRefusal {
+            #expect(later.time - firstRefusal >= 0.6, "sent \(later.time - firstRefusal) s into a 0.6 s pause")
+        }
+        await client.shutdown()
+        await f.stop()
+    }
+
+    @Test("an outage longer than the whole retry budget loses nothing: waiting on FCM is not counted against it")
+    func outageOutlastsBudget() async throws {
+        let f = try await EmulatorFixture.start()
+        let client = try f.client {
+            $0.retry.maxBackoff = .milliseconds(100)
+            $0.retry.budget = .seconds(1)
+        }
+        try await client.warmUp()
+        var outage = EmulatorFaults()
+        outage.rate = .init(status: 503, probability: 1)
+        f.emulator.setFaults(outage)
+        let started = ContinuousClock.now
+        async let sends = Self.sendAll(client, (0..<20).map { ("o-\($0)", 1) })
+        try await Task.sleep(for: .seconds(3))
+        #expect(client.availability.waiting(at: .now).map { $0 >= .seconds(2) } == true, "the client knows it is waiting on FCM")
+        f.emulator.setFaults(EmulatorFaults())
+        let results = await sends
+        #expect(ContinuousClock.now - started >= .seconds(3))
+        let failed = results.values.joined().compactMap { r -> String? in
+            if case .failure(let e) = r.outcome { "\(e) after \(r.attempts) attempts" } else { nil }
+        }
+        #expect(failed.isEmpty, "all delivered after a 3 s outage with a 1 s budget: \(failed.prefix(3))")
+        #expect(results.values.joined().contains { $0.attempts > 8 }, "more attempts than the old fixed 8")
+        #expect(client.availability.waiting(at: .now) == nil)
+        await client.shutdown()
+        await f.stop()
+    }
+
+    @Test("a message FCM keeps failing while it answers everyone else is given up when its budget runs out", .timeLimit(.minutes(1)))
+    func budgetWhileFCMAnswers() async throws {
+        var faults = EmulatorFaults()
+        faults.tokenPrefixes = ["doomed-": "INTERNAL"]
+        let f = try await EmulatorFixture.start(faults: faults)
+        let client = try f.client {
+            $0.retry.maxBackoff = .milliseconds(100)
+            $0.retry.budget = .seconds(1)
+        }
+        let others = Self.trickle(client, prefix: "fine")
+        let result = await client.send(message(token: "doomed-1"), to: SendTarget(.token, "doomed-1"))
+        others.cancel()
+        _ = await others.value
+        guard case .failure(let error) = result.outcome else { Issue.record("delivered?"); return }
+        #expect(error.code == "INTERNAL" && error.isRetryable)
+        #expect(result.attempts >= 3)
+        let times = f.emulator.attempts.filter { $0.token == "doomed-1" }.map(\.time)
+        // Given up (the time limit above would catch it being held like an outage), after at
+        // least the budget of trying.
+        #expect(try #require(times.last) - times[0] >= 0.9, "tried for \(times.last! - times[0]) s of a 1 s budget")
+        await client.shutdown()
+        await f.stop()
+    }
+
+    /// REFUSED_STREAM says the request was not processed (RFC 9113 §8.7): sent again, delivered
+    /// once. A connection closed with GOAWAY loses the answers still on it: sent again, delivered
+    /// at least once, as FCM's users see it.
+    @Test("streams FCM refuses, and connections it closes, lose nothing", arguments: [true, false])
+    func refusedStreamsAndGoAway(refuse: Bool) async throws {
+        var faults = EmulatorFaults()
+        if refuse { faults.refuseStreamEvery = 4 } else { faults.dropConnectionEvery = 25 }
+        let f = try await EmulatorFixture.start(faults: faults)
+        let client = try f.client()
+        let tokens = (0..<200).map { "g-\($0)" }
+        let results = await Self.sendAll(client, tokens.map { ($0, 1) })
+        #expect(results.values.joined().allSatisfy { (try? $0.outcome.get()) != nil })
+        let delivered = f.emulator.messages.compactMap(\.token)
+        #expect(Set(delivered) == Set(tokens))
+        if refuse { #expect(delivered.count == tokens.count, "a refused stream was never processed, so never delivered twice") }
+        await client.shutdown()
+        await f.stop()
+    }
+
+    @Test("like FCM's front end, the emulator allows 100 streams per connection; more sends wait or open another")
+    func hundredStreams() async throws {
+        var faults = EmulatorFaults()
+        faults.latencyMilliseconds = 300
+        let f = try await EmulatorFixture.start(faults: faults)
+        let client = try f.client {
+            $0.connections = 1
+            $0.maxStreams = 300
+        }
+        try await client.warmUp()
+        let results = await Self.sendAll(client, (0..<250).map { ("s-\($0)", 1) })
+        #expect(results.values.joined().allSatisfy { (try? $0.outcome.get()) != nil })
+        #expect(f.emulator.maxConcurrentStreams <= 100)
+        #expect(f.emulator.maxConcurrentStreams >= 50, "the test did fill the connection (\(f.emulator.maxConcurrentStreams))")
+        await client.shutdown()
+        await f.stop()
+    }
+}
