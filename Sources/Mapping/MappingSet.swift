@@ -43,8 +43,8 @@ public struct MappingSet: Sendable {
     /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
     ///
     /// - Parameter now: the time of sending, in seconds since the Unix epoch (a TTL becomes an
-    ///   absolute `apns-expiration`).
-    public func render(_ record: EventRecord, now: Int64 = EpochClock.seconds()) -> Result<Rendered, MappingFailure> {
+    ///   absolute `apns-expiration`); nil, the clock's, read only for a mapping with a TTL.
+    public func render(_ record: EventRecord, now: Int64? = nil) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
         switch eventFormat.decode(record, fields: fields) {
         case .success(let e): event = e

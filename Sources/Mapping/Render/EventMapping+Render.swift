@@ -1,9 +1,10 @@
 extension EventMapping {
     /// The messages for `event`: one, or one per device for a device list.
     ///
-    /// - Parameter now: the time of sending, in seconds since the Unix epoch: a TTL also sets
-    ///   `apns-expiration`, which APNs reads as an absolute time.
-    public func render(_ event: DecodedEvent, now: Int64 = EpochClock.seconds()) -> Result<[FCMMessage], MappingFailure> {
+    /// - Parameter now: the time of sending, in seconds since the Unix epoch (nil: the clock's,
+    ///   read only when needed): a TTL also sets `apns-expiration`, which APNs reads as an
+    ///   absolute time.
+    public func render(_ event: DecodedEvent, now: Int64? = nil) -> Result<[FCMMessage], MappingFailure> {
         do {
             if let template, let messages = try? template.render(event, now: now) { return .success(messages) }
             // Without a template, or to name the failure as the tree path does.
@@ -15,7 +16,7 @@ extension EventMapping {
 
     /// Renders by building the message as a ``JSONValue`` tree. The reference path: templates
     /// are made from it, and mappings without a template use it.
-    func renderTree(_ event: DecodedEvent, now: Int64 = EpochClock.seconds()) throws(MappingFailure) -> [FCMMessage] {
+    func renderTree(_ event: DecodedEvent, now: Int64? = nil) throws(MappingFailure) -> [FCMMessage] {
         let r = Resolver(event: event, now: now)
         let shared = try sharedMembers(r)
         let kind = target.kind
@@ -161,8 +162,8 @@ extension EventMapping {
 /// Resolves value sources against one event.
 struct Resolver {
     let event: DecodedEvent
-    /// Seconds since the Unix epoch, for `apns-expiration`.
-    let now: Int64
+    /// Seconds since the Unix epoch, for `apns-expiration`; nil: read the clock when needed.
+    let now: Int64?
     /// Set while compiling a template: values from the event become holes.
     var recorder: HoleRecorder? = nil
 
@@ -228,8 +229,8 @@ struct Resolver {
     /// JSON string (never a number or a boolean turned into one); a topic a valid name (a
     /// leading `/topics/` removed); a condition a valid condition.
     func target(_ source: ValueSource, kind: MessageTarget.Kind) throws(MappingFailure) -> String {
-        if let recorder, !source.isLiteral { return recorder.hole(source, role: "target \(kind.rawValue)", kind: .target(kind)) }
-        let role = "target \(kind.rawValue)"
+        let role = kind.role
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: role, kind: .target(kind)) }
         switch kind {
         case .fid, .token:
             if case .field(let pointer, let fallback) = source {
@@ -286,12 +287,15 @@ struct Resolver {
         return id
     }
 
+    /// The time of sending: the one given, else the clock's (most mappings never ask).
+    var nowSeconds: Int64 { now ?? EpochClock.seconds() }
+
     /// `apns-expiration` for a TTL: `0` stays 0 (deliver now or never); otherwise now + TTL, in
     /// seconds since the epoch.
     func expiration(ttl: Int) -> String {
         if ttl == 0 { return "0" }
         if let recorder { return recorder.expirationHole(ttl: ttl) }
-        return String(now + Int64(ttl))
+        return String(nowSeconds + Int64(ttl))
     }
 
     func integer(_ source: ValueSource, role: String) throws(MappingFailure) -> Int64 {
@@ -305,7 +309,7 @@ struct Resolver {
         switch source {
         case .literal(let list): return list
         case .field(let pointer):
-            let role = "target \(kind.rawValue)s"
+            let role = kind.listRole
             guard let value = pointer.resolve(in: event.data) else { throw .missingField(field: pointer.description, role: role) }
             guard case .array(let items) = value else { throw .wrongType(field: pointer.description, expected: "array of strings", found: value.typeName) }
             var ids: [String] = []
@@ -325,10 +329,27 @@ struct Resolver {
 /// HTTP/2 headers.
 enum HeaderValue {
     static func problem(_ value: String) -> String? {
-        let bytes = Array(value.utf8)
-        if bytes.contains(where: { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }) { return "it contains a NUL, CR or LF" }
-        if let first = bytes.first, first == 0x20 || first == 0x09 { return "it starts with whitespace" }
-        if let last = bytes.last, last == 0x20 || last == 0x09 { return "it ends with whitespace" }
-        return nil
+        var value = value
+        return value.withUTF8 { bytes in  // contiguous: a byte loop, not String.UTF8View's indexing
+            if bytes.contains(where: { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }) { return "it contains a NUL, CR or LF" }
+            if let first = bytes.first, first == 0x20 || first == 0x09 { return "it starts with whitespace" }
+            if let last = bytes.last, last == 0x20 || last == 0x09 { return "it ends with whitespace" }
+            return nil
+        }
     }
+}
+
+extension MessageTarget.Kind {
+    /// What a failure names the target by: literals, so the hot path allocates no string.
+    var role: String {
+        switch self {
+        case .fid: "target fid"
+        case .token: "target token"
+        case .topic: "target topic"
+        case .condition: "target condition"
+        }
+    }
+
+    /// The same for a fan-out list.
+    var listRole: String { self == .fid ? "target fids" : "target tokens" }
 }

@@ -29,7 +29,7 @@ final class HoleRecorder {
     }
 
     func fanOutHole(_ kind: MessageTarget.Kind) -> String {
-        holes.append(Hole(source: nil, role: "target \(kind.rawValue)s", kind: .fanOut(kind)))
+        holes.append(Hole(source: nil, role: kind.listRole, kind: .fanOut(kind)))
         return "\u{1}\(holes.count - 1)\u{1}"
     }
 
@@ -108,7 +108,7 @@ final class MessageTemplate: Sendable {
     /// The messages for `event`. Holes are filled in byte order, not in the order the tree path
     /// resolves them, so on a failure the caller asks the tree path which failure it is
     /// (``EventMapping/renderTree(_:)``): the two paths report the same one.
-    func render(_ event: DecodedEvent, now: Int64) throws(MappingFailure) -> [FCMMessage] {
+    func render(_ event: DecodedEvent, now: Int64?) throws(MappingFailure) -> [FCMMessage] {
         let r = Resolver(event: event, now: now)
         var out: [UInt8] = []
         out.reserveCapacity(1024)
@@ -155,26 +155,32 @@ final class MessageTemplate: Sendable {
         return messages
     }
 
-    /// Writes hole `h`'s value for the event; remembers the target's.
+    /// Writes hole `h`'s value for the event; remembers the target's. Reads the hole's fields in
+    /// place: copying a `Hole` retains its source's pointer and role on every event.
     private func fill(_ h: Int, _ r: Resolver, into out: inout [UInt8], target: inout String?) throws(MappingFailure) {
-        let hole = holes[h]
-        if case .expiration(let ttl) = hole.kind {
+        switch holes[h].kind {
+        case .expiration(let ttl):
             out.append(UInt8(ascii: "\""))
-            JSONWriter.writeInteger(r.now + Int64(ttl), into: &out)
+            JSONWriter.writeInteger(r.nowSeconds + Int64(ttl), into: &out)
             out.append(UInt8(ascii: "\""))
-            return
-        }
-        guard let source = hole.source else { return }
-        switch hole.kind {
-        case .string: try r.writeString(source, role: hole.role, into: &out)
-        case .integer: JSONWriter.writeInteger(try r.integer(source, role: hole.role), into: &out)
+        case .fanOut: break
+        case .string:
+            guard let source = holes[h].source else { return }
+            try r.writeString(source, role: holes[h].role, into: &out)
+        case .integer:
+            guard let source = holes[h].source else { return }
+            JSONWriter.writeInteger(try r.integer(source, role: holes[h].role), into: &out)
         case .target(let kind):
+            guard let source = holes[h].source else { return }
             let value = try r.target(source, kind: kind)
             target = value
             JSONWriter.writeString(value, into: &out)
-        case .color: JSONWriter.writeString(try r.color(source), into: &out)
-        case .collapseID(let forAPNs): JSONWriter.writeString(try r.collapseID(source, role: hole.role, forAPNs: forAPNs), into: &out)
-        case .expiration, .fanOut: break
+        case .color:
+            guard let source = holes[h].source else { return }
+            JSONWriter.writeString(try r.color(source), into: &out)
+        case .collapseID(let forAPNs):
+            guard let source = holes[h].source else { return }
+            JSONWriter.writeString(try r.collapseID(source, role: holes[h].role, forAPNs: forAPNs), into: &out)
         }
     }
 }
