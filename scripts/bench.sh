@@ -8,6 +8,11 @@
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
+#   scripts/bench.sh latency    the same with default settings against a stub answering after 0, 20,
+#                               100 and 300 ms with 100 streams per connection, as FCM allows: events/s
+#                               (and % of 0 ms), CPU per event, connections opened, threads, peak RSS;
+#                               then at 2,000 events/s: CPU per event, p99 produce→ack
+#                               (SWEEP_TRACE=1: the worker's sends in flight, limit, connections each second)
 # Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
 # them on exit.
 set -euo pipefail
@@ -16,8 +21,10 @@ cd "$(dirname "$0")/.."
 which=${1:-all}
 swift build -c release --product pushbridge-bench >/dev/null
 bench=$(swift build -c release --show-bin-path)/pushbridge-bench
-if [ "$which" = all ] || [ "$which" = e2e ]; then swift build -c release --product pushbridge >/dev/null; fi
-worker=$(swift build -c release --show-bin-path)/pushbridge
+if [ "$which" = all ] || [ "$which" = e2e ] || [ "$which" = latency ]; then swift build -c release --product pushbridge >/dev/null; fi
+# PUSHBRIDGE_BENCH_WORKER=path: measure another build of the worker (an older commit's, to
+# compare in one run: figures from different runs of a noisy machine do not compare).
+worker=${PUSHBRIDGE_BENCH_WORKER:-$(swift build -c release --show-bin-path)/pushbridge}
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
@@ -115,4 +122,22 @@ if [ "$which" = all ] || [ "$which" = e2e ]; then
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-latency --bootstrap "127.0.0.1:$tansu_port" --topic latency-events \
         --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
         --service-account "$work/service-account.json" --rate "${E2E_LATENCY_RATE:-5000}" --seconds "${E2E_LATENCY_SECONDS:-10}"
+fi
+
+if [ "$which" = all ] || [ "$which" = latency ]; then
+    [ -n "${nginx_port:-}" ] || start_nginx  # also makes the CA and the server certificate
+    stub_service_account
+    latency_port=$(free_port)
+    sed -e "s#{{DIR}}#$work#g" -e "s#{{PORT}}#$latency_port#g" \
+        Tests/TestSupport/Resources/nginx-fcm-latency.conf.template >"$work/nginx-latency.conf"
+    /usr/sbin/nginx -p "$work" -c "$work/nginx-latency.conf" &
+    pids+=($!)
+    wait_port "$latency_port"
+    delays=${LATENCY_BENCH_DELAYS:-0,20,100,300}
+    topics=()
+    for d in ${delays//,/ }; do topics+=("sweep-d$d-saturated" "sweep-d$d-partial"); done
+    start_tansu bench-dead-letter bench-invalidations "${topics[@]}"
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-sweep --bootstrap "127.0.0.1:$tansu_port" --worker "$worker" \
+        --dir "$work" --base "https://127.0.0.1:$latency_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
+        --events "${LATENCY_BENCH_EVENTS:-60000}" --delays "$delays" --partial-rate "${LATENCY_BENCH_RATE:-2000}"
 fi

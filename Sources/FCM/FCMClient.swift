@@ -4,8 +4,9 @@ import JSON
 import Synchronization
 
 /// Sends messages to FCM HTTP v1 (`POST {baseURL}/v1/projects/{project}/messages:send`) over
-/// multiplexed HTTP/2 (two connections by default, see ``Configuration/connections``), with OAuth2
-/// from a service account, classified errors and retries.
+/// multiplexed HTTP/2, with as many sends in flight and as many connections as FCM's answer
+/// times call for (``Configuration/concurrency``, ``Configuration/maxConnections``), OAuth2 from
+/// a service account, classified errors and retries.
 ///
 /// ```swift
 /// let fcm = try FCMClient(configuration: .init(serviceAccount: try .load(path: nil)))
@@ -25,16 +26,19 @@ public final class FCMClient: Sendable {
         public var caFile: String?
         public var retry = RetryPolicy()
         /// Sends started per second at most, e.g. this worker's share of the project's 600k/min
-        /// quota. nil: no limit.
+        /// quota: evenly spaced, never in bursts. nil: no limit.
         public var maxSendsPerSecond: Double?
-        /// Sends in flight at most (waiting for FCM's answer). nil: bounded only by `maxStreams`.
-        public var maxConcurrentSends: Int?
+        /// How many sends may wait for FCM's answer at once: it follows FCM's answer times
+        /// (``ConcurrencyLimit``), between a floor of one connection's streams and a ceiling
+        /// that bounds memory.
+        public var concurrency = ConcurrencyLimit.Parameters()
         /// HTTP/2 streams per connection. Default 100 (what FCM allows).
         public var maxStreams: Int = 100
-        /// HTTP/2 connections, each with its own libcurl thread; a send takes the least busy.
-        /// One connection carries at most `maxStreams ÷ FCM's answer time` sends per second
-        /// (100 streams at 50 ms: 2,000/s), and one libcurl thread about one core. Default 2.
-        public var connections: Int = 2
+        /// HTTP/2 connections at most. They open as the sends in flight need streams
+        /// (`maxStreams` each) and close when idle. Default 64.
+        public var maxConnections: Int = 64
+        /// Threads driving the connections. Default: one per CPU, at most 4.
+        public var threads: Int = HTTP2Client.defaultThreads
         /// Time allowed for one attempt. Default 30 s.
         public var requestTimeout: Duration = .seconds(30)
 
@@ -85,13 +89,14 @@ public final class FCMClient: Sendable {
         self.configuration = configuration
         var httpConfiguration = HTTP2Client.Configuration(caFile: configuration.caFile)
         httpConfiguration.maxConcurrentStreams = configuration.maxStreams
-        httpConfiguration.connections = configuration.connections
+        httpConfiguration.maxConnections = configuration.maxConnections
+        httpConfiguration.threads = configuration.threads
         httpConfiguration.requestTimeout = configuration.requestTimeout
         let http = try HTTP2Client(configuration: httpConfiguration)
         self.http = http
         let account = configuration.serviceAccount
         self.tokens = AccessTokenCache { try await TokenExchange.fetch(account, http: http) }
-        self.gate = SendGate(sendsPerSecond: configuration.maxSendsPerSecond, maxConcurrent: configuration.maxConcurrentSends)
+        self.gate = SendGate(sendsPerSecond: configuration.maxSendsPerSecond, concurrency: configuration.concurrency)
         var base = configuration.baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.sendURL = "\(base)/v1/projects/\(account.projectID)/messages:send"
@@ -218,39 +223,41 @@ public final class FCMClient: Sendable {
     public func attempt(_ body: [UInt8]) async -> Result<String, FCMError> {
         await gate.acquire()
         if Task.isCancelled {
-            gate.release()
+            gate.release(answerTime: nil)
             return .failure(.cancelled)
         }
-        let result = await post(body)
-        gate.release()
+        let (result, answerTime) = await post(body)
+        gate.release(answerTime: answerTime)
         return result
     }
 
-    private func post(_ body: [UInt8]) async -> Result<String, FCMError> {
+    /// The outcome, and FCM's answer time when it answered (whatever it said): what sizes the
+    /// sends in flight. No answer says nothing of answer times.
+    private func post(_ body: [UInt8]) async -> (Result<String, FCMError>, answerTime: Duration?) {
         let token: String
         do {
             token = try await tokens.token()
         } catch let error as FCMError {
-            return .failure(error)
+            return (.failure(error), nil)
         } catch {
-            return .failure(FCMError(code: "TOKEN_EXCHANGE", kind: .retryable, httpStatus: nil, message: "\(error)"))
+            return (.failure(FCMError(code: "TOKEN_EXCHANGE", kind: .retryable, httpStatus: nil, message: "\(error)")), nil)
         }
         let request = HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body)
         let response: HTTPResponse
         do {
             response = try await http.send(request)
         } catch {
-            return .failure(FCMError(transport: error))
+            return (.failure(FCMError(transport: error)), nil)
         }
         if response.status == 200 {
             guard let name = Self.messageName(response.body) else {
-                return .failure(FCMError(code: "INTERNAL", kind: .retryable, httpStatus: 200, message: "a 200 answer without a message name"))
+                return (.failure(FCMError(code: "INTERNAL", kind: .retryable, httpStatus: 200, message: "a 200 answer without a message name")), response.answerTime)
             }
-            return .success(name)
+            return (.success(name), response.answerTime)
         }
         let error = FCMErrorClassifier.classify(status: response.status, body: response.body, retryAfter: response.headers["retry-after"])
         if error.kind == .auth { tokens.invalidate(token) }
-        return .failure(error)
+        return (.failure(error), response.answerTime)
     }
 
     /// The request headers for `token`, built once per token: every send shares the same strings,
@@ -283,6 +290,12 @@ public final class FCMClient: Sendable {
     public var quotaPausedUntil: ContinuousClock.Instant? {
         get async { gate.pausedUntilInstant }
     }
+
+    /// Sends that may be in flight now: what the answer times call for (``ConcurrencyLimit``).
+    public var concurrencyLimit: Int { gate.concurrencyLimit }
+
+    /// HTTP/2 connections open now, and opened since the client started.
+    public var connections: (open: Int, opened: Int) { (http.openConnections, http.connectionsOpened) }
 
     /// Whether FCM is answering this client (for readiness and the waiting metric).
     public var availability: FCMAvailability {

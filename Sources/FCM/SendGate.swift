@@ -2,42 +2,34 @@ import DequeModule
 import Synchronization
 
 /// Decides when a send may start: after any project-wide quota pause, within the rate limit,
-/// and with a free slot under the concurrency limit.
+/// and with a free slot under the concurrency limit, which follows FCM's answer times
+/// (``ConcurrencyLimit``).
 ///
-/// One per project and worker, shared by every send. QUOTA_EXCEEDED is a project-wide signal,
-/// so ``pause(for:)`` holds back *all* sends, not just the one that saw it.
+/// One per project and worker, shared by every send. QUOTA_EXCEEDED for the project is a
+/// project-wide signal, so ``pause(for:)`` holds back *all* sends, not just the one that saw it.
 ///
 /// A lock, not an actor: a send with a free slot, no pause and no rate limit passes without
 /// suspending; only a send that must wait suspends (for a slot, a pause or its rate slot).
 final class SendGate: Sendable {
     private struct State {
         var pausedUntil: ContinuousClock.Instant?
-        /// GCRA: the theoretical time the next send may start.
-        var nextStart: ContinuousClock.Instant = .now
+        var schedule: RateSchedule?
         var inFlight = 0
         var waiters: Deque<CheckedContinuation<Void, Never>> = []
+        var concurrency: ConcurrencyLimit
     }
 
-    private let minimumInterval: Duration?
-    private let burst: Duration
-    private let maxConcurrent: Int?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// - Parameters:
-    ///   - sendsPerSecond: nil for no rate limit. Up to one second's worth may start at once.
-    ///   - maxConcurrent: nil for no limit (the HTTP/2 client still bounds streams).
-    init(sendsPerSecond: Double?, maxConcurrent: Int?) {
-        if let rate = sendsPerSecond, rate > 0 {
-            minimumInterval = .nanoseconds(Int64(1e9 / rate))
-            burst = .seconds(1)
-        } else {
-            minimumInterval = nil
-            burst = .zero
-        }
-        self.maxConcurrent = maxConcurrent.map { max(1, $0) }
+    ///   - sendsPerSecond: nil for no rate limit; else sends start as ``RateSchedule`` spaces them.
+    ///   - concurrency: how the limit on sends in flight follows answer times.
+    init(sendsPerSecond: Double?, concurrency: ConcurrencyLimit.Parameters) {
+        let schedule = sendsPerSecond.flatMap { $0 > 0 ? RateSchedule(sendsPerSecond: $0) : nil }
+        state = Mutex(State(schedule: schedule, concurrency: ConcurrencyLimit(concurrency)))
     }
 
-    /// Waits until a send may start; pair with ``release()``.
+    /// Waits until a send may start; pair with ``release(answerTime:)``.
     func acquire() async {
         if !takeSlot() {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
@@ -49,14 +41,9 @@ final class SendGate: Sendable {
         while let until = state.withLock({ $0.pausedUntil }), until > .now, !Task.isCancelled {
             try? await Task.sleep(until: until, clock: .continuous)
         }
-        if let interval = minimumInterval {
-            let now = ContinuousClock.now
-            let start = state.withLock { s in
-                let start = max(s.nextStart, now - burst)
-                s.nextStart = start + interval
-                return start
-            }
-            if start > now { try? await Task.sleep(until: start, clock: .continuous) }
+        let now = ContinuousClock.now
+        if let start = state.withLock({ $0.schedule?.start(askedAt: now) }), start > now {
+            try? await Task.sleep(until: start, clock: .continuous)
         }
     }
 
@@ -64,8 +51,8 @@ final class SendGate: Sendable {
     /// release cannot slip between the check and the queueing.
     private func takeSlot(orQueue waiter: CheckedContinuation<Void, Never>? = nil) -> Bool {
         state.withLock { s in
-            if let maxConcurrent, s.inFlight >= maxConcurrent {
-                if let waiter { s.waiters.append(waiter) }  // the releaser hands its slot over
+            if s.inFlight >= s.concurrency.limit {
+                if let waiter { s.waiters.append(waiter) }  // a releaser hands its slot over
                 return false
             }
             s.inFlight += 1
@@ -73,13 +60,22 @@ final class SendGate: Sendable {
         }
     }
 
-    func release() {
-        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            if let next = s.waiters.popFirst() { return next }  // the slot passes on; inFlight is unchanged
+    /// Frees a slot. `answerTime` is how long the send took from the slot to FCM's answer (nil
+    /// when it got none: it says nothing of answer times). The freed slot, and any the limit
+    /// gained, pass to waiting sends.
+    func release(answerTime: Duration?) {
+        let now = ContinuousClock.now
+        let next = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            if let answerTime { s.concurrency.completed(answerTime: answerTime, at: now) } else { s.concurrency.advance(to: now) }
             s.inFlight -= 1
-            return nil
+            var next: [CheckedContinuation<Void, Never>] = []
+            while s.inFlight < s.concurrency.limit, let waiter = s.waiters.popFirst() {
+                s.inFlight += 1
+                next.append(waiter)
+            }
+            return next
         }
-        next?.resume()
+        for waiter in next { waiter.resume() }
     }
 
     /// Holds back every send that has not started for at least `duration`.
@@ -95,4 +91,7 @@ final class SendGate: Sendable {
         guard let pausedUntil = state.withLock({ $0.pausedUntil }), pausedUntil > .now else { return nil }
         return pausedUntil
     }
+
+    /// Sends in flight at most now.
+    var concurrencyLimit: Int { state.withLock { $0.concurrency.limit } }
 }

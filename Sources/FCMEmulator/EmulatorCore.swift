@@ -18,8 +18,11 @@ struct EmulatorResponse: Sendable {
     var headers: [(String, String)] = [("content-type", "application/json; charset=UTF-8")]
     var body: [UInt8]
     var delayMilliseconds = 0
-    /// Send GOAWAY and close the connection after this answer.
+    /// Send GOAWAY and close the connection after this answer, cutting any other in flight.
     var dropConnection = false
+    /// Send GOAWAY after this answer and close the connection once the requests on it are
+    /// answered: a graceful close, as a server that retires a connection does.
+    var drainConnection = false
     /// Answer with RST_STREAM REFUSED_STREAM instead: the request was not processed.
     var refuseStream = false
 
@@ -89,6 +92,7 @@ final class EmulatorCore: Sendable {
         var quotaWindows: [String: (start: Double, count: Int)] = [:]
         /// Requests being answered per connection, and the most seen on one connection.
         var inFlight: [ObjectIdentifier: Int] = [:]
+        var highestStreamID: [ObjectIdentifier: Int] = [:]
         var maxConcurrentStreams = 0
     }
 
@@ -260,6 +264,7 @@ final class EmulatorCore: Sendable {
             }
             response.delayMilliseconds = s.faults.latencyMilliseconds
             if s.faults.dropConnectionEvery > 0, s.sends % s.faults.dropConnectionEvery == 0 { response.dropConnection = true }
+            if s.faults.goAwayEvery > 0, s.sends % s.faults.goAwayEvery == 0 { response.drainConnection = true }
             return response
         }
         if response.body.isEmpty && !response.refuseStream { response.body = Array("{}".utf8) }
@@ -300,12 +305,14 @@ final class EmulatorCore: Sendable {
         return nil
     }
 
-    /// A request on `connection` is being answered (for the concurrent-streams record).
-    func streamOpened(on connection: ObjectIdentifier) {
+    /// A request on `connection` has begun (its headers arrived): it is counted until it is
+    /// answered or refused (for the concurrent-streams record and a graceful close).
+    func streamOpened(on connection: ObjectIdentifier, streamID: Int?) {
         state.withLock { s in
             let n = s.inFlight[connection, default: 0] + 1
             s.inFlight[connection] = n
             s.maxConcurrentStreams = max(s.maxConcurrentStreams, n)
+            if let streamID { s.highestStreamID[connection] = max(s.highestStreamID[connection] ?? 0, streamID) }
         }
     }
 
@@ -316,8 +323,15 @@ final class EmulatorCore: Sendable {
         }
     }
 
+    /// The highest stream the client has opened on `connection`: the last one a final GOAWAY
+    /// promises to process.
+    func highestStreamID(on connection: ObjectIdentifier) -> Int { state.withLock { $0.highestStreamID[connection] ?? 0 } }
+
     /// The most requests answered at once on one connection.
     var maxConcurrentStreams: Int { state.withLock { $0.maxConcurrentStreams } }
+
+    /// Requests being answered on `connection` now.
+    func streamsOpen(on connection: ObjectIdentifier) -> Int { state.withLock { $0.inFlight[connection] ?? 0 } }
 
     var messages: [RecordedMessage] { state.withLock { $0.messages } }
     var attempts: [RecordedAttempt] { state.withLock { $0.attempts } }

@@ -11,6 +11,7 @@ import JSON
 ///             "project": {"limit": 1000, "window_ms": 60000}, "opaque": false, "retry_after": 1},
 ///  "latency_ms": 20,
 ///  "drop_connection_every": 1000,
+///  "goaway_every": 500,
 ///  "refuse_stream_every": 50}
 /// ```
 public struct EmulatorFaults: Sendable, Equatable {
@@ -30,8 +31,12 @@ public struct EmulatorFaults: Sendable, Equatable {
     public var quotas = Quotas()
     /// Added to every answer.
     public var latencyMilliseconds = 0
-    /// After every N-th send the connection is dropped (GOAWAY, then close). 0: never.
+    /// After every N-th send the connection is dropped (GOAWAY, then close at once: requests
+    /// still in flight on it are cut). 0: never.
     public var dropConnectionEvery = 0
+    /// After every N-th send the connection is retired gracefully (GOAWAY, then close once the
+    /// requests on it are answered), as a front end does with old connections. 0: never.
+    public var goAwayEvery = 0
     /// Every N-th send is refused with RST_STREAM REFUSED_STREAM, unprocessed. 0: never.
     public var refuseStreamEvery = 0
 
@@ -104,13 +109,16 @@ public struct EmulatorFaults: Sendable, Equatable {
             case "drop_connection_every":
                 guard case .int(let n) = member, n >= 0 else { throw EmulatorError("faults.drop_connection_every: expected a non-negative integer") }
                 dropConnectionEvery = Int(n)
+            case "goaway_every":
+                guard case .int(let n) = member, n >= 0 else { throw EmulatorError("faults.goaway_every: expected a non-negative integer") }
+                goAwayEvery = Int(n)
             case "refuse_stream_every":
                 guard case .int(let n) = member, n >= 0 else { throw EmulatorError("faults.refuse_stream_every: expected a non-negative integer") }
                 refuseStreamEvery = Int(n)
             case "quotas": quotas = try Self.quotas(member)
             default:
                 throw EmulatorError(
-                    "faults: unknown member \"\(key)\" (token_prefixes, burst, rate, quotas, latency_ms, drop_connection_every, refuse_stream_every)")
+                    "faults: unknown member \"\(key)\" (token_prefixes, burst, rate, quotas, latency_ms, drop_connection_every, goaway_every, refuse_stream_every)")
             }
         }
     }

@@ -115,6 +115,8 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         case .head(let h):
             head = h
             body = []
+            let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) }
+            core.streamOpened(on: ObjectIdentifier(context.channel.parent ?? context.channel), streamID: streamID)
         case .body(var buffer):
             body += buffer.readBytes(length: buffer.readableBytes) ?? []
         case .end:
@@ -124,11 +126,10 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
                 method: head.method.rawValue, path: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body)
             let response = core.handle(request)
             if response.refuseStream, let refuser = try? context.pipeline.syncOperations.handler(type: StreamRefuser.self) {
+                core.streamClosed(on: ObjectIdentifier(context.channel.parent ?? context.channel))
                 refuser.refuse()
                 return
             }
-            let connection = ObjectIdentifier(context.channel.parent ?? context.channel)
-            core.streamOpened(on: connection)
             if response.delayMilliseconds > 0 {
                 context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(response.delayMilliseconds))) {
                     self.respond(context: context, response, keepAlive: head.isKeepAlive)
@@ -150,6 +151,23 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         let core = self.core
         let connectionID = ObjectIdentifier(context.channel.parent ?? context.channel)
         done.futureResult.whenComplete { _ in core.streamClosed(on: connectionID) }
+        if response.drainConnection, let parent = context.channel.parent {
+            // A graceful shutdown as RFC 9113 §6.8 describes it: a GOAWAY with the highest
+            // stream ID says no new stream should come; after about a round trip, a second
+            // GOAWAY names the last stream that will be processed (the client takes any higher
+            // one as refused and may send it again elsewhere); close once those are answered.
+            done.futureResult.whenComplete { _ in
+                let warning = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
+                parent.writeAndFlush(warning, promise: nil)
+                parent.eventLoop.scheduleTask(in: .milliseconds(50)) {
+                    let last = HTTP2StreamID(core.highestStreamID(on: connectionID))
+                    let final = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
+                    parent.writeAndFlush(final, promise: nil)
+                    Self.closeWhenDrained(parent, core: core, connection: connectionID, deadline: .now() + .seconds(10))
+                }
+            }
+            return
+        }
         guard response.dropConnection else { return }
         let parent = context.channel.parent
         let connection = parent ?? context.channel
@@ -161,6 +179,19 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             } else {
                 connection.close(promise: nil)
             }
+        }
+    }
+}
+
+extension EmulatorHTTPHandler {
+    /// Closes `connection` once no request on it is being answered, or at `deadline`.
+    static func closeWhenDrained(_ connection: Channel, core: EmulatorCore, connection id: ObjectIdentifier, deadline: NIODeadline) {
+        if core.streamsOpen(on: id) == 0 || .now() >= deadline {
+            connection.close(promise: nil)
+            return
+        }
+        connection.eventLoop.scheduleTask(in: .milliseconds(20)) {
+            closeWhenDrained(connection, core: core, connection: id, deadline: deadline)
         }
     }
 }

@@ -55,12 +55,16 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// The negotiated protocol, e.g. "HTTP/2".
     public var httpVersion: String
+    /// From the request going out to the answer being in: the server's and the network's time,
+    /// without the time the request waited for a stream or a connection.
+    public var answerTime: Duration?
 
-    public init(status: Int, headers: HTTPHeaders, body: [UInt8], httpVersion: String) {
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8], httpVersion: String, answerTime: Duration? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.httpVersion = httpVersion
+        self.answerTime = answerTime
     }
 
     /// The body as UTF-8 text (lossy).

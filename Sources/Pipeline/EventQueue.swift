@@ -6,8 +6,9 @@ import Synchronization
 /// pool of runner tasks that take them in order.
 ///
 /// With 10,000 events in flight and 1,000 sends allowed, a task per event left 9,000 suspended
-/// tasks holding their stacks; here those 9,000 wait as `KafkaMessage`s, and at most `maxRunners`
-/// tasks exist. Runners start as work arrives and then wait here for more.
+/// tasks holding their stacks; here those 9,000 wait as `KafkaMessage`s. Runners start as work
+/// arrives, while fewer exist than `runnerLimit()` says (the sends FCM's answer times call for,
+/// at most `maxRunners`), and then wait here for more.
 ///
 /// ```swift
 /// if queue.push(message) { spawnRunner() }   // the runner loops on `await queue.next()`
@@ -22,22 +23,29 @@ final class EventQueue: Sendable {
     }
 
     let maxRunners: Int
+    private let runnerLimit: @Sendable () -> Int
     private let state = Mutex(State())
 
-    init(maxRunners: Int) {
+    /// - Parameters:
+    ///   - maxRunners: runners at most, ever.
+    ///   - runnerLimit: runners wanted now (read as events arrive); runners beyond it are not
+    ///     started, and those already running stay.
+    init(maxRunners: Int, runnerLimit: @escaping @Sendable () -> Int = { .max }) {
         self.maxRunners = max(1, maxRunners)
+        self.runnerLimit = runnerLimit
     }
 
     /// Queues `message`, or hands it to an idle runner. Returns true when the caller should
-    /// start one more runner (none idle, and fewer than `maxRunners` exist); the count already
+    /// start one more runner (none idle, and fewer than the limit exist); the count already
     /// includes it.
     @discardableResult
     func push(_ message: KafkaMessage) -> Bool {
+        let limit = min(maxRunners, max(1, runnerLimit()))
         let (runner, spawn) = state.withLock { s -> (CheckedContinuation<KafkaMessage?, Never>?, Bool) in
             if s.closed { return (nil, false) }
             if let runner = s.idle.popFirst() { return (runner, false) }
             s.buffer.append(message)
-            guard s.runners < maxRunners else { return (nil, false) }
+            guard s.runners < limit else { return (nil, false) }
             s.runners += 1
             return (nil, true)
         }

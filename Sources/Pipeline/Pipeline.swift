@@ -9,8 +9,8 @@ import Synchronization
 /// try await pipeline.run()      // until stop(), a fatal error, or the consumer ends
 /// ```
 ///
-/// Each admitted message waits in an ``EventQueue`` until one of at most
-/// ``Configuration/maxEventsRunning`` runner tasks takes it through
+/// Each admitted message waits in an ``EventQueue`` until one of the runner tasks takes it
+/// through
 /// ``EventProcessor/process(_:)``. Offsets are committed
 /// per partition up to the first unfinished event (``PartitionTable``), on an interval and after
 /// every N finished events, synchronously on revoke, and at the end. Partitions with too much
@@ -22,10 +22,11 @@ public final class Pipeline: Sendable {
         /// Events in flight. `maxUncommittedEvents` is set from the others: `maxEventsInFlight`
         /// plus `commitEveryEvents`.
         public var limits = PartitionTable.Limits()
-        /// Events processed at once (rendered, sending, writing their records); the other events
-        /// in flight wait as plain values. The worker sets it to the FCM client's maximum of
-        /// sends in flight (`delivery.max_sends_in_flight`).
-        public var maxEventsRunning = 1_000
+        /// Events processed at once at most (rendered, sending, writing their records); the
+        /// other events in flight wait as plain values. Below it, as many as the sender's
+        /// ``PushSending/concurrencyLimit`` (the sends FCM's answer times call for). The worker
+        /// sets it to `delivery.max_sends_in_flight`.
+        public var maxEventsRunning = 5_000
         public var commitInterval: Duration = .seconds(1)
         public var commitEveryEvents = 1_000
         /// Write which later offsets are done into the commit metadata, so a restart skips them.
@@ -76,7 +77,8 @@ public final class Pipeline: Sendable {
             limits: limits, withOffsetMap: configuration.offsetMap,
             commitEveryEvents: configuration.commitEveryEvents)
         self.coordinator = coordinator
-        self.queue = EventQueue(maxRunners: configuration.maxEventsRunning)
+        let sender = processor.sender
+        self.queue = EventQueue(maxRunners: configuration.maxEventsRunning, runnerLimit: { sender.concurrencyLimit })
         let handlers = RebalanceHandlers(coordinator: coordinator, configuration: configuration, metrics: metrics, logger: logger)
         var consumerConfiguration = configuration.consumer
         for (key, value) in Self.consumerDefaults where consumerConfiguration.properties[key] == nil {

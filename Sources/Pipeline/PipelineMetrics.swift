@@ -23,6 +23,8 @@ public final class PipelineMetrics: Sendable {
     let assignedPartitions: Gauge
     let fcmWaiting: Gauge
     let fcmHeldTargets: Gauge
+    let fcmConnections: Gauge
+    let fcmConcurrencyLimit: Gauge
     let sendLatency: CoreMetrics.Timer
     let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
@@ -48,6 +50,9 @@ public final class PipelineMetrics: Sendable {
         fcmWaiting.record(0)
         fcmHeldTargets = Gauge(label: "pushbridge_fcm_held_targets")
         fcmHeldTargets.record(0)
+        fcmConnections = Gauge(label: "pushbridge_fcm_connections")
+        fcmConnections.record(0)
+        fcmConcurrencyLimit = Gauge(label: "pushbridge_fcm_sends_in_flight_limit")
         sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
         lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds)
     }
@@ -70,11 +75,14 @@ public final class PipelineMetrics: Sendable {
         }
     }
 
-    /// How long FCM has not been answering (0 while it answers), and how many devices and topics
-    /// are held after FCM throttled them; refreshed per scrape.
-    public func fcm(waiting: Duration?, heldTargets: Int) {
+    /// How long FCM has not been answering (0 while it answers), how many devices and topics
+    /// are held after FCM throttled them, the HTTP/2 connections open, and the sends in flight
+    /// FCM's answer times call for; refreshed per scrape.
+    public func fcm(waiting: Duration?, heldTargets: Int, connections: Int, sendsInFlightLimit: Int) {
         fcmWaiting.record(Double((waiting ?? .zero).nanoseconds) / 1e9)
         fcmHeldTargets.record(heldTargets)
+        fcmConnections.record(connections)
+        fcmConcurrencyLimit.record(sendsInFlightLimit)
     }
 
     /// From the record's timestamp (the producer's create time, or the broker's log-append time)

@@ -9,6 +9,10 @@ public protocol PushSending: Sendable {
     /// - Parameter target: who the message goes to, so a throttled device or topic is backed
     ///   off on its own.
     func send(_ message: [UInt8], to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult
+
+    /// Sends that may be in flight now (FCM's answer times decide it for ``FCMClient``): how
+    /// many events the pipeline processes at once.
+    var concurrencyLimit: Int { get }
 }
 
 /// Writes one record to Kafka and waits until the broker has it.

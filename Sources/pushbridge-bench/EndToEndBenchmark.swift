@@ -24,25 +24,10 @@ enum EndToEndBenchmark {
         let ends = try await produce(s, count: events, rate: nil)
         let worker = try WorkerProcess.start(s)
         defer { worker.stop() }
-        var t0: ContinuousClock.Instant?
-        var cpu0 = 0.0
         var maxInFlight = 0.0
-        let deadline = ContinuousClock.now + .seconds(600)
-        while ContinuousClock.now < deadline {
-            let m = (try? worker.get("/metrics").body) ?? ""
-            if t0 == nil, WorkerProcess.sum("pushbridge_events_consumed_total", in: m) > 0 {
-                t0 = .now
-                cpu0 = worker.cpuSeconds()
-            }
+        let (elapsed, cpu) = try await drain(worker, events: events, timeout: .seconds(600)) { m in
             maxInFlight = max(maxInFlight, WorkerProcess.sum("pushbridge_events_in_flight", in: m))
-            if WorkerProcess.sum("pushbridge_events_total", in: m) >= Double(events) { break }
-            try await Task.sleep(for: .milliseconds(20))
         }
-        guard let t0 else { throw BenchError("the worker consumed nothing: \(worker.logTail())") }
-        let elapsed = KafkaBenchmark.seconds(ContinuousClock.now - t0)
-        let cpu = worker.cpuSeconds() - cpu0
-        let done = (try? worker.metric("pushbridge_events_total")) ?? 0
-        guard done >= Double(events) else { throw BenchError("only \(done) of \(events) events finished: \(worker.logTail())") }
         let committed = try await waitUntilCommitted(s, ends: ends)
         return [
             ("e2e_events_per_second", Double(events) / elapsed),
@@ -51,6 +36,33 @@ enum EndToEndBenchmark {
             ("max_events_in_flight", maxInFlight),
             ("e2e_all_committed", committed ? 1 : 0),
         ]
+    }
+
+    /// Waits until `worker` has finished `events` events, reading its metrics every 20 ms (each
+    /// read also given to `sample`); returns the seconds and the CPU seconds from its first
+    /// consumed event.
+    static func drain(
+        _ worker: WorkerProcess, events: Int, timeout: Duration, sample: (String) -> Void = { _ in }
+    ) async throws -> (seconds: Double, cpuSeconds: Double) {
+        var t0: ContinuousClock.Instant?
+        var cpu0 = 0.0
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let m = (try? worker.get("/metrics").body) ?? ""
+            if t0 == nil, WorkerProcess.sum("pushbridge_events_consumed_total", in: m) > 0 {
+                t0 = .now
+                cpu0 = worker.cpuSeconds()
+            }
+            sample(m)
+            if WorkerProcess.sum("pushbridge_events_total", in: m) >= Double(events) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard let t0 else { throw BenchError("the worker consumed nothing: \(worker.logTail())") }
+        let elapsed = KafkaBenchmark.seconds(ContinuousClock.now - t0)
+        let cpu = worker.cpuSeconds() - cpu0
+        let done = (try? worker.metric("pushbridge_events_total")) ?? 0
+        guard done >= Double(events) else { throw BenchError("only \(done) of \(events) events finished: \(worker.logTail())") }
+        return (elapsed, cpu)
     }
 
     static func latency(_ s: Setup, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
@@ -166,7 +178,7 @@ extension EndToEndBenchmark {
             title:
               key: welcome_title
               args: [{field: /user/first_name}]
-            collapse_key: {from: event_id}
+            replace_id: {from: event_id}
             data:
               sent_at_us: {field: /sent_at_us}
         """
@@ -174,14 +186,14 @@ extension EndToEndBenchmark {
     /// Writes the mapping and a worker config into `directory`; returns the setup.
     static func prepare(
         directory: String, bootstrap: String, topic: String, worker: String,
-        endpoint: String, caFile: String, serviceAccount: String
+        endpoint: String, caFile: String, serviceAccount: String, group: String = "pushbridge-bench"
     ) throws -> Setup {
         let port = try FreePort.next()
         try mapping.write(toFile: "\(directory)/bench-mapping.yaml", atomically: true, encoding: .utf8)
         let config = """
             kafka:
               brokers: [\(bootstrap)]
-              group: pushbridge-bench
+              group: \(group)
               topics: [\(topic)]
               # tansu 0.6 holds every Fetch for up to fetch.wait.max.ms even when data is there
               # (Kafka answers once fetch.min.bytes=1 is met): 500 ms by default, which alone

@@ -9,8 +9,6 @@ enum FCMBenchmark {
     static let message = Array(#"{"android":{"notification":{"title_loc_args":["Alice"],"title_loc_key":"welcome_title"}},"apns":{"payload":{"aps":{"alert":{"title-loc-args":["Alice"],"title-loc-key":"WELCOME_TITLE"}}}},"token":"bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1"}"#.utf8)
 
     static func run(_ configuration: FCMClient.Configuration, sends: Int, concurrency: Int, rounds: Int, name: String) async throws -> [(name: String, value: Double)] {
-        var configuration = configuration
-        configuration.maxConcurrentSends = concurrency
         let client = try FCMClient(configuration: configuration)
         guard case .success = await client.send(message).outcome else { throw BenchError("the first send failed") }
         var rates: [Double] = []
@@ -42,7 +40,9 @@ enum FCMBenchmark {
         var c = FCMClient.Configuration(serviceAccount: try ServiceAccount.load(path: serviceAccount))
         c.baseURL = baseURL
         c.caFile = caFile
-        c.connections = connections
+        // A fixed number of connections, each on its own thread: what one or two of them carry.
+        c.maxConnections = connections
+        c.threads = connections
         let name = connections == 1 ? "fcm_sends_per_second_stub" : "fcm_sends_per_second_stub_\(connections)_connections"
         return try await run(c, sends: sends, concurrency: concurrency, rounds: rounds, name: name)
     }

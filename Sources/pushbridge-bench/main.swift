@@ -11,6 +11,8 @@ let usage = """
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR
                                 --endpoint URL --ca FILE --service-account FILE [--events N]
            pushbridge-bench e2e-latency (the same options as e2e) [--rate N] [--seconds N]
+           pushbridge-bench e2e-sweep --bootstrap HOST:PORT --worker PUSHBRIDGE --dir DIR --base URL --ca FILE
+                                --service-account FILE [--events N] [--delays 0,20,100,300] [--partial-rate N] [--partial-seconds N]
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
     """
 
@@ -59,6 +61,13 @@ do {
             sends: Int(option("--sends", "20000")!)!, concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))
     case "e2e":
         emit(try await EndToEndBenchmark.throughput(try e2eSetup(), events: Int(option("--events", "100000")!)!))
+    case "e2e-sweep":
+        guard let bootstrap = option("--bootstrap"), let worker = option("--worker"), let dir = option("--dir"),
+              let base = option("--base"), let ca = option("--ca"), let account = option("--service-account") else { print(usage); exit(2) }
+        emit(try await LatencySweepBenchmark.run(.init(
+            bootstrap: bootstrap, worker: worker, directory: dir, base: base, caFile: ca, serviceAccount: account,
+            events: Int(option("--events", "60000")!)!, delays: option("--delays", "0,20,100,300")!.split(separator: ",").compactMap { Int($0) },
+            partialRate: Int(option("--partial-rate", "2000")!)!, partialSeconds: Int(option("--partial-seconds", "10")!)!)))
     case "e2e-latency":
         emit(try await EndToEndBenchmark.latency(
             try e2eSetup(), rate: Int(option("--rate", "5000")!)!, seconds: Int(option("--seconds", "10")!)!))

@@ -24,9 +24,9 @@ struct Delivery: Sendable {
         fcm.baseURL = settings.fcm.endpoint
         fcm.caFile = settings.fcm.caFile
         fcm.maxStreams = settings.fcm.maxStreams
-        fcm.connections = settings.fcm.connections
+        fcm.maxConnections = settings.fcm.connections
         fcm.maxSendsPerSecond = maxSendsPerSecond ?? settings.fcm.maxSendsPerSecond
-        fcm.maxConcurrentSends = settings.delivery.maxSendsInFlight
+        fcm.concurrency.ceiling = settings.delivery.maxSendsInFlight
         fcm.requestTimeout = settings.fcm.requestTimeout
         fcm.retry.maxAttempts = settings.fcm.retry.maxAttempts
         fcm.retry.initialBackoff = settings.fcm.retry.initialBackoff

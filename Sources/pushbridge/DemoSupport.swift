@@ -63,7 +63,6 @@ struct DemoFCM {
         var c = FCMClient.Configuration(serviceAccount: account)
         c.baseURL = emulator.baseURL
         c.caFile = caFile
-        c.maxConcurrentSends = 1_000  // the worker's default delivery.max_sends_in_flight
         return c
     }
 }

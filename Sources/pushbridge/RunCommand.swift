@@ -14,7 +14,8 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Consume events, send localized pushes, commit after FCM acknowledged them.",
         discussion: """
             The main job: joins the consumer group, renders each event with the mappings, sends \
-            the messages to FCM multiplexed over HTTP/2 (fcm.connections connections, default 2), and commits a partition's offset only \
+            the messages to FCM multiplexed over HTTP/2 (as many sends in flight and connections as FCM's answer \
+            times call for), and commits a partition's offset only \
             when every event before it is done (acknowledged, dead-lettered, or skipped). \
             SIGTERM or SIGINT: stop taking events, let those in flight finish (up to \
             delivery.shutdown_timeout_ms), commit, leave the group.

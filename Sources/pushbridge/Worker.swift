@@ -51,7 +51,10 @@ final class Worker: Service, Sendable {
 
     /// Refreshes the gauges that describe FCM's state now; called per scrape.
     func refreshGauges() {
-        metrics.fcm(waiting: delivery.client.availability.waiting(at: .now), heldTargets: delivery.client.heldTargets)
+        let client = delivery.client
+        metrics.fcm(
+            waiting: client.availability.waiting(at: .now), heldTargets: client.heldTargets,
+            connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit)
     }
 
     /// Why the worker stopped on its own, if it did.

@@ -162,13 +162,28 @@ struct FCMClientFaultTests {
         await f.stop()
     }
 
-    /// REFUSED_STREAM says the request was not processed (RFC 9113 §8.7): sent again, delivered
-    /// once. A connection closed with GOAWAY loses the answers still on it: sent again, delivered
-    /// at least once, as FCM's users see it.
-    @Test("streams FCM refuses, and connections it closes, lose nothing", arguments: [true, false])
-    func refusedStreamsAndGoAway(refuse: Bool) async throws {
+    enum ConnectionFault: String, CaseIterable, Sendable {
+        /// RST_STREAM REFUSED_STREAM: not processed (RFC 9113 §8.7).
+        case refusedStream
+        /// GOAWAY, then close once the open streams are answered: nothing is cut (§6.8).
+        case gracefulGoAway
+        /// GOAWAY, then close at once: the answers still on the connection are lost.
+        case droppedConnection
+    }
+
+    /// A refused stream and a graceful GOAWAY lose nothing and cost no attempt: libcurl sends a
+    /// refused request again on a fresh connection, and a retired connection's requests are all
+    /// answered. A dropped connection loses its answers: those sends are attempted again, and
+    /// delivered at least once, as FCM's users see it.
+    @Test("streams FCM refuses and connections it retires or drops lose nothing", arguments: ConnectionFault.allCases)
+    func connectionFaults(fault: ConnectionFault) async throws {
         var faults = EmulatorFaults()
-        if refuse { faults.refuseStreamEvery = 4 } else { faults.dropConnectionEvery = 25 }
+        switch fault {
+        case .refusedStream: faults.refuseStreamEvery = 4
+        case .gracefulGoAway: faults.goAwayEvery = 25
+        case .droppedConnection: faults.dropConnectionEvery = 25
+        }
+        faults.latencyMilliseconds = 20  // answers overlap, so a closing connection has some in flight
         let f = try await EmulatorFixture.start(faults: faults)
         let client = try f.client()
         let tokens = (0..<200).map { "g-\($0)" }
@@ -176,7 +191,31 @@ struct FCMClientFaultTests {
         #expect(results.values.joined().allSatisfy { (try? $0.outcome.get()) != nil })
         let delivered = f.emulator.messages.compactMap(\.token)
         #expect(Set(delivered) == Set(tokens))
-        if refuse { #expect(delivered.count == tokens.count, "a refused stream was never processed, so never delivered twice") }
+        if fault != .droppedConnection {
+            #expect(delivered.count == tokens.count, "delivered once")
+            #expect(results.values.joined().allSatisfy { $0.attempts == 1 }, "no send needed a second attempt")
+        }
+        #expect(client.connections.opened > 1, "the client moved to new connections (\(client.connections.opened) opened)")
+        await client.shutdown()
+        await f.stop()
+    }
+
+    /// `fcm.max_sends_per_second` through the whole client: the sends FCM sees average no
+    /// more than the cap, whatever the answer time (``RateScheduleTests`` checks every window of
+    /// the schedule itself, which a loaded machine cannot blur).
+    @Test("a rate cap holds end to end, at any answer time", arguments: [0, 100])
+    func rateCap(latency: Int) async throws {
+        var faults = EmulatorFaults()
+        faults.latencyMilliseconds = latency
+        let f = try await EmulatorFixture.start(faults: faults)
+        let client = try f.client { $0.maxSendsPerSecond = 100 }
+        try await client.warmUp()
+        let results = await Self.sendAll(client, (0..<300).map { ("c-\($0)", 1) })
+        #expect(results.values.joined().allSatisfy { (try? $0.outcome.get()) != nil })
+        let times = f.emulator.attempts.map(\.time).sorted()
+        try #require(times.count == 300)
+        let rate = Double(times.count - 1) / (times.last! - times.first!)
+        #expect(rate <= 105, "\(rate) sends a second on average, capped at 100")
         await client.shutdown()
         await f.stop()
     }
@@ -187,8 +226,10 @@ struct FCMClientFaultTests {
         faults.latencyMilliseconds = 300
         let f = try await EmulatorFixture.start(faults: faults)
         let client = try f.client {
-            $0.connections = 1
+            $0.maxConnections = 1
+            $0.threads = 1
             $0.maxStreams = 300
+            $0.concurrency.floor = 250
         }
         try await client.warmUp()
         let results = await Self.sendAll(client, (0..<250).map { ("s-\($0)", 1) })

@@ -12,49 +12,15 @@ struct HTTP2ClientTests {
         return try HTTP2Client(configuration: config)
     }
 
-    @Test("10,000 POSTs share one HTTP/2 connection")
-    func tenThousandOnOneConnection() async throws {
-        let server = try NginxServer()
-        let client = try Self.client(server)
+    /// Sends `total` requests to `path`, `outstanding` at a time; returns their statuses.
+    static func load(_ client: HTTP2Client, _ server: NginxServer, path: String, total: Int, outstanding: Int) async throws -> [Int] {
         let body = Array(#"{"message":{"token":"abc","android":{"notification":{"title_loc_key":"welcome_title"}}}}"#.utf8)
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            var all: [Int] = []
-            for i in 0..<10_000 {
-                if i >= 200, let s = try await group.next() { all.append(s) }
-                group.addTask {
-                    let r = try await client.send(HTTPRequest(url: server.baseURL + "/v1/projects/p/messages:send",
-                                                              headers: ["content-type": "application/json"], body: body))
-                    #expect(r.httpVersion == "HTTP/2")
-                    return r.status
-                }
-            }
-            for try await s in group { all.append(s) }
-            return all
-        }
-        await client.shutdown()
-        #expect(statuses.count == 10_000)
-        #expect(statuses.allSatisfy { $0 == 200 })
-
-        let lines = try server.accessLogLines()
-        #expect(lines.count == 10_000)
-        #expect(lines.allSatisfy { $0.contains(" HTTP/2.0 POST ") }, "\(lines.first ?? "")")
-        let connections = Set(lines.map { $0.split(separator: " ")[0] })
-        #expect(connections.count == 1, "connections used: \(connections)")
-    }
-
-    @Test("with connections: 3, concurrent requests spread over three connections")
-    func severalConnections() async throws {
-        let server = try NginxServer()
-        var config = HTTP2Client.Configuration(caFile: server.caFile)
-        config.connections = 3
-        let client = try HTTP2Client(configuration: config)
-        let total = 3_000
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+        return try await withThrowingTaskGroup(of: Int.self) { group in
             var all: [Int] = []
             for i in 0..<total {
-                if i >= 150, let s = try await group.next() { all.append(s) }
+                if i >= outstanding, let s = try await group.next() { all.append(s) }
                 group.addTask {
-                    let r = try await client.send(HTTPRequest(url: server.baseURL + "/ok"))
+                    let r = try await client.send(HTTPRequest(url: server.baseURL + path, headers: ["content-type": "application/json"], body: body))
                     #expect(r.httpVersion == "HTTP/2")
                     return r.status
                 }
@@ -62,15 +28,93 @@ struct HTTP2ClientTests {
             for try await s in group { all.append(s) }
             return all
         }
-        await client.shutdown()
-        #expect(statuses == Array(repeating: 200, count: total))
+    }
 
-        // The access log's first field is nginx's connection serial number.
-        var perConnection: [Substring: Int] = [:]
-        for line in try server.accessLogLines() { perConnection[line.split(separator: " ")[0], default: 0] += 1 }
-        #expect(perConnection.count == 3, "requests per connection: \(perConnection)")
-        // The least busy connection takes each request: with 150 outstanding, none idles.
-        #expect(perConnection.values.allSatisfy { $0 >= total / 6 }, "requests per connection: \(perConnection)")
+    /// Requests per connection, from the access log (its first field is nginx's connection serial number).
+    static func perConnection(_ server: NginxServer) throws -> [Substring: Int] {
+        var counts: [Substring: Int] = [:]
+        for line in try server.accessLogLines() { counts[line.split(separator: " ")[0], default: 0] += 1 }
+        return counts
+    }
+
+    /// With answers in 100 ms, streams stay busy: 50 requests at a time fit one connection's
+    /// 100 streams; 250 need three, and each of the client's threads may open one more at the
+    /// moment they all fill up.
+    @Test("connections follow streams: 50 requests at a time share one connection, 250 at a time open three or four (two threads)",
+          arguments: [(50, 1...1), (250, 3...4)])
+    func connectionsFollowStreams(outstanding: Int, connections: ClosedRange<Int>) async throws {
+        let server = try NginxServer()
+        var config = HTTP2Client.Configuration(caFile: server.caFile)
+        config.threads = 2
+        let client = try HTTP2Client(configuration: config)
+        let statuses = try await Self.load(client, server, path: "/after100ms", total: outstanding * 10, outstanding: outstanding)
+        #expect(statuses.count == outstanding * 10 && statuses.allSatisfy { $0 == 200 })
+        let lines = try server.accessLogLines()
+        #expect(lines.count == outstanding * 10 && lines.allSatisfy { $0.contains(" HTTP/2.0 POST ") }, "\(lines.first ?? "")")
+        let used = try Self.perConnection(server)
+        #expect(connections.contains(used.count), "requests per connection: \(used)")
+        #expect(client.connectionsOpened == used.count && client.openConnections == used.count)
+        await client.shutdown()
+    }
+
+    @Test("a response says how long the server took, without the wait for a stream")
+    func answerTime() async throws {
+        let server = try NginxServer()
+        var config = HTTP2Client.Configuration(caFile: server.caFile)
+        config.maxConnections = 1
+        config.maxConcurrentStreams = 10
+        let client = try HTTP2Client(configuration: config)
+        // 30 requests on 10 streams: the last ten wait for two rounds of 100 ms before they go out.
+        let times = try await withThrowingTaskGroup(of: Duration?.self) { group in
+            for _ in 0..<30 {
+                group.addTask { try await client.send(HTTPRequest(url: server.baseURL + "/after100ms", body: Array("{}".utf8))).answerTime }
+            }
+            return try await group.reduce(into: [Duration]()) { if let t = $1 { $0.append(t) } }
+        }
+        #expect(times.count == 30)
+        #expect(times.allSatisfy { $0 >= .milliseconds(95) && $0 < .milliseconds(250) }, "\(times.sorted().first!)…\(times.sorted().last!)")
+        await client.shutdown()
+    }
+
+    @Test("the connection count never exceeds maxConnections: more requests wait for a stream")
+    func connectionBound() async throws {
+        let server = try NginxServer()
+        var config = HTTP2Client.Configuration(caFile: server.caFile)
+        config.maxConcurrentStreams = 20
+        config.maxConnections = 3
+        config.threads = 2
+        let client = try HTTP2Client(configuration: config)
+        let statuses = try await Self.load(client, server, path: "/after100ms", total: 1_200, outstanding: 200)
+        #expect(statuses == Array(repeating: 200, count: 1_200))
+        let used = try Self.perConnection(server)
+        #expect(used.count == 3, "requests per connection: \(used)")
+        #expect(client.connectionsOpened == 3)
+        await client.shutdown()
+    }
+
+    @Test("connections close when idle: past idleConnectionTimeout, only what light traffic needs stays open")
+    func idleConnectionsClose() async throws {
+        let server = try NginxServer()
+        var config = HTTP2Client.Configuration(caFile: server.caFile)
+        config.idleConnectionTimeout = .seconds(1)
+        let client = try HTTP2Client(configuration: config)
+        _ = try await Self.load(client, server, path: "/after100ms", total: 1_500, outstanding: 300)
+        try await Task.sleep(for: .milliseconds(300))  // a connection still being opened settles
+        let busy = client.connectionsOpened
+        #expect(client.openConnections >= 3, "300 at a time at 100 streams each")
+        // Light traffic, one request at a time, long past the idle timeout.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while client.openConnections > 1, ContinuousClock.now < deadline {
+            #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(client.openConnections == 1)
+        #expect(client.connectionsOpened == busy, "one request at a time needed no new connection")
+        // With no traffic at all, the last one closes too.
+        while client.openConnections > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(client.openConnections == 0)
+        #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200, "and opens again when needed")
+        await client.shutdown()
     }
 
     @Test("a response slower than the timeout ends in a typed, retryable timeout error")

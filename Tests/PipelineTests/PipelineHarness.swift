@@ -50,7 +50,7 @@ final class PipelineHarness: Sendable {
         c.caFile = caFile
         c.retry.initialBackoff = .milliseconds(20)
         c.retry.maxBackoff = .milliseconds(500)
-        c.maxConcurrentSends = 500
+        c.concurrency.ceiling = 500
         configure(&c)
         return try FCMClient(configuration: c)
     }

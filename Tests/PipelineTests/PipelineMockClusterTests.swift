@@ -110,7 +110,7 @@ struct PipelineMockClusterTests {
         faults.latencyMilliseconds = 300
         let h = try await PipelineHarness(faults: faults)
         let tokens = try await h.produce(400, prefix: "s")
-        let client = try h.client { $0.maxConcurrentSends = 20 }
+        let client = try h.client { $0.concurrency.ceiling = 20 }
         let first = RunningPipeline(try h.pipeline(group: "g-restart", client: client) { $0.shutdownTimeout = .milliseconds(100) })
         while h.acceptedTokens.count < 60 { try await Task.sleep(for: .milliseconds(20)) }
         try await first.stop()

@@ -62,9 +62,14 @@ public struct WorkerProcess: Sendable {
     }
 
     /// The worker's peak resident memory (VmHWM).
-    public func peakRSSMegabytes() -> Double {
+    public func peakRSSMegabytes() -> Double { statusMegabytes("VmHWM:") }
+
+    /// Its resident memory now, in MB.
+    public func rssMegabytes() -> Double { statusMegabytes("VmRSS:") }
+
+    private func statusMegabytes(_ field: String) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kb / 1024
     }

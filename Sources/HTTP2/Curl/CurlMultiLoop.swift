@@ -3,7 +3,9 @@ import Foundation
 import Threading
 import Synchronization
 
-/// Runs the libcurl multi interface on one dedicated thread.
+/// Runs the libcurl multi interface on one dedicated thread, over as many connections as its
+/// transfers need, up to `maxConnections`: libcurl opens another when every stream of the open
+/// ones is in use, and retires those left idle.
 ///
 /// Tasks hand transfers over through `state` (a `Mutex`) and wake the thread with
 /// `curl_multi_wakeup`; everything else (easy handles, the active table, callbacks) is confined
@@ -16,14 +18,20 @@ final class CurlMultiLoop: @unchecked Sendable {
         var parked = false
         /// A wakeup was sent since the thread parked; more are not needed.
         var woken = false
+        /// Since when transfers have waited for a stream, if they do.
+        var pendingSince: ContinuousClock.Instant?
     }
 
     /// Requests sent through this loop and not yet answered (kept by ``HTTP2Client``, which
-    /// gives a new request to the loop with the fewest).
+    /// chooses a loop by it).
     let requests = Atomic<Int>(0)
 
     private let configuration: HTTP2Client.Configuration
     private let multi: CurlMultiHandle
+    // Multi thread only, as below: what libcurl may take now. The rest wait in `pending`, so
+    // libcurl keeps no queue of its own (which it walks on every turn) and opens connections
+    // one at a time.
+    private var admission: StreamAdmission
     private let state = Mutex(State())
     private var done: DispatchSemaphore?
 
@@ -32,14 +40,23 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var idleHandles: [CurlEasyHandle] = []
     /// The last header list built; reused while requests carry the same headers (FCM's do).
     private var lastHeaders: CurlHeaderList?
+    /// When a transfer was last in libcurl's hands.
+    private var lastBusy = ContinuousClock.now
+    /// The probe out now (``StreamAdmission``), until its connection is ready or it ends, and
+    /// the connections open when it went out.
+    private var probe: (transfer: CurlTransfer, openBefore: Int)?
+    /// When `curl_multi_perform` last ran.
+    private var lastPerform = ContinuousClock.now
 
-    init(configuration: HTTP2Client.Configuration) throws(HTTP2ClientError) {
+    init(configuration: HTTP2Client.Configuration, maxConnections: Int) throws(HTTP2ClientError) {
         self.configuration = configuration
-        self.multi = try CurlMultiHandle(
-            maxConcurrentStreams: configuration.maxConcurrentStreams,
-            maxConnectionsPerHost: configuration.maxConnectionsPerHost)
+        self.multi = try CurlMultiHandle(maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections)
+        self.admission = StreamAdmission(streamsPerConnection: configuration.maxConcurrentStreams, maxConnections: maxConnections)
         done = DedicatedThread.start(name: "pushbridge.http2") { [self] in run() }
     }
+
+    /// Its connections, open now and opened so far.
+    var connections: CurlConnectionCounter { multi.connections }
 
     /// Queues a transfer (any thread). Fails it at once after shutdown.
     func submit(_ transfer: CurlTransfer) {
@@ -77,44 +94,86 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func run() {
         while true {
-            let (incoming, stopping) = state.withLock { s -> ([CurlTransfer], Bool) in
+            let openNow = multi.connections.open.load(ordering: .relaxed)
+            let now = ContinuousClock.now
+            let (incoming, stopping, room) = state.withLock { s -> ([CurlTransfer], Bool, (count: Int, probe: Bool)) in
                 if s.shuttingDown {
                     defer { s.pending.removeAll() }
-                    return (s.pending, true)
+                    return (s.pending, true, (0, false))
                 }
-                let room = max(configuration.maxConcurrentStreams - active.count, 0)
-                let taken = Array(s.pending.prefix(room))
+                let room = admission.room(
+                    active: active.count, openConnections: openNow, waiting: s.pending.count,
+                    waitingFor: s.pendingSince.map { now - $0 } ?? .zero)
+                let taken = Array(s.pending.prefix(room.count))
                 s.pending.removeFirst(taken.count)
-                return (taken, false)
+                s.pendingSince = s.pending.isEmpty ? nil : (s.pendingSince ?? now)
+                return (taken, false, room)
             }
             if stopping {
                 for t in incoming { t.continuation.resume(returning: .failure(.shutdownError)) }
                 failAllActive()
                 return
             }
-            for transfer in incoming { start(transfer) }
+            for transfer in incoming where start(transfer) && room.probe && transfer === incoming.last {
+                probe = (transfer, openNow)
+                admission.probeStarted()
+            }
+            // Only a probe opens a connection (CurlMultiHandle.allowConnections).
+            multi.allowConnections(probe.map { $0.openBefore + 1 } ?? multi.connections.open.load(ordering: .relaxed))
+            pace()
             _ = multi.perform()
-            multi.completed { easy, result in finish(easy, result) }
+            lastPerform = .now
+            // A probe's connection can take more streams once it is negotiated (the transfer
+            // has begun to send), not only once the probe is answered.
+            if let p = probe?.transfer, let easy = p.easy, easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0 {
+                probe = nil
+                admission.probeFinished()
+            }
+            var finished = 0
+            multi.completed { easy, result in
+                finish(easy, result)
+                finished += 1
+            }
+            let open = multi.connections.open.load(ordering: .relaxed)
+            let full = admission.isFull(active: active.count, openConnections: open)
+            if !active.isEmpty || !incoming.isEmpty || finished > 0 {
+                lastBusy = .now
+            } else if open > 0, ContinuousClock.now - lastBusy >= configuration.idleConnectionTimeout, state.withLock({ $0.pending.isEmpty }) {
+                multi.closeConnections()
+            }
             let canPark = state.withLock { s -> Bool in
-                guard s.pending.isEmpty || active.count >= configuration.maxConcurrentStreams else { return false }
+                guard s.pending.isEmpty || full else { return false }
                 s.parked = true
                 s.woken = false
                 return true
             }
             if canPark {
-                multi.poll(timeoutMilliseconds: 1000)
+                // Transfers waiting for a stream may call for a connection soon (StreamAdmission).
+                multi.poll(timeoutMilliseconds: state.withLock { $0.pending.isEmpty } ? 1000 : 20)
                 state.withLock { $0.parked = false }
             }
         }
     }
 
-    private func start(_ transfer: CurlTransfer) {
+    /// Spaces `curl_multi_perform` calls by ``StreamAdmission/performSpacing(active:)``: each call
+    /// visits every transfer (libcurl 7.88 polls each one's socket), so with many streams in
+    /// flight, running it on every socket event costs more than the answers it collects.
+    private func pace() {
+        let spacing = StreamAdmission.performSpacing(active: active.count)
+        let since = ContinuousClock.now - lastPerform
+        guard since < spacing else { return }
+        let rest = spacing - since
+        Thread.sleep(forTimeInterval: Double(rest.components.attoseconds) / 1e18 + Double(rest.components.seconds))
+    }
+
+    /// Hands `transfer` to libcurl; false if it failed at once (and was answered).
+    private func start(_ transfer: CurlTransfer) -> Bool {
         let easy: CurlEasyHandle
         do {
             if let reused = idleHandles.popLast() {
                 easy = reused
             } else {
-                easy = try CurlEasyHandle.makePooled(configuration)
+                easy = try CurlEasyHandle.makePooled(configuration, connections: multi.connections)
             }
             let headers: CurlHeaderList
             if let last = lastHeaders, last.headers == transfer.request.headers {
@@ -126,18 +185,23 @@ final class CurlMultiLoop: @unchecked Sendable {
             try transfer.configure(easy, configuration, headers: headers)
         } catch {
             transfer.continuation.resume(returning: .failure(error))
-            return
+            return false
         }
         guard multi.add(easy) == CURLM_OK else {
             transfer.continuation.resume(returning: .failure(
                 HTTP2ClientError(code: .other, message: "curl_multi_add_handle failed", isRetryable: true)))
-            return
+            return false
         }
         easy.withPointer { active[$0] = transfer }
+        return true
     }
 
     private func finish(_ pointer: UnsafeMutableRawPointer, _ result: CURLcode) {
         guard let transfer = active.removeValue(forKey: pointer), let easy = transfer.easy else { return }
+        if transfer === probe?.transfer {
+            probe = nil
+            admission.probeFinished()
+        }
         let outcome = transfer.outcome(result)
         multi.remove(easy)
         // The transfer's buffers die with it: no pointer to them stays in a pooled handle.
@@ -151,6 +215,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func failAllActive() {
+        probe = nil
         for (_, transfer) in active {
             if let easy = transfer.easy { multi.remove(easy) }
             transfer.continuation.resume(returning: .failure(.shutdownError))

@@ -39,7 +39,7 @@ final class CurlTransfer: @unchecked Sendable {
         body.deallocate()
     }
 
-    /// Applies this request's options to `easy`, a handle from ``CurlEasyHandle/makePooled(_:)``
+    /// Applies this request's options to `easy`, a handle from ``CurlEasyHandle/makePooled(_:connections:)``
     /// whose fixed options are already set. Every per-request option is set each time, so
     /// nothing from a previous request leaks into this one.
     func configure(_ easy: CurlEasyHandle, _ config: HTTP2Client.Configuration, headers: CurlHeaderList) throws(HTTP2ClientError) {
@@ -98,8 +98,13 @@ final class CurlTransfer: @unchecked Sendable {
         case CURL_HTTP_VERSION_1_0: version = "HTTP/1.0"
         default: version = "HTTP/?"
         }
+        // Pretransfer: the request is about to go out (connected, a stream free); total: the
+        // answer is in (answers are small). Not starttransfer: libcurl 7.88 sets that when a
+        // POST's body has gone out, microseconds after pretransfer.
+        let answered = easy.info(offset: CURLINFO_TOTAL_TIME_T) - easy.info(offset: CURLINFO_PRETRANSFER_TIME_T)
         return .success(CurlResponse(
-            status: easy.info(CURLINFO_RESPONSE_CODE), headerBytes: responseHeaderBytes, body: responseBody, httpVersion: version))
+            status: easy.info(CURLINFO_RESPONSE_CODE), headerBytes: responseHeaderBytes, body: responseBody, httpVersion: version,
+            answerTime: answered >= 0 ? .microseconds(answered) : nil))
     }
 
     private func error(for result: CURLcode) -> HTTP2ClientError {
@@ -128,6 +133,7 @@ struct CurlResponse: Sendable {
     var headerBytes: [UInt8]
     var body: [UInt8]
     var httpVersion: String
+    var answerTime: Duration?
 
     /// Parses the header lines (`name: value` CRLF); runs on the caller's task, not the multi thread.
     var response: HTTPResponse {
@@ -140,7 +146,7 @@ struct CurlResponse: Sendable {
             while let last = value.last, last == 0x0D || last == 0x20 || last == 0x09 { value.removeLast() }
             headers.add(name: name, value: String(decoding: value, as: UTF8.self))
         }
-        return HTTPResponse(status: status, headers: headers, body: body, httpVersion: httpVersion)
+        return HTTPResponse(status: status, headers: headers, body: body, httpVersion: httpVersion, answerTime: answerTime)
     }
 }
 

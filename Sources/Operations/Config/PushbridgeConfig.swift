@@ -34,8 +34,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var caFile: String?
         public var validateOnly = false
         public var maxStreams = 100
-        /// HTTP/2 connections, each with its own libcurl thread.
-        public var connections = 2
+        /// HTTP/2 connections at most; they open as sends in flight need streams.
+        public var connections = 64
         public var maxSendsPerSecond: Double?
         public var requestTimeout: Duration = .seconds(30)
         public var retry = Retry()
@@ -53,7 +53,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
 
     public struct Delivery: Sendable, Equatable {
         public var maxEventsInFlight = 10_000
-        public var maxSendsInFlight = 1_000
+        /// Sends in flight at most: the ceiling of the limit that follows FCM's answer times.
+        public var maxSendsInFlight = 5_000
         public var partitionBuffer = 1_000
         public var commitInterval: Duration = .seconds(1)
         public var commitEveryEvents = 1_000

@@ -1,0 +1,136 @@
+import Foundation
+import TestSupport
+
+/// tansu → `pushbridge run` with default settings → an FCM stand-in that answers each send after
+/// 0, 20, 100 or 300 ms and allows 100 streams per connection (nginx, `nginx-fcm-latency.conf`).
+///
+/// For each answer time, two runs of a fresh worker:
+/// - **saturated**: N events produced first; events/s from the first consumed to the last
+///   finished, the worker's CPU per event, connections it opened (the stub's accepted count),
+///   its threads at most, its peak RSS;
+/// - **partial**: events produced at a fixed rate (2,000/s): CPU per event over the same
+///   interval, p99 produce → FCM acknowledged, connections.
+enum LatencySweepBenchmark {
+    struct Options {
+        var bootstrap: String
+        var worker: String
+        var directory: String
+        var base: String
+        var caFile: String
+        var serviceAccount: String
+        var events: Int
+        var delays: [Int]
+        var partialRate: Int
+        var partialSeconds: Int
+    }
+
+    static func run(_ o: Options) async throws -> [(name: String, value: Double)] {
+        var figures: [(name: String, value: Double)] = []
+        var zero: Double?
+        for delay in o.delays {
+            let saturated = try setup(o, delay: delay, run: "saturated")
+            let accepted0 = try acceptedConnections(o)
+            var result = try await throughput(saturated, events: o.events)
+            let opened = try acceptedConnections(o) - accepted0
+            let rate = result.removeFirst().value
+            if delay == 0 { zero = rate }
+            figures.append(("sweep_d\(delay)_events_per_second", rate))
+            if let zero, delay > 0 { figures.append(("sweep_d\(delay)_percent_of_d0", rate / zero * 100)) }
+            figures += result.map { ("sweep_d\(delay)_\($0.name)", $0.value) }
+            figures.append(("sweep_d\(delay)_connections_opened", opened))
+
+            let partial = try setup(o, delay: delay, run: "partial")
+            let before = try acceptedConnections(o)
+            let p = try await partialLoad(partial, rate: o.partialRate, seconds: o.partialSeconds)
+            figures += p.map { ("sweep_d\(delay)_\(o.partialRate)_\($0.name)", $0.value) }
+            figures.append(("sweep_d\(delay)_\(o.partialRate)_connections_opened", try acceptedConnections(o) - before))
+        }
+        return figures
+    }
+
+    static func setup(_ o: Options, delay: Int, run: String) throws -> EndToEndBenchmark.Setup {
+        try EndToEndBenchmark.prepare(
+            directory: o.directory, bootstrap: o.bootstrap, topic: "sweep-d\(delay)-\(run)", worker: o.worker,
+            endpoint: "\(o.base)/d\(delay)", caFile: o.caFile, serviceAccount: o.serviceAccount, group: "sweep-d\(delay)-\(run)")
+    }
+
+    /// Saturated: events/s, then CPU per event, threads, peak RSS.
+    static func throughput(_ s: EndToEndBenchmark.Setup, events: Int) async throws -> [(name: String, value: Double)] {
+        _ = try await EndToEndBenchmark.produce(s, count: events, rate: nil)
+        let worker = try WorkerProcess.start(s)
+        defer { worker.stop() }
+        var threads = 0.0
+        // SWEEP_TRACE=1: the worker's sends in flight, their limit and its connections, each second.
+        let trace = ProcessInfo.processInfo.environment["SWEEP_TRACE"] == "1"
+        var nextTrace = ContinuousClock.now
+        let (elapsed, cpu) = try await EndToEndBenchmark.drain(worker, events: events, timeout: .seconds(900)) { m in
+            threads = max(threads, worker.threadCount())
+            guard trace, ContinuousClock.now >= nextTrace else { return }
+            nextTrace = .now + .seconds(1)
+            let names = ["pushbridge_events_total", "pushbridge_sends_in_flight", "pushbridge_fcm_sends_in_flight_limit", "pushbridge_fcm_connections"]
+            let line = names.map { "\($0.dropFirst(11))=\(Int(WorkerProcess.sum($0, in: m)))" }.joined(separator: " ")
+            FileHandle.standardError.write(Data("trace: \(line) rss_mb=\(Int(worker.rssMegabytes()))\n".utf8))
+        }
+        return [
+            ("events_per_second", Double(events) / elapsed),
+            ("cpu_us_per_event", cpu * 1e6 / Double(events)),
+            ("threads", threads),
+            ("peak_rss_mb", worker.peakRSSMegabytes()),
+        ]
+    }
+
+    /// A fixed rate: CPU per event while producing, p99 produce → acknowledged.
+    static func partialLoad(_ s: EndToEndBenchmark.Setup, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
+        let worker = try WorkerProcess.start(s)
+        defer { worker.stop() }
+        let joined = ContinuousClock.now + .seconds(120)
+        while !worker.readinessBody().hasPrefix("consuming"), ContinuousClock.now < joined {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .seconds(2))
+        let count = rate * seconds
+        let cpu0 = worker.cpuSeconds()
+        _ = try await EndToEndBenchmark.produce(s, count: count, rate: rate)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ((try? worker.metric("pushbridge_events_total")) ?? 0) < Double(count), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let cpu = worker.cpuSeconds() - cpu0
+        let buckets = worker.histogram("pushbridge_delivery_lag_seconds")
+        guard let total = buckets.last?.count, total >= Double(count) else {
+            throw BenchError("\(buckets.last?.count ?? 0) of \(count) events finished: \(worker.logTail())")
+        }
+        return [
+            ("cpu_us_per_event", cpu * 1e6 / Double(count)),
+            ("p99_ms", EndToEndBenchmark.quantile(0.99, buckets) * 1000),
+            ("threads", worker.threadCount()),
+        ]
+    }
+
+    /// Connections the stub has accepted so far (nginx `stub_status`).
+    static func acceptedConnections(_ o: Options) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "--cacert", o.caFile, "\(o.base)/nginx_status"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        // "Active connections: 1 \n server accepts handled requests\n 12 12 340 \n…"
+        let lines = text.split(separator: "\n")
+        guard lines.count >= 3, let accepts = lines[2].split(separator: " ").first.flatMap({ Double($0) }) else {
+            throw BenchError("cannot read the stub's status: \(text)")
+        }
+        return accepts
+    }
+}
+
+extension WorkerProcess {
+    /// The worker's threads now (/proc).
+    func threadCount() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return 0 }
+        return Double(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+    }
+}
