@@ -18,10 +18,10 @@ struct BrokerDurabilityTests {
 
     @Test("records the output producer acknowledged around a kill -9 of tansu are all readable after its restart")
     func acknowledgedRecordsSurvive() async throws {
-        let s3 = try S3Server()
-        let tansu = try Tansu(storage: .s3(endpoint: s3.endpoint, bucket: s3.bucket))
+        let s3 = try await S3Server.start()
+        let tansu = try await Tansu.start(storage: .s3(endpoint: s3.endpoint, bucket: s3.bucket))
         let topic = "durable"
-        try tansu.createTopic(topic, partitions: 1)
+        try await tansu.createTopic(topic, partitions: 1)
         var configuration = OutputRecords.producerConfiguration(brokers: [tansu.bootstrapServers], properties: [:])
         configuration.deliveryTimeout = .seconds(120)
         let idempotent = ProcessInfo.processInfo.environment["PUSHBRIDGE_DURABILITY_IDEMPOTENT"] == "1"

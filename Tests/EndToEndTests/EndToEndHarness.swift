@@ -36,11 +36,11 @@ final class EndToEnd: @unchecked Sendable {
         case .tansu, .durableTansu:
             let version = KafkaConsumer.librdkafkaVersion
             guard !version.hasPrefix("2.0.") else { throw TestSupportError("tansu needs librdkafka >= 2.1; run scripts/test.sh") }
-            let s3 = broker == .durableTansu ? try S3Server() : nil
-            let tansu = try Tansu(storage: s3.map { .s3(endpoint: $0.endpoint, bucket: $0.bucket) } ?? .memory)
-            try tansu.createTopic(topic, partitions: partitions)
-            try tansu.createTopic(deadLetterTopic, partitions: 1)
-            try tansu.createTopic(invalidationTopic, partitions: 1)
+            let s3 = broker == .durableTansu ? try await S3Server.start() : nil
+            let tansu = try await Tansu.start(storage: s3.map { .s3(endpoint: $0.endpoint, bucket: $0.bucket) } ?? .memory)
+            try await tansu.createTopic(topic, partitions: partitions)
+            try await tansu.createTopic(deadLetterTopic, partitions: 1)
+            try await tansu.createTopic(invalidationTopic, partitions: 1)
             (self.tansu, self.s3, mock, bootstrapServers) = (tansu, s3, nil, tansu.bootstrapServers)
         case .mock:
             let cluster = try KafkaMockCluster(brokers: brokers)
@@ -100,12 +100,12 @@ final class EndToEnd: @unchecked Sendable {
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
         retry: String = testRetry
-    ) throws -> WorkerProcess {
+    ) async throws -> WorkerProcess {
         let port = try FreePort.next()
         let config = try config(
             group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry)
         let log = directory.appendingPathComponent("worker-\(port).log").path
-        return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
+        return try await WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
     }
 
     /// Runs a `pushbridge` command to its end: exit status and combined output.

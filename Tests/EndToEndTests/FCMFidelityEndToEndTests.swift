@@ -25,7 +25,7 @@ struct FCMFidelityEndToEndTests {
         faults.tokenPrefixes = ["dead-": "UNREGISTERED", "bad-": "INVALID_ARGUMENT"]  // INVALID_ARGUMENT: the error-codes guide's Example 2
         faults.quotas.device = .init(limit: 1, window: .seconds(2))  // the chatty phone's 12 events take 22 s at least
         let e = try await EndToEnd(faults: faults)
-        let worker = try e.startWorker(group: "e2e-fidelity", retry: "initial_backoff_ms: 50, max_backoff_ms: 500, quota_pause_ms: 30000")
+        let worker = try await e.startWorker(group: "e2e-fidelity", retry: "initial_backoff_ms: 50, max_backoff_ms: 500, quota_pause_ms: 30000")
         let chatty = (0..<12).map { #"{"type":"user.welcome","id":"chatty-\#($0)","name":"N","token":"chatty-phone"}"# }
         try await e.produceRaw(chatty)
         var tokens = try await e.produce(200, prefix: "t")
@@ -71,7 +71,7 @@ struct FCMFidelityEndToEndTests {
         let tokens = try await e.produce(1_000, prefix: "o")
         // 20 sends in flight at 100 ms: about 200 events a second, so the outage lands mid-stream.
         // A budget of 2 s, which the outage (5 s or more) outlasts: only time FCM answers counts.
-        let worker = try e.startWorker(
+        let worker = try await e.startWorker(
             group: "e2e-outage", delivery: "max_sends_in_flight: 20",
             retry: "initial_backoff_ms: 20, max_backoff_ms: 500, quota_pause_ms: 300, budget_ms: 2000")
         let emulator = e.emulator

@@ -71,12 +71,13 @@ struct ReliabilityTests {
         let e = try await EndToEnd(partitions: 8, broker: broker, brokers: broker == .mock ? 3 : 1)
         var rng = SplitMix64(seed: size.seed)
         let onMock = broker == .mock
-        func start(_ i: Int) throws -> WorkerProcess {
-            try e.startWorker(
+        func start(_ i: Int) async throws -> WorkerProcess {
+            try await e.startWorker(
                 group: Self.group, delivery: Self.delivery, instanceID: onMock ? "worker-\(i)" : nil,
                 assignment: onMock ? "cooperative-sticky" : "range")
         }
-        var workers = try (0..<Self.workers).map(start)
+        var workers: [WorkerProcess] = []
+        for i in 0..<Self.workers { workers.append(try await start(i)) }
         var everyWorker = workers
         Self.progress("\(name): \(size.events) events, \(size.kills) kills, seed \(size.seed) (PUSHBRIDGE_RELIABILITY_SEED replays it)", since: started)
 
@@ -96,7 +97,7 @@ struct ReliabilityTests {
             kills += 1
             Self.progress("kill -9 of worker \(i) (\(kills)/\(size.kills))", since: started)
             try await Task.sleep(for: .milliseconds(Int.random(in: 100...1500, using: &rng)))
-            workers[i] = try start(i)
+            workers[i] = try await start(i)
             everyWorker.append(workers[i])
         }
         var restarts = 0
@@ -111,7 +112,7 @@ struct ReliabilityTests {
                 #expect(await workers[i].terminate() == 0, "\(workers[i].output.suffix(1500))")
                 restarts += 1
                 Self.progress("rolling restart of worker \(i)", since: started)
-                workers[i] = try start(i)
+                workers[i] = try await start(i)
                 everyWorker.append(workers[i])
                 try await Task.sleep(for: .seconds(1))
             }
@@ -146,7 +147,8 @@ struct ReliabilityTests {
         let size = Size.current
         let started = ContinuousClock.now
         let e = try await EndToEnd(partitions: 4, broker: .durableTansu)
-        let workers = try (0..<2).map { _ in try e.startWorker(group: Self.group, delivery: Self.delivery, assignment: "range") }
+        var workers: [WorkerProcess] = []
+        for _ in 0..<2 { workers.append(try await e.startWorker(group: Self.group, delivery: Self.delivery, assignment: "range")) }
         let events = min(size.events, 5_000)
         let producer = Task { try await Self.produce(Size(events: events, kills: 0, seed: size.seed), into: e, over: 6) }
         try await Task.sleep(for: .seconds(3))

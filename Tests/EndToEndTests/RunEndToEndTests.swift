@@ -14,7 +14,7 @@ struct RunEndToEndTests {
         var faults = EmulatorFaults()
         faults.tokenPrefixes = ["dead-": "UNREGISTERED"]
         let e = try await EndToEnd(faults: faults)
-        let worker = try e.startWorker(group: "e2e-basic")
+        let worker = try await e.startWorker(group: "e2e-basic")
         let tokens = try await e.produce(500, prefix: "t")
         try await e.produce(3, prefix: "dead-token")
         try await e.produceRaw([#"{"type":"user.welcome","#, #"{"type":"user.welcome","id":"x","name":"N"}"#])
@@ -45,7 +45,7 @@ struct RunEndToEndTests {
         var faults = EmulatorFaults()
         faults.burst = .init(status: 503, count: 60)
         let e = try await EndToEnd(faults: faults)
-        let worker = try e.startWorker(group: "e2e-burst")
+        let worker = try await e.startWorker(group: "e2e-burst")
         let tokens = try await e.produce(200, prefix: "b")
         #expect(try await e.waitUntilCommitted(group: "e2e-burst"), "\(worker.output.suffix(2000))")
         faults.burst = .init(status: 429, count: 5)
@@ -68,7 +68,7 @@ struct RunEndToEndTests {
         let tokens = try await e.produce(600, prefix: "s")
         // 25 sends/s (5 in flight, 200 ms each): the 600 events take 24 s, so the stop lands
         // mid-stream even when a loaded machine delivers the signal seconds late.
-        let first = try e.startWorker(group: "e2e-term", delivery: "max_sends_in_flight: 5\nshutdown_timeout_ms: 500")
+        let first = try await e.startWorker(group: "e2e-term", delivery: "max_sends_in_flight: 5\nshutdown_timeout_ms: 500")
         let emulator = e.emulator
         first.process.signal(SIGTERM, when: { emulator.messages.count >= 80 })
         #expect(await first.process.wait(timeout: .seconds(90)) == 0, "\(first.output.suffix(2000))")
@@ -82,7 +82,7 @@ struct RunEndToEndTests {
         #expect(want > 0 && below.count == want)
 
         e.emulator.setFaults(EmulatorFaults())
-        let second = try e.startWorker(group: "e2e-term")
+        let second = try await e.startWorker(group: "e2e-term")
         #expect(try await e.waitUntilCommitted(group: "e2e-term"), "\(second.output.suffix(2000))")
         #expect(await second.terminate() == 0)
         #expect(Set(e.acceptedTokens.keys) == Set(tokens), "nothing lost across the restart")
@@ -96,11 +96,11 @@ struct RunEndToEndTests {
     @Test("a worker joining later takes half the partitions; each worker reports only the partitions it holds")
     func twoWorkers() async throws {
         let e = try await EndToEnd(partitions: 4, broker: .mock)
-        let w1 = try e.startWorker(group: "e2e-two", instanceID: "worker-1")
+        let w1 = try await e.startWorker(group: "e2e-two", instanceID: "worker-1")
         let early = try await e.produce(100, prefix: "v")
         #expect(try await e.waitUntilCommitted(group: "e2e-two"), "\(w1.output.suffix(1500))")
         #expect(try Self.partitionSeries(w1).count == 4, "the first worker committed on every partition")
-        let w2 = try e.startWorker(group: "e2e-two", instanceID: "worker-2")
+        let w2 = try await e.startWorker(group: "e2e-two", instanceID: "worker-2")
         var both = false
         for _ in 0..<200 where !both {
             let r1 = try? w1.get("/readyz"), r2 = try? w2.get("/readyz")
@@ -138,8 +138,8 @@ struct RunEndToEndTests {
         try await e.produce(10, prefix: "u")
         let otherDirectory = e.directory.appendingPathComponent("other-ca")
         try FileManager.default.createDirectory(at: otherDirectory, withIntermediateDirectories: true)
-        let other = try TestCertificates.generate(in: otherDirectory)
-        let worker = try e.startWorker(group: "e2e-ca", caFile: other.caFile)
+        let other = try await offPool { try TestCertificates.generate(in: otherDirectory) }
+        let worker = try await e.startWorker(group: "e2e-ca", caFile: other.caFile)
         let status = await worker.process.wait(timeout: .seconds(60))
         #expect(status == 1, "\(worker.output.suffix(2000))")
         #expect(worker.output.contains("pushbridge: stopped:"))

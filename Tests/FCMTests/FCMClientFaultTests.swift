@@ -121,13 +121,19 @@ struct FCMClientFaultTests {
         var outage = EmulatorFaults()
         outage.rate = .init(status: 503, probability: 1)
         f.emulator.setFaults(outage)
-        let started = ContinuousClock.now
         async let sends = Self.sendAll(client, (0..<20).map { ("o-\($0)", 1) })
-        try await Task.sleep(for: .seconds(3))
-        #expect(client.availability.waiting(at: .now).map { $0 >= .seconds(2) } == true, "the client knows it is waiting on FCM")
+        // The outage lasts until the client has waited on FCM for twice the budget and a message
+        // has been tried more often than the old fixed 8 times (however slow the machine is).
+        let deadline = ContinuousClock.now + .seconds(60)
+        func outageLongEnough() -> Bool {
+            let waited = client.availability.waiting(at: .now).map { $0 >= .seconds(2) } ?? false
+            let tries = Dictionary(grouping: f.emulator.attempts, by: \.token).values.map(\.count).max() ?? 0
+            return waited && tries > 8
+        }
+        while !outageLongEnough(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(outageLongEnough(), "the client knows it is waiting on FCM, and keeps trying")
         f.emulator.setFaults(EmulatorFaults())
         let results = await sends
-        #expect(ContinuousClock.now - started >= .seconds(3))
         let failed = results.values.joined().compactMap { r -> String? in
             if case .failure(let e) = r.outcome { "\(e) after \(r.attempts) attempts" } else { nil }
         }
@@ -145,8 +151,9 @@ struct FCMClientFaultTests {
         let f = try await EmulatorFixture.start(faults: faults)
         let client = try f.client {
             $0.retry.maxBackoff = .milliseconds(100)
-            $0.retry.budget = .seconds(1)
+            $0.retry.budget = .seconds(2)
         }
+        try await client.warmUp()  // the token exchange is not part of the doomed send's budget
         let others = Self.trickle(client, prefix: "fine")
         let result = await client.send(message(token: "doomed-1"), to: SendTarget(.token, "doomed-1"))
         others.cancel()
@@ -155,9 +162,9 @@ struct FCMClientFaultTests {
         #expect(error.code == "INTERNAL" && error.isRetryable)
         #expect(result.attempts >= 3)
         let times = f.emulator.attempts.filter { $0.token == "doomed-1" }.map(\.time)
-        // Given up (the time limit above would catch it being held like an outage), after at
-        // least the budget of trying.
-        #expect(try #require(times.last) - times[0] >= 0.9, "tried for \(times.last! - times[0]) s of a 1 s budget")
+        // Given up (the time limit above would catch it being held like an outage), after trying
+        // for a good part of the budget (the first attempt's own time counts too).
+        #expect(try #require(times.last) - times[0] >= 1, "tried for \(times.last! - times[0]) s of a 2 s budget")
         await client.shutdown()
         await f.stop()
     }
@@ -171,10 +178,10 @@ struct FCMClientFaultTests {
         case droppedConnection
     }
 
-    /// A refused stream and a graceful GOAWAY lose nothing and cost no attempt: libcurl sends a
-    /// refused request again on a fresh connection, and a retired connection's requests are all
-    /// answered. A dropped connection loses its answers: those sends are attempted again, and
-    /// delivered at least once, as FCM's users see it.
+    /// A refused stream loses nothing and costs no attempt: libcurl sends a refused request
+    /// again on a fresh connection. A graceful GOAWAY cuts nothing: every request on the retired
+    /// connection is answered, and FCM sees each send once. A dropped connection loses its
+    /// answers: those sends are attempted again, and delivered at least once, as FCM's users see it.
     @Test("streams FCM refuses and connections it retires or drops lose nothing", arguments: ConnectionFault.allCases)
     func connectionFaults(fault: ConnectionFault) async throws {
         var faults = EmulatorFaults()
@@ -191,9 +198,19 @@ struct FCMClientFaultTests {
         #expect(results.values.joined().allSatisfy { (try? $0.outcome.get()) != nil })
         let delivered = f.emulator.messages.compactMap(\.token)
         #expect(Set(delivered) == Set(tokens))
-        if fault != .droppedConnection {
+        switch fault {
+        case .refusedStream:
             #expect(delivered.count == tokens.count, "delivered once")
             #expect(results.values.joined().allSatisfy { $0.attempts == 1 }, "no send needed a second attempt")
+        case .gracefulGoAway:
+            #expect(delivered.count == tokens.count, "delivered once")
+            #expect(f.emulator.attempts.count == tokens.count, "FCM saw each send once: none was cut")
+            // libcurl 7.88 can fail a request it had bound to the connection just as the GOAWAY
+            // came, before sending it (seen only on a loaded machine): that costs one attempt,
+            // never a second delivery.
+            #expect(results.values.joined().allSatisfy { $0.attempts <= 2 })
+        case .droppedConnection:
+            break
         }
         #expect(client.connections.opened > 1, "the client moved to new connections (\(client.connections.opened) opened)")
         await client.shutdown()

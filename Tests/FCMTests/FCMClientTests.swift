@@ -14,7 +14,7 @@ struct EmulatorFixture {
 
     static func start(faults: EmulatorFaults = EmulatorFaults(), tokenLifetime: Duration = .seconds(3600)) async throws -> EmulatorFixture {
         let dir = try ServiceAccountJWTTests.tempDir()
-        let (pem, _) = try ServiceAccountJWTTests.makeKey(in: dir)
+        let (pem, _) = try await offPool { try ServiceAccountJWTTests.makeKey(in: dir) }
         let email = "pushbridge@demo-project.iam.gserviceaccount.com"
         var configuration = FCMEmulator.Configuration(accounts: [email: pem])
         configuration.faults = faults

@@ -43,7 +43,7 @@ struct HTTP2ClientTests {
     @Test("connections follow streams: 50 requests at a time share one connection, 250 at a time open three or four (two threads)",
           arguments: [(50, 1...1), (250, 3...4)])
     func connectionsFollowStreams(outstanding: Int, connections: ClosedRange<Int>) async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         var config = HTTP2Client.Configuration(caFile: server.caFile)
         config.threads = 2
         let client = try HTTP2Client(configuration: config)
@@ -59,7 +59,7 @@ struct HTTP2ClientTests {
 
     @Test("a response says how long the server took, without the wait for a stream")
     func answerTime() async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         var config = HTTP2Client.Configuration(caFile: server.caFile)
         config.maxConnections = 1
         config.maxConcurrentStreams = 10
@@ -78,7 +78,7 @@ struct HTTP2ClientTests {
 
     @Test("the connection count never exceeds maxConnections: more requests wait for a stream")
     func connectionBound() async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         var config = HTTP2Client.Configuration(caFile: server.caFile)
         config.maxConcurrentStreams = 20
         config.maxConnections = 3
@@ -94,22 +94,23 @@ struct HTTP2ClientTests {
 
     @Test("connections close when idle: past idleConnectionTimeout, only what light traffic needs stays open")
     func idleConnectionsClose() async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         var config = HTTP2Client.Configuration(caFile: server.caFile)
-        config.idleConnectionTimeout = .seconds(1)
+        config.idleConnectionTimeout = .seconds(3)
         let client = try HTTP2Client(configuration: config)
         _ = try await Self.load(client, server, path: "/after100ms", total: 1_500, outstanding: 300)
-        try await Task.sleep(for: .milliseconds(300))  // a connection still being opened settles
-        let busy = client.connectionsOpened
-        #expect(client.openConnections >= 3, "300 at a time at 100 streams each")
-        // Light traffic, one request at a time, long past the idle timeout.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while client.openConnections > 1, ContinuousClock.now < deadline {
+        #expect(client.connectionsOpened >= 3, "300 at a time at 100 streams each")
+        // Light traffic, one request at a time, past the idle timeout: the connections it does not
+        // use close. It needs one connection at most (a new one only if those of the load had
+        // already idled out while this test waited for a CPU).
+        let before = client.connectionsOpened
+        let deadline = ContinuousClock.now + .seconds(30)
+        repeat {
             #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200)
             try await Task.sleep(for: .milliseconds(100))
-        }
-        #expect(client.openConnections == 1)
-        #expect(client.connectionsOpened == busy, "one request at a time needed no new connection")
+        } while client.openConnections > 1 && ContinuousClock.now < deadline
+        #expect(client.openConnections <= 1)
+        #expect(client.connectionsOpened - before <= 1, "one request at a time needs one connection")
         // With no traffic at all, the last one closes too.
         while client.openConnections > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         #expect(client.openConnections == 0)
@@ -119,7 +120,7 @@ struct HTTP2ClientTests {
 
     @Test("a response slower than the timeout ends in a typed, retryable timeout error")
     func timeout() async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         let client = try Self.client(server)
         await #expect {
             _ = try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/slow", timeout: .milliseconds(300)))
@@ -132,7 +133,7 @@ struct HTTP2ClientTests {
 
     @Test("when the server drops the connection mid-flight, every request fails retryably and the client reconnects")
     func connectionDroppedMidFlight() async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         let client = try Self.client(server)
         let status = try Self.client(server)  // watches nginx on its own connection
         #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200)
@@ -178,7 +179,7 @@ struct HTTP2ClientTests {
 
     @Test("4xx and 5xx statuses come back with their bodies and headers intact")
     func errorStatuses() async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         let client = try Self.client(server)
         let unavailable = try await client.send(HTTPRequest(url: server.baseURL + "/status/503", body: Array("{}".utf8)))
         #expect(unavailable.status == 503)
@@ -194,7 +195,7 @@ struct HTTP2ClientTests {
 
     @Test("a server whose CA is not trusted fails with a TLS error that says so")
     func untrustedCA() async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         let client = try HTTP2Client(configuration: .init(caFile: nil))  // system CAs only
         await #expect {
             _ = try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok"))
@@ -207,7 +208,7 @@ struct HTTP2ClientTests {
 
     @Test("shutdown fails pending and in-flight requests with .shutdown; later sends fail at once")
     func shutdownFailsPending() async throws {
-        let server = try NginxServer()
+        let server = try await NginxServer.start()
         let client = try Self.client(server, streams: 2)
         try await withThrowingTaskGroup(of: HTTP2ClientError.Code?.self) { group in
             for _ in 0..<6 {  // 2 on the wire, 4 queued
@@ -224,7 +225,7 @@ struct HTTP2ClientTests {
             await client.shutdown()
             var codes: [HTTP2ClientError.Code?] = []
             for try await c in group { codes.append(c) }
-            #expect(codes.count == 6 && codes.allSatisfy { $0 == .shutdown })
+            #expect(codes.count == 6 && codes.allSatisfy { $0 == .shutdown }, "\(codes)")
         }
         await #expect(throws: HTTP2ClientError.self) {
             _ = try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok"))

@@ -6,8 +6,8 @@ import Testing
 struct KafkaClusterTests {
     @Test("a topic's partitions; an unknown topic is named", arguments: BrokerKind.allCases)
     func partitionsOfTopic(kind: BrokerKind) async throws {
-        let broker = try TestBroker.start(kind)
-        let topic = try broker.makeTopic(partitions: 3)
+        let broker = try await TestBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 3)
         let consumer = try KafkaConsumer(configuration: .test(broker, group: nil))
         #expect(try await consumer.partitions(of: topic) == [0, 1, 2])
         if kind == .mock {  // tansu's high watermark is wrong (brokers.md)
@@ -22,8 +22,8 @@ struct KafkaClusterTests {
     // The mock cluster does not implement ListGroups/DescribeGroups (UNSUPPORTED_FEATURE).
     @Test("a group is active while a member holds it, empty after it leaves", arguments: [BrokerKind.tansu])
     func describeGroup(kind: BrokerKind) async throws {
-        let broker = try TestBroker.start(kind)
-        let topic = try broker.makeTopic(partitions: 2)
+        let broker = try await TestBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 2)
         try await produce(20, to: topic, on: broker)
         let group = "g-\(UUID().uuidString.prefix(8))"
         let member = try KafkaConsumer(configuration: .test(broker, group: group))

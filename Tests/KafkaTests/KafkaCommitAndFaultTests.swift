@@ -6,8 +6,8 @@ import Testing
 struct KafkaCommitAndFaultTests {
     @Test("commit metadata round-trips")
     func metadataRoundTrip() async throws {
-        let broker = try TestBroker.start(.mock)
-        let topic = try broker.makeTopic(partitions: 1)
+        let broker = try await TestBroker.start(.mock)
+        let topic = try await broker.makeTopic(partitions: 1)
         try await produce(10, to: topic, on: broker)
         let consumer = try KafkaConsumer(configuration: .test(broker, group: "g-meta"))
         try consumer.subscribe(topics: [topic])
@@ -22,8 +22,8 @@ struct KafkaCommitAndFaultTests {
 
     @Test("injected commit errors are survived and the commit lands")
     func commitErrors() async throws {
-        let broker = try TestBroker.start(.mock)
-        let topic = try broker.makeTopic(partitions: 2)
+        let broker = try await TestBroker.start(.mock)
+        let topic = try await broker.makeTopic(partitions: 2)
         try await produce(200, to: topic, on: broker)
         let consumer = try KafkaConsumer(configuration: .test(broker, group: "g-commit-errors"))
         try consumer.subscribe(topics: [topic])
@@ -52,8 +52,8 @@ struct KafkaCommitAndFaultTests {
 
     @Test("all brokers down, then up: the consumer resumes fetching and commits")
     func brokersDownAndUp() async throws {
-        let broker = try TestBroker.start(.mock, brokers: 3)
-        let topic = try broker.makeTopic(partitions: 3)
+        let broker = try await TestBroker.start(.mock, brokers: 3)
+        let topic = try await broker.makeTopic(partitions: 3)
         try await produce(300, to: topic, on: broker)
         let errors = EventLog<KafkaError>()
         let consumer = try KafkaConsumer(configuration: .test(broker, group: "g-down"), errorHandler: { errors.append($0) })
@@ -80,8 +80,8 @@ struct KafkaCommitAndFaultTests {
 
     @Test("the group coordinator moves: commits still land")
     func coordinatorMoves() async throws {
-        let broker = try TestBroker.start(.mock, brokers: 3)
-        let topic = try broker.makeTopic(partitions: 1)
+        let broker = try await TestBroker.start(.mock, brokers: 3)
+        let topic = try await broker.makeTopic(partitions: 1)
         try await produce(20, to: topic, on: broker)
         let consumer = try KafkaConsumer(configuration: .test(broker, group: "g-coord"))
         try consumer.subscribe(topics: [topic])
@@ -100,8 +100,8 @@ struct KafkaCommitAndFaultTests {
 
     @Test("pause stops delivery of a partition, resume restarts it")
     func pauseResume() async throws {
-        let broker = try TestBroker.start(.mock)
-        let topic = try broker.makeTopic(partitions: 1)
+        let broker = try await TestBroker.start(.mock)
+        let topic = try await broker.makeTopic(partitions: 1)
         let consumer = try KafkaConsumer(configuration: .test(broker, group: nil))
         let tp = TopicPartition(topic: topic, partition: 0)
         try consumer.assign([TopicPartitionOffset(tp, offset: .beginning)])
@@ -120,8 +120,8 @@ struct KafkaCommitAndFaultTests {
 
     @Test("watermarks and position follow what was produced and read")
     func watermarksAndPosition() async throws {
-        let broker = try TestBroker.start(.mock)
-        let topic = try broker.makeTopic(partitions: 1)
+        let broker = try await TestBroker.start(.mock)
+        let topic = try await broker.makeTopic(partitions: 1)
         try await produce(42, to: topic, on: broker, partition: 0)
         let consumer = try KafkaConsumer(configuration: .test(broker, group: nil))
         let tp = TopicPartition(topic: topic, partition: 0)

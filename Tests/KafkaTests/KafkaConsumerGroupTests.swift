@@ -7,8 +7,8 @@ struct KafkaConsumerGroupTests {
     @Test("10k records: explicit commits, and a restarted consumer resumes exactly at the committed offsets",
           arguments: BrokerKind.allCases)
     func resumeFromCommittedOffsets(kind: BrokerKind) async throws {
-        let broker = try TestBroker.start(kind)
-        let topic = try broker.makeTopic(partitions: 4)
+        let broker = try await TestBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 4)
         let group = "g-\(UUID().uuidString.prefix(8))"
         try await produce(10_000, to: topic, on: broker)
 
@@ -42,8 +42,8 @@ struct KafkaConsumerGroupTests {
 
     @Test("two members split the partitions; the survivor takes all when one leaves", arguments: BrokerKind.allCases)
     func splitAndTakeOver(kind: BrokerKind) async throws {
-        let broker = try TestBroker.start(kind)
-        let topic = try broker.makeTopic(partitions: 4)
+        let broker = try await TestBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 4)
         let group = "g-\(UUID().uuidString.prefix(8))"
         let revokedFromA = EventLog<[TopicPartition]>()
         let a = try KafkaConsumer(
@@ -74,8 +74,8 @@ struct KafkaConsumerGroupTests {
 
     @Test("the revoke handler runs before partitions are given up, and its commit counts", arguments: BrokerKind.allCases)
     func commitInRevokeHandler(kind: BrokerKind) async throws {
-        let broker = try TestBroker.start(kind)
-        let topic = try broker.makeTopic(partitions: 2)
+        let broker = try await TestBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 2)
         let group = "g-\(UUID().uuidString.prefix(8))"
         try await produce(100, to: topic, on: broker)
 
@@ -102,8 +102,8 @@ struct KafkaConsumerGroupTests {
 
     @Test("assign mode reads given partitions from given offsets without a group", arguments: BrokerKind.allCases)
     func assignMode(kind: BrokerKind) async throws {
-        let broker = try TestBroker.start(kind)
-        let topic = try broker.makeTopic(partitions: 1)
+        let broker = try await TestBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 1)
         try await produce(50, to: topic, on: broker, partition: 0)
         // Records are produced concurrently, so learn what each offset holds first.
         let whole = try KafkaConsumer(configuration: .test(broker, group: nil))
@@ -125,8 +125,8 @@ struct KafkaConsumerGroupTests {
     /// reliability suite: docs/reliability.md).
     @Test("a partition paused when it was revoked is fetched again once it is assigned back", arguments: BrokerKind.allCases)
     func pausedPartitionFetchesAfterReassignment(kind: BrokerKind) async throws {
-        let broker = try TestBroker.start(kind)
-        let topic = try broker.makeTopic(partitions: 2)
+        let broker = try await TestBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 2)
         let group = "g-\(UUID().uuidString.prefix(8))"
         var configuration = KafkaConsumerConfiguration.test(broker, group: group)
         configuration.assignmentStrategy = .range  // every rebalance revokes and re-assigns all

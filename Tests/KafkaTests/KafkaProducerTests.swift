@@ -6,8 +6,8 @@ import Testing
 struct KafkaProducerTests {
     @Test("key, value and headers round-trip; send returns the acknowledged offset", arguments: BrokerKind.allCases)
     func roundTrip(kind: BrokerKind) async throws {
-        let broker = try TestBroker.start(kind)
-        let topic = try broker.makeTopic(partitions: 1)
+        let broker = try await TestBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 1)
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers]))
         var reports: [KafkaDeliveryReport] = []
         for i in 0..<3 {
@@ -34,8 +34,8 @@ struct KafkaProducerTests {
 
     @Test("a send that cannot be delivered fails with a typed error instead of hanging")
     func undeliverable() async throws {
-        let broker = try TestBroker.start(.mock)
-        let topic = try broker.makeTopic(partitions: 1)
+        let broker = try await TestBroker.start(.mock)
+        let topic = try await broker.makeTopic(partitions: 1)
         var config = KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers])
         config.deliveryTimeout = .seconds(1)
         config.enableIdempotence = false

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A real nginx serving HTTP/2 over TLS on a free loopback port, with a CA made at test time.
-/// Stopped when released. Configuration: `Resources/nginx-h2.conf.template`.
+/// Stopped when released. Configuration: `Resources/nginx-h2.conf.template`. Start it with
+/// ``start()`` from async tests.
 public final class NginxServer: @unchecked Sendable {
     // Immutable after init; `process` is only terminated from deinit or stop().
     public let port: Int
@@ -13,10 +14,15 @@ public final class NginxServer: @unchecked Sendable {
     public var caFile: String { certificates.caFile }
     public var accessLog: String { directory.appendingPathComponent("access.log").path }
 
+    /// Starts a server off the cooperative pool (``offPool(_:)``).
+    public static func start() async throws -> NginxServer {
+        try await offPool { try NginxServer() }
+    }
+
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificates = try TestCertificates.generate(in: directory)
+        certificates = try TestCertificates.shared.copy(to: directory)
         port = try FreePort.next()
         let template = try String(contentsOfFile: Self.templatePath, encoding: .utf8)
         let config = template.replacingOccurrences(of: "{{DIR}}", with: directory.path)

@@ -7,6 +7,11 @@ public final class S3Server: Sendable {
     public let bucket: String
     private let process: ChildProcess
 
+    /// Starts a server off the cooperative pool (``offPool(_:)``).
+    public static func start(bucket: String = "tansu") async throws -> S3Server {
+        try await offPool { try S3Server(bucket: bucket) }
+    }
+
     public init(bucket: String = "tansu") throws {
         let port = try FreePort.next()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-s3-\(port).log").path

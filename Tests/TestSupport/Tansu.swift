@@ -20,6 +20,11 @@ public final class Tansu: Sendable {
     private let directory: URL
     private let process: Mutex<ChildProcess?>
 
+    /// Starts a broker off the cooperative pool (``offPool(_:)``).
+    public static func start(storage: Storage = .memory) async throws -> Tansu {
+        try await offPool { try Tansu(storage: storage) }
+    }
+
     public init(storage: Storage = .memory) throws {
         port = try FreePort.next()
         self.storage = storage
@@ -69,10 +74,15 @@ public final class Tansu: Sendable {
         }
         if let old {
             if hard, let program = old.programPID { kill(program, SIGKILL) }
-            old.terminate()
+            try await offPool { old.terminate() }
         }
         try await Task.sleep(for: downtime)
-        try start()
+        try await offPool { try self.start() }
+    }
+
+    /// ``createTopic(_:partitions:)`` off the cooperative pool (``offPool(_:)``).
+    public func createTopic(_ name: String, partitions: Int32) async throws {
+        try await offPool { try self.createTopic(name, partitions: partitions) }
     }
 
     /// Creates a topic with tansu's CLI (CreateTopics).

@@ -6,6 +6,29 @@ public struct TestCertificates: Sendable {
     public let certificateFile: String
     public let keyFile: String
 
+    /// One set made per test process: servers that only need to be trusted share it (two RSA
+    /// keys cost a few hundred milliseconds of CPU, per server otherwise). A test that needs a
+    /// CA of its own calls ``generate(in:)``.
+    public static var shared: TestCertificates {
+        get throws { try sharedResult.get() }
+    }
+
+    private static let sharedResult = Result<TestCertificates, any Error> {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-ca-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try generate(in: directory)
+    }
+
+    /// Copies the three files into `directory` (a server's configuration names them there).
+    public func copy(to directory: URL) throws -> TestCertificates {
+        let copies = try [caFile, certificateFile, keyFile].map { file in
+            let target = directory.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent)
+            try FileManager.default.copyItem(atPath: file, toPath: target.path)
+            return target.path
+        }
+        return TestCertificates(caFile: copies[0], certificateFile: copies[1], keyFile: copies[2])
+    }
+
     /// Writes `ca.crt`, `server.crt` and `server.key` into `directory`.
     public static func generate(in directory: URL) throws -> TestCertificates {
         let d = directory.path

@@ -28,17 +28,17 @@ final class TestBroker: @unchecked Sendable {
         self.tansu = tansu
     }
 
-    static func start(_ kind: BrokerKind, brokers: Int = 3) throws -> TestBroker {
+    static func start(_ kind: BrokerKind, brokers: Int = 3) async throws -> TestBroker {
         switch kind {
         case .mock:
             let cluster = try KafkaMockCluster(brokers: brokers)
             return TestBroker(kind: kind, bootstrapServers: cluster.bootstrapServers, mock: cluster, tansu: nil)
         case .tansu:
-            return try startTansu()
+            return try await startTansu()
         }
     }
 
-    private static func startTansu() throws -> TestBroker {
+    private static func startTansu() async throws -> TestBroker {
         let version = KafkaConsumer.librdkafkaVersion
         guard !version.hasPrefix("0.") && !version.hasPrefix("1.") && !version.hasPrefix("2.0.") else {
             throw TestSupportError(
@@ -46,24 +46,24 @@ final class TestBroker: @unchecked Sendable {
                     + "'ApiVersionRequest failed: Local: Read underflow'). Run the tests with scripts/test.sh, "
                     + "which puts .tools/librdkafka on LD_LIBRARY_PATH.")
         }
-        let tansu = try Tansu()
+        let tansu = try await Tansu.start()
         return TestBroker(kind: .tansu, bootstrapServers: tansu.bootstrapServers, mock: nil, tansu: tansu)
     }
 
     /// Creates a topic: through the mock API, or tansu's CLI (CreateTopics).
-    func createTopic(_ name: String, partitions: Int32) throws {
+    func createTopic(_ name: String, partitions: Int32) async throws {
         switch kind {
         case .mock:
             try mock!.createTopic(name, partitions: partitions)
         case .tansu:
-            try tansu!.createTopic(name, partitions: partitions)
+            try await tansu!.createTopic(name, partitions: partitions)
         }
     }
 
     /// A unique topic name with `partitions` partitions, created on this broker.
-    func makeTopic(partitions: Int32, _ label: String = "t") throws -> String {
+    func makeTopic(partitions: Int32, _ label: String = "t") async throws -> String {
         let name = "\(label)-\(UUID().uuidString.prefix(8).lowercased())"
-        try createTopic(name, partitions: partitions)
+        try await createTopic(name, partitions: partitions)
         return name
     }
 }
