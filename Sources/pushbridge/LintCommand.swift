@@ -15,7 +15,12 @@ struct LintCommand: ParsableCommand {
             FCM does not catch, so the app crashes when the push arrives in the background. \
             Only %s / %1$s (Android) and %@ / %1$@ (iOS) are safe. Also reported: plurals and \
             arrays (a loc key cannot select them), translations whose specifiers differ from \
-            the default, and keys present on one platform only.
+            the default, keys present on one platform only, and, in any Android string, what \
+            aapt2 refuses to build (an apostrophe outside double quotes, a bad \\u escape, a \
+            translatable="..." that is not true or false). A key only in values-xx/ is an \
+            error: devices in other languages crash. @string/ aliases are followed per \
+            locale, as the device does; translatable="false" strings and files need no \
+            translation.
 
             Output: FILE:LINE: error|warning: MESSAGE [rule], a note per mapping that sends \
             the key, and a summary with coverage per locale. Exit status 1 if there is an \

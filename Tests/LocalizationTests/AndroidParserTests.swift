@@ -45,6 +45,47 @@ struct AndroidParserTests {
         #expect(parsed.problems.isEmpty)
     }
 
+    @Test("what aapt2 refuses in a value is an error at its line, an unmatched quote a warning; the text is read as aapt2 reads it", arguments: [
+        ("It's here", "It's here", ["error 3: s: an apostrophe outside double quotes"]),
+        (#""It's here" now"#, "It's here now", []),
+        (#"It\'s here"#, "It's here", []),
+        ("first line\n        it's the second", "first line it's the second", ["error 4: s: an apostrophe outside double quotes"]),
+        (#"arrow \u21g2"#, "arrow g2", [#"error 3: s: \u21g is not a \uXXXX escape"#]),
+        (#"short \u41"#, "short A", []),  // fewer than four digits at the end: accepted
+        (#"a \r b \q"#, "a r b q", []),  // an unknown escape keeps the character
+        (#"She said "hi"#, "She said hi", ["warning 3: s: a double quote with no closing one"]),
+    ])
+    func aapt2Refusals(value: String, text: String, problems: [String]) throws {
+        let xml = "<resources>\n\n    <string name=\"s\">\(value)</string>\n</resources>"
+        let parsed = try AndroidStringsParser.parse(bytes(xml), file: "values/strings.xml")
+        #expect(parsed.entries.first?.value == text)
+        #expect(parsed.problems.count == problems.count)
+        for (p, expected) in zip(parsed.problems, problems) {
+            #expect(p.kind == .androidBuild)
+            #expect("\(p.severity.rawValue) \(p.location.line): \(p.message)".hasPrefix(expected), "\(p)")
+        }
+    }
+
+    @Test("translatable and formatted take aapt2's booleans; anything else is refused; a *donottranslate* file is untranslatable")
+    func booleanAttributes() throws {
+        let xml = #"""
+            <resources>
+                <string name="a" translatable="False">A</string>
+                <string name="b" translatable="no">B</string>
+                <string name="c" formatted=" TRUE ">C</string>
+                <string name="d" formatted="0">D</string>
+            </resources>
+            """#
+        let parsed = try AndroidStringsParser.parse(bytes(xml), file: "values/strings.xml")
+        let v = Dictionary(uniqueKeysWithValues: parsed.entries.map { ($0.key, $0) })
+        #expect(v["a"]?.translatable == false)
+        #expect(v["c"]?.formatted == true)
+        #expect(parsed.problems.map(\.location.line) == [3, 5])
+        #expect(parsed.problems.first?.message == #"b: translatable="no" is not a boolean: aapt2 stops with "invalid value for 'translatable'. Must be a boolean" (write true or false)"#)
+        let untranslatable = try AndroidStringsParser.parse(bytes(#"<resources><string name="e">E</string><string name="f" translatable="true">F</string></resources>"#), file: "res/values/donottranslate.xml")
+        #expect(untranslatable.entries.map(\.translatable) == [false, true])
+    }
+
     @Test("plurals and string arrays are recognised with their kind")
     func pluralsAndArrays() throws {
         let xml = """

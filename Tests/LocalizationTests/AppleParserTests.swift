@@ -68,7 +68,10 @@ struct AppleParserTests {
     }
 
     @Test("syntax errors carry file:line", arguments: [
-        ("\"A\" = \"1\";\n\"B\" = \"2\"\n\"C\" = \"3\";", 3, "expected ; after the value of \"B\""),
+        // A missing ; is reported on the pair's line, not on the next token's (as CoreFoundation does).
+        ("\"A\" = \"1\";\n\"B\" = \"2\"\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
+        ("\"A\" = \"1\";\n\"B\" = \"2\" // two\n\n/* next */\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
+        ("\"A\" = \"1\";\n\"B\"\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
         ("\"A\" = \"1\";\n\n\"B\" = \"never closed;\n", 3, "unterminated string"),
         ("/* open\n\n", 1, "unterminated /* comment"),
         ("\"A\" = ;", 1, "expected a value in double quotes"),

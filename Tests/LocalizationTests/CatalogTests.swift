@@ -83,7 +83,7 @@ struct CatalogTests {
         ])
         let ios = ResourceCatalog.loadApple(paths: ["\(fixtures)/broken/ios"])
         #expect(ios.problems.map(\.description) == [
-            "\(fixtures)/broken/ios/en.lproj/Localizable.strings:4: error: expected ; after the value of \"BAD\"",
+            "\(fixtures)/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\"",
             "\(fixtures)/broken/ios/fr.lproj/Localizable.stringsdict:6: error: invalid property list: <key>NSStringLocalizedFormatKey</key> has no value",
         ])
     }

@@ -176,7 +176,7 @@ struct LinterTests {
         let set = try mappingSet("\(repositoryRoot)/examples/mappings")
         let r = Linter.lint(uses: LocKeyUses.uses(set), catalogs: [ResourceCatalog.loadApple(paths: ["\(fixtures)/broken/ios"])])
         let parse = r.findings.filter { $0.rule == .parseError }
-        #expect(parse.map { $0.primaryLocation?.line } == [4, 6])
-        #expect(parse.first?.text == "\(fixtures)/broken/ios/en.lproj/Localizable.strings:4: error: expected ; after the value of \"BAD\" [parse-error]")
+        #expect(parse.map { $0.primaryLocation?.line } == [3, 6])
+        #expect(parse.first?.text == "\(fixtures)/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]")
     }
 }

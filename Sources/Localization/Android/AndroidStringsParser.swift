@@ -3,9 +3,9 @@
 /// `<plurals>` and `<string-array>`. Other resource types are skipped.
 ///
 /// Values are decoded as aapt2 does: XML entities and CDATA first, inline markup (`<b>`,
-/// `<xliff:g>` …) reduced to its text, then Android's own rules — `\'` `\"` `\\` `\@` `\?`
-/// `\n` `\t` `\uXXXX` escapes, double quotes that preserve whitespace (and are removed), and
-/// other runs of whitespace collapsed to one space and trimmed at both ends.
+/// `<xliff:g>` …) reduced to its text, then Android's own rules (``AndroidStringValue``). What
+/// aapt2 refuses (an unescaped apostrophe, a bad `\u` escape, a `translatable` that is not a
+/// boolean) is a problem of kind `.androidBuild` at its line.
 public enum AndroidStringsParser {
     /// - Throws: ``ResourceProblem`` (with the file and line) if the XML is malformed or the
     ///   root is not `<resources>`.
@@ -24,6 +24,10 @@ public enum AndroidStringsParser {
         }
         var result = ParsedResources()
         var seen: [String: Int] = [:]
+        // aapt2 compiles a file whose name contains "donottranslate" as translatable="false";
+        // Android Lint takes translatable="false" on <resources> for every string in the file.
+        let fileTranslatable = !(file.split(separator: "/").last ?? "").contains("donottranslate")
+            && root.attribute("translatable").flatMap(AndroidStringValue.bool) != false
         for element in root.elements {
             let location = SourceLocation(file: file, line: element.line)
             let kind: ResourceEntry.Kind
@@ -43,67 +47,60 @@ public enum AndroidStringsParser {
                 continue
             }
             seen[name] = element.line
+            /// Decodes one value, reporting what aapt2 refuses in it at its line.
+            func value(_ node: XMLElement?) -> String {
+                guard let node else { return "" }
+                let decoded = AndroidStringValue(node.textContent)
+                for p in decoded.problems {
+                    result.problems.append(ResourceProblem(
+                        p.severity, SourceLocation(file: file, line: node.firstTextLine + p.lineOffset),
+                        "\(name): \(p.message)", kind: .androidBuild))
+                }
+                return decoded.text
+            }
             var entry: ResourceEntry
             switch kind {
-            case .plurals:
-                let other = element.elements.first { $0.name == "item" && $0.attribute("quantity") == "other" }
-                entry = ResourceEntry(key: name, kind: kind, value: decode(other?.textContent ?? ""), location: location)
-            case .stringArray:
-                let first = element.elements.first { $0.name == "item" }
-                entry = ResourceEntry(key: name, kind: kind, value: decode(first?.textContent ?? ""), location: location)
+            case .plurals, .stringArray:
+                // aapt2 reads every item; the entry keeps the one a message shows.
+                let items = element.elements.filter { $0.name == "item" }
+                let texts = items.map { value($0) }
+                let shown = kind == .plurals ? items.firstIndex { $0.attribute("quantity") == "other" } : items.indices.first
+                entry = ResourceEntry(key: name, kind: kind, value: shown.map { texts[$0] } ?? "", location: location)
             default:
                 let raw = element.textContent
-                entry = ResourceEntry(key: name, kind: .string, value: decode(raw), location: location)
+                entry = ResourceEntry(key: name, kind: .string, value: value(element), location: location)
                 let trimmed = raw.drop { $0.isWhitespace }
                 if trimmed.hasPrefix("@string/") {
                     entry.reference = String(trimmed.dropFirst("@string/".count).prefix { !$0.isWhitespace })
                 }
             }
-            entry.formatted = element.attribute("formatted") != "false"
-            entry.translatable = element.attribute("translatable") != "false"
+            func flag(_ attribute: String, default fallback: Bool) -> Bool {
+                guard let text = element.attribute(attribute) else { return fallback }
+                guard let parsed = AndroidStringValue.bool(text) else {
+                    result.problems.append(ResourceProblem(
+                        .error, location, "\(name): \(attribute)=\"\(text)\" is not a boolean: aapt2 stops with \"invalid value for '\(attribute)'. Must be a boolean\" (write true or false)",
+                        kind: .androidBuild))
+                    return fallback
+                }
+                return parsed
+            }
+            entry.formatted = flag("formatted", default: true)
+            entry.translatable = flag("translatable", default: fileTranslatable)
             result.entries.append(entry)
         }
         return result
     }
+}
 
-    /// Applies Android's string rules to text already freed of XML entities and markup.
-    public static func decode(_ raw: String) -> String {
-        var out = ""
-        var quoted = false
-        var pendingSpace = false
-        var scalars = raw.unicodeScalars.makeIterator()
-        func flushSpace() {
-            if pendingSpace && !out.isEmpty { out += " " }
-            pendingSpace = false
-        }
-        while let c = scalars.next() {
-            switch c {
-            case "\\":
-                flushSpace()
-                guard let e = scalars.next() else { break }
-                switch e {
-                case "n": out += "\n"
-                case "t": out += "\t"
-                case "u":
-                    var hex = ""
-                    for _ in 0..<4 { if let h = scalars.next() { hex.unicodeScalars.append(h) } }
-                    if let v = UInt32(hex, radix: 16), let s = Unicode.Scalar(v) {
-                        out.unicodeScalars.append(s)
-                    } else {
-                        out += "u" + hex
-                    }
-                default: out.unicodeScalars.append(e)  // \' \" \\ \@ \? and any other
-                }
-            case "\"":
-                flushSpace()
-                quoted.toggle()
-            case " ", "\t", "\n", "\r":
-                if quoted { out.unicodeScalars.append(c) } else { pendingSpace = true }
-            default:
-                flushSpace()
-                out.unicodeScalars.append(c)
+extension XMLElement {
+    /// The line where the element's text starts (its first text below it), else its start tag's.
+    var firstTextLine: Int {
+        for child in children {
+            switch child {
+            case .text(_, let line, _): return line
+            case .element(let e): return e.firstTextLine
             }
         }
-        return out
+        return line
     }
 }

@@ -37,15 +37,19 @@ public enum StringsFileParser {
                 guard i < scalars.count else { break }
                 let keyLine = line
                 let key = try string(what: "a key")
+                // Where the pair ends: a missing ; belongs there, not to the next line's token
+                // (CoreFoundation's parser reports the next token's line).
+                var endLine = line
                 try skipTrivia()
                 var value = key
                 if peek == "=" {
                     advance()
                     try skipTrivia()
                     value = try string(what: "a value")
+                    endLine = line
                     try skipTrivia()
                 }
-                guard peek == ";" else { throw problem("expected ; after the value of \"\(key)\"") }
+                guard peek == ";" else { throw problem("expected ; after the value of \"\(key)\"", line: endLine) }
                 advance()
                 let location = SourceLocation(file: file, line: keyLine)
                 if let first = seen[key] {

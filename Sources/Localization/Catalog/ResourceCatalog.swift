@@ -53,6 +53,56 @@ public struct ResourceCatalog: Sendable {
         locales.compactMap { l in table(l)?.entries[key].map { (l, $0) } }
     }
 
+    // MARK: - Translation, as lint judges it
+
+    /// Whether a device in a locale other than the default reads a key in its own language.
+    public enum Translation: Sendable, Equatable {
+        /// From the locale's own resources (Android: or a parent locale's): the entry shown.
+        case translated(ResourceEntry)
+        /// From the default resources, as meant: the string shown is `translatable="false"`
+        /// (or `shouldTranslate: false`).
+        case notExpected
+        /// From the default resources although the string shown is translatable; `via` lists the
+        /// `@string/` references followed to it.
+        case missing(via: [String])
+    }
+
+    /// How `key` reads in `locale` (not the default locale).
+    ///
+    /// Android resolves every resource, `@string/` references included, for the device's
+    /// configuration (AssetManager2::ResolveReference): `app_name` → `@string/app_name_prod` in
+    /// `values/` shows `values-fr/app_name_prod` on a French device. So each hop is looked up
+    /// in the locale (and its parents) first, then in `values/`, and what decides is the string
+    /// finally shown. iOS looks the key up in the one table it picked.
+    public func translation(of key: String, in locale: String) -> Translation {
+        switch platform {
+        case .ios:
+            if let entry = tables[locale]?.entries[key] { return .translated(entry) }
+            return defaultTable.entries[key]?.translatable == false ? .notExpected : .missing(via: [])
+        case .android:
+            var parents: [String] = []
+            var parts = locale.split(separator: "-").map(String.init)
+            while !parts.isEmpty {
+                parents.append(parts.joined(separator: "-"))
+                parts.removeLast()
+            }
+            var name = key
+            var seen: Set<String> = [key]
+            var via: [String] = []
+            while true {
+                let own = parents.lazy.compactMap { self.tables[$0]?.entries[name] }.first
+                guard let entry = own ?? defaultTable.entries[name] else { return .missing(via: via) }
+                if let target = entry.reference, seen.insert(target).inserted {
+                    via.append(target)
+                    name = target
+                    continue
+                }
+                if own != nil { return .translated(entry) }
+                return entry.translatable ? .missing(via: via) : .notExpected
+            }
+        }
+    }
+
     // MARK: - Lookup as the phone does it
 
     /// What the phone shows for a key in a locale.

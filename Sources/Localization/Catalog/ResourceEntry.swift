@@ -81,16 +81,27 @@ public enum Severity: String, Sendable, Codable, Comparable {
     public static func < (a: Severity, b: Severity) -> Bool { a == .warning && b == .error }
 }
 
-/// A problem found while reading a resource file (a parse error, a duplicate key).
+/// A problem found while reading a resource file (a parse error, a duplicate key, a value the
+/// Android build refuses).
 public struct ResourceProblem: Sendable, Equatable, Error, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The file cannot be read or parsed.
+        case parse
+        /// The file parses, but aapt2 (the Android build) refuses it, or reads a value otherwise
+        /// than its author meant.
+        case androidBuild
+    }
+
     public var severity: Severity
     public var location: SourceLocation
     public var message: String
+    public var kind: Kind
 
-    public init(_ severity: Severity, _ location: SourceLocation, _ message: String) {
+    public init(_ severity: Severity, _ location: SourceLocation, _ message: String, kind: Kind = .parse) {
         self.severity = severity
         self.location = location
         self.message = message
+        self.kind = kind
     }
 
     public var description: String { "\(location): \(severity.rawValue): \(message)" }

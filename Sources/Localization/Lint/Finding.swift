@@ -4,6 +4,10 @@ public struct Finding: Sendable, Equatable, Codable {
     public enum Rule: String, Sendable, Codable, CaseIterable {
         /// A resource file could not be read or parsed.
         case parseError = "parse-error"
+        /// Android: aapt2 refuses a value (an unescaped apostrophe, a bad `\u` escape, a
+        /// `translatable` that is not a boolean), so no build has the file; or reads it otherwise
+        /// than meant (an unmatched double quote).
+        case androidBuild = "aapt2"
         /// The key is not in the default resources (an error: every locale falls back to them).
         case missingDefault = "missing-default"
         /// The key is not translated for a locale (a warning).

@@ -2,7 +2,8 @@
 public struct Coverage: Sendable, Equatable, Codable {
     public var platform: DevicePlatform
     public var locale: String
-    /// Keys found for the locale (untranslatable ones count as found).
+    /// Keys found for the locale (untranslatable ones, and aliases of strings the locale has, count
+    /// as found: ``ResourceCatalog/translation(of:in:)``).
     public var present: Int
     /// Keys the mappings send on this platform.
     public var total: Int
@@ -14,14 +15,8 @@ public struct Coverage: Sendable, Equatable, Codable {
         catalog.locales.map { locale in
             let present = keys.filter { key in
                 if locale == catalog.defaultLocale { return catalog.defaultTable.entries[key] != nil }
-                if catalog.defaultTable.entries[key]?.translatable == false { return true }
-                if catalog.platform == .ios { return catalog.tables[locale]?.entries[key] != nil }
-                var parts = locale.split(separator: "-").map(String.init)
-                while !parts.isEmpty {
-                    if catalog.tables[parts.joined(separator: "-")]?.entries[key] != nil { return true }
-                    parts.removeLast()
-                }
-                return false
+                if case .missing = catalog.translation(of: key, in: locale) { return false }
+                return true
             }.count
             return Coverage(platform: catalog.platform, locale: locale, present: present, total: keys.count)
         }

@@ -7,7 +7,8 @@ public enum Linter {
         var collector = Collector()
         for catalog in catalogs {
             for problem in catalog.problems {
-                collector.add(Finding(problem.severity, .parseError, platform: catalog.platform, key: nil,
+                let rule: Finding.Rule = problem.kind == .androidBuild ? .androidBuild : .parseError
+                collector.add(Finding(problem.severity, rule, platform: catalog.platform, key: nil,
                                       message: problem.message, resource: problem.location), use: nil)
             }
         }
@@ -34,13 +35,19 @@ public enum Linter {
         if !checkKind(entry, locale: nil, use, into: &c) { return }
         let defaultSpecs = checkString(entry, locale: nil, use, countArguments: true, into: &c)
         for locale in catalog.locales.dropFirst() {
-            guard let translated = translation(of: use.key, in: locale, catalog) else {
-                guard entry.translatable else { continue }
+            let translated: ResourceEntry
+            switch catalog.translation(of: use.key, in: locale) {
+            case .translated(let e):
+                translated = e
+            case .notExpected:
+                continue
+            case .missing(let via):
+                let alias = via.last.map { " (via @string/\($0))" } ?? ""
                 let what = p == .android
                     ? "Android falls back to the default string there"
                     : "iOS shows the key itself, \"\(use.key)\", there (no per-key fallback to \(catalog.defaultLocale))"
                 c.add(Finding(.warning, .missingLocale, platform: p, locale: locale, key: use.key,
-                              message: "\(use.key) is not translated for \(locale): \(what)",
+                              message: "\(use.key)\(alias) is not translated for \(locale): \(what)",
                               resource: entry.location), use: use)
                 continue
             }
@@ -51,6 +58,7 @@ public enum Linter {
                               resource: translated.location), use: use)
             }
             let specs = checkString(translated, locale: locale, use, countArguments: false, into: &c)
+            if use.argumentCount == 0 { checkUnformattedPercent(translated, locale: locale, use, into: &c) }
             if let specs, let defaultSpecs {
                 // Without args nothing is formatted: compare only specifiers that look meant.
                 let meant = { (s: [FormatSpecifier]) in
@@ -58,22 +66,6 @@ public enum Linter {
                 }
                 compare(meant(specs), meant(defaultSpecs), translated, entry, locale: locale, use, into: &c)
             }
-        }
-    }
-
-    /// The entry a device in `locale` finds in that locale's own resources (Android: or a
-    /// parent locale's), nil if it would fall back to the default.
-    private static func translation(of key: String, in locale: String, _ catalog: ResourceCatalog) -> ResourceEntry? {
-        switch catalog.platform {
-        case .android:
-            var parts = locale.split(separator: "-").map(String.init)
-            while !parts.isEmpty {
-                if let table = catalog.tables[parts.joined(separator: "-")], let e = table.entries[key] { return follow(e, in: table) }
-                parts.removeLast()
-            }
-            return nil
-        case .ios:
-            return catalog.tables[locale]?.entries[key]
         }
     }
 
@@ -99,11 +91,19 @@ public enum Linter {
                           resource: nil), use: use)
             return
         }
-        let elsewhere = catalog.occurrences(of: use.key).map(\.locale)
-        let detail = elsewhere.isEmpty
-            ? "\(use.key) is in no \(p.displayName) resources"
-            : "\(use.key) is missing from the default resources (\(catalog.defaultLocale)) but exists for \(elsewhere.joined(separator: ", ")): devices in other languages fall back to the default"
-        c.add(Finding(.error, .missingDefault, platform: p, key: use.key, message: "\(detail); \(impact)"), use: use)
+        let elsewhere = catalog.occurrences(of: use.key)
+        guard let first = elsewhere.first else {
+            c.add(Finding(.error, .missingDefault, platform: p, key: use.key, message: "\(use.key) is in no \(p.displayName) resources; \(impact)"), use: use)
+            return
+        }
+        let locales = elsewhere.map(\.locale).joined(separator: ", ")
+        // Android: the key has a resource id (ids are per name, not per configuration), so FCM's
+        // getIdentifier finds it, and Resources.getString throws NotFoundException where no
+        // configuration matches; NotificationParams does not catch it (docs/localization.md).
+        let message = p == .android
+            ? "\(use.key) is not in values/ but only in the resources for \(locales): on a device in any other language, Android finds the resource's id but no value, and getString throws Resources.NotFoundException, which FCM does not catch, so the app crashes when the notification arrives in the background (Android Lint calls this ExtraTranslation); add it to values/"
+            : "\(use.key) is not in the development language's table (\(catalog.defaultLocale)) but only for \(locales): devices using any other localization show the key itself, \"\(use.key)\""
+        c.add(Finding(.error, .missingDefault, platform: p, key: use.key, message: message, resource: first.entry.location), use: use)
     }
 
     /// Reports plurals and arrays; false if the entry is not a string.
@@ -186,8 +186,8 @@ public enum Linter {
             if let first = meant.first {
                 let required = meant.compactMap(\.argument).max() ?? 1
                 add(.error, .argumentCount, "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends none, so the phone does not format it and shows \(first.text) as is")
-            } else if p == .android, segments.specifiers.contains(where: { $0.conversion == "%" }) {
-                add(.warning, .argumentCount, "the mapping sends no loc args, so Android does not format \(use.key)\(inLocale) and shows %% as two percent signs; write a single %")
+            } else {
+                checkUnformattedPercent(entry, locale: locale, use, into: &c)
             }
             return specs
         }
@@ -201,6 +201,17 @@ public enum Linter {
             add(.warning, .argumentCount, "the mapping sends \(n) arg\(n == 1 ? "" : "s") but \(use.key)\(inLocale) uses \(required): the extra args are never shown")
         }
         return specs
+    }
+
+    /// Android, no loc args: `getString(id)` does not format, so `%%` shows as two percent signs,
+    /// in any locale (translation tools often write `%%`, such as `%%15` for Turkish "%15").
+    private static func checkUnformattedPercent(_ entry: ResourceEntry, locale: String?, _ use: KeyUse, into c: inout Collector) {
+        guard use.platform == .android, case .success(let segments) = JavaFormat.parse(entry.value),
+              segments.specifiers.contains(where: { $0.conversion == "%" }) else { return }
+        let inLocale = locale.map { " (\($0))" } ?? ""
+        c.add(Finding(.warning, .argumentCount, platform: .android, locale: locale, key: use.key,
+                      message: "the mapping sends no loc args, so Android does not format \(use.key)\(inLocale) and shows %% as two percent signs; write a single %",
+                      resource: entry.location), use: use)
     }
 
     private static func compare(_ specs: [FormatSpecifier], _ defaultSpecs: [FormatSpecifier], _ entry: ResourceEntry, _ defaultEntry: ResourceEntry,
