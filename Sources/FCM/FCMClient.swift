@@ -29,8 +29,7 @@ public final class FCMClient: Sendable {
         /// quota: evenly spaced, never in bursts. nil: no limit.
         public var maxSendsPerSecond: Double?
         /// How many sends may wait for FCM's answer at once: it follows FCM's answer times
-        /// (``ConcurrencyLimit``), between a floor of one connection's streams and a ceiling
-        /// that bounds memory.
+        /// (``ConcurrencyLimit``), between a floor of 1,000 and a ceiling that bounds memory.
         public var concurrency = ConcurrencyLimit.Parameters()
         /// HTTP/2 streams per connection. Default 100 (what FCM allows).
         public var maxStreams: Int = 100

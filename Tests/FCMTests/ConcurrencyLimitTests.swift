@@ -6,6 +6,14 @@ import Testing
 /// per second). No I/O and no clock: instants are computed.
 @Suite("ConcurrencyLimit: sends in flight follow answer times (Little's law), without I/O")
 struct ConcurrencyLimitTests {
+    /// The defaults with a floor of 100, far below what these answer times need, so that the
+    /// estimate's dynamics show (the worker's floor, 1,000, is one operating choice on top).
+    static let dynamics: ConcurrencyLimit.Parameters = {
+        var p = ConcurrencyLimit.Parameters()
+        p.floor = 100
+        return p
+    }()
+
     let t0 = ContinuousClock.now
 
     /// Runs `seconds` of simulated traffic; returns the limit at the end.
@@ -42,7 +50,7 @@ struct ConcurrencyLimitTests {
 
     @Test("from the floor, the limit grows until it carries rate × answer time, at 20, 100 and 300 ms", arguments: [20, 100, 300])
     func growsToLittlesLaw(ms: Int) {
-        var limit = ConcurrencyLimit(now: t0)
+        var limit = ConcurrencyLimit(Self.dynamics, now: t0)
         #expect(limit.limit == 100)
         // The machine can do 14,000 sends a second: what the limit must allow at each answer time.
         _ = simulate(&limit, answerTime: .milliseconds(ms), capacity: 14_000, seconds: 20, from: t0)
@@ -53,7 +61,7 @@ struct ConcurrencyLimitTests {
 
     @Test("the ceiling bounds it however slow the answers")
     func ceiling() {
-        var p = ConcurrencyLimit.Parameters()
+        var p = Self.dynamics
         p.ceiling = 2_000
         var limit = ConcurrencyLimit(p, now: t0)
         _ = simulate(&limit, answerTime: .seconds(2), seconds: 30, from: t0)
@@ -62,7 +70,7 @@ struct ConcurrencyLimitTests {
 
     @Test("a rate cap holds the estimate: rate × answer time, not the ceiling")
     func capped() {
-        var limit = ConcurrencyLimit(now: t0)
+        var limit = ConcurrencyLimit(Self.dynamics, now: t0)
         _ = simulate(&limit, answerTime: .milliseconds(100), capacity: 1_000, seconds: 20, from: t0)
         #expect(limit.limit >= 100 && limit.limit <= 1_000 / 10 * 2 + 100, "\(limit.limit)")
     }
@@ -73,7 +81,7 @@ struct ConcurrencyLimitTests {
     /// the ceiling (memory for nothing: the rate cannot grow).
     @Test("when the worker is the bottleneck, the answer times its own queue adds do not inflate the limit to the ceiling")
     func queueingDoesNotFeedItself() {
-        var limit = ConcurrencyLimit(now: t0)
+        var limit = ConcurrencyLimit(Self.dynamics, now: t0)
         let capacity = 8_000.0
         let base = 0.1
         var highest = 0
@@ -91,7 +99,7 @@ struct ConcurrencyLimitTests {
 
     @Test("when answers slow down for good, the limit follows within the answer window; idle, it falls back to the floor")
     func followsAndRests() {
-        var limit = ConcurrencyLimit(now: t0)
+        var limit = ConcurrencyLimit(Self.dynamics, now: t0)
         var now = simulate(&limit, answerTime: .milliseconds(20), capacity: 10_000, seconds: 15, from: t0)
         let fast = limit.limit
         now = simulate(&limit, answerTime: .milliseconds(200), capacity: 10_000, seconds: 15, from: now)

@@ -1,12 +1,26 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Loopback ports for test servers.
 public enum FreePort {
-    /// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
+    /// Ports handed out in this process: bind-to-0 may give a released port again at once, and
+    /// two servers started in parallel would then share it (the second one's nginx exits, and
+    /// its test talks to the first one's).
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// A port that was free a moment ago (bound to 127.0.0.1:0 and released), never the same
+    /// one twice in a process.
     public static func next() throws -> Int {
+        while true {
+            let port = try unused()
+            if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+        }
+    }
+
+    private static func unused() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket() failed") }
         defer { close(fd) }
