@@ -66,15 +66,8 @@ enum EndToEndBenchmark {
     }
 
     static func latency(_ s: Setup, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
-        let worker = try WorkerProcess.start(s)
+        let worker = try await WorkerProcess.startConsuming(s)
         defer { worker.stop() }
-        // Until the worker holds its partitions: events produced earlier would wait for the
-        // group's first rebalance, and that wait is not latency.
-        let joined = ContinuousClock.now + .seconds(120)
-        while !worker.readinessBody().hasPrefix("consuming"), ContinuousClock.now < joined {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try await Task.sleep(for: .seconds(2))
         let count = rate * seconds
         _ = try await produce(s, count: count, rate: rate)
         let deadline = ContinuousClock.now + .seconds(120)
@@ -156,6 +149,24 @@ extension WorkerProcess {
     static func start(_ s: EndToEndBenchmark.Setup) throws -> WorkerProcess {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-bench-worker-\(UUID().uuidString).log").path
         return try start(executable: s.worker, config: s.config, port: s.metricsPort, log: log)
+    }
+
+    /// Starts a worker and waits until it holds its partitions (and 2 s more): events produced
+    /// earlier would wait for the group's first rebalance, and that wait is not what a
+    /// fixed-rate run measures.
+    static func startConsuming(_ s: EndToEndBenchmark.Setup) async throws -> WorkerProcess {
+        let worker = try start(s)
+        do {
+            let joined = ContinuousClock.now + .seconds(120)
+            while !worker.readinessBody().hasPrefix("consuming"), ContinuousClock.now < joined {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await Task.sleep(for: .seconds(2))
+        } catch {
+            worker.stop()
+            throw error
+        }
+        return worker
     }
 
     func readinessBody() -> String { (try? get("/readyz").body) ?? "" }

@@ -81,13 +81,8 @@ enum LatencySweepBenchmark {
 
     /// A fixed rate: CPU per event while producing, p99 produce → acknowledged.
     static func partialLoad(_ s: EndToEndBenchmark.Setup, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
-        let worker = try WorkerProcess.start(s)
+        let worker = try await WorkerProcess.startConsuming(s)
         defer { worker.stop() }
-        let joined = ContinuousClock.now + .seconds(120)
-        while !worker.readinessBody().hasPrefix("consuming"), ContinuousClock.now < joined {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try await Task.sleep(for: .seconds(2))
         let count = rate * seconds
         let cpu0 = worker.cpuSeconds()
         _ = try await EndToEndBenchmark.produce(s, count: count, rate: rate)

@@ -48,17 +48,6 @@ public enum FreePort {
         throw TestSupportError("nothing listens on 127.0.0.1:\(port) after \(timeout)")
     }
 
-    /// ``waitUntilListening(port:timeout:)`` for async tests: waits with `Task.sleep`, holding
-    /// no thread of the cooperative pool.
-    public static func waitUntilListening(port: Int, timeout: Duration) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if canConnect(port: port) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestSupportError("nothing listens on 127.0.0.1:\(port) after \(timeout)")
-    }
-
     public static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }

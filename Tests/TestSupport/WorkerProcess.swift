@@ -16,14 +16,10 @@ public struct WorkerProcess: Sendable {
         return worker
     }
 
-    /// ``start(executable:config:port:log:)`` for async tests: waits for the port without
-    /// holding a thread of the cooperative pool (a worker takes seconds to start on a loaded
-    /// machine).
+    /// ``start(executable:config:port:log:)`` for async tests, off the cooperative pool
+    /// (``offPool(_:)``): a worker takes seconds to start on a loaded machine.
     public static func start(executable: String, config: String, port: Int, log: String) async throws -> WorkerProcess {
-        let process = try ChildProcess(executable: executable, arguments: ["run", "--config", config], logFile: log)
-        let worker = WorkerProcess(process: process, port: port, log: log)
-        try await FreePort.waitUntilListening(port: port, timeout: .seconds(30))
-        return worker
+        try await offPool { try start(executable: executable, config: config, port: port, log: log) }
     }
 
     public var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }

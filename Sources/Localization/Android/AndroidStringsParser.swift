@@ -48,9 +48,8 @@ public enum AndroidStringsParser {
             }
             seen[name] = element.line
             /// Decodes one value, reporting what aapt2 refuses in it at its line.
-            func value(_ node: XMLElement?) -> String {
-                guard let node else { return "" }
-                let decoded = AndroidStringValue(node.textContent)
+            func value(_ node: XMLElement, text: String? = nil) -> String {
+                let decoded = AndroidStringValue(text ?? node.textContent)
                 for p in decoded.problems {
                     result.problems.append(ResourceProblem(
                         p.severity, SourceLocation(file: file, line: node.firstTextLine + p.lineOffset),
@@ -68,7 +67,7 @@ public enum AndroidStringsParser {
                 entry = ResourceEntry(key: name, kind: kind, value: shown.map { texts[$0] } ?? "", location: location)
             default:
                 let raw = element.textContent
-                entry = ResourceEntry(key: name, kind: .string, value: value(element), location: location)
+                entry = ResourceEntry(key: name, kind: .string, value: value(element, text: raw), location: location)
                 let trimmed = raw.drop { $0.isWhitespace }
                 if trimmed.hasPrefix("@string/") {
                     entry.reference = String(trimmed.dropFirst("@string/".count).prefix { !$0.isWhitespace })

@@ -80,12 +80,7 @@ public struct ResourceCatalog: Sendable {
             if let entry = tables[locale]?.entries[key] { return .translated(entry) }
             return defaultTable.entries[key]?.translatable == false ? .notExpected : .missing(via: [])
         case .android:
-            var parents: [String] = []
-            var parts = locale.split(separator: "-").map(String.init)
-            while !parts.isEmpty {
-                parents.append(parts.joined(separator: "-"))
-                parts.removeLast()
-            }
+            let parents = LocaleTag.chain(locale)
             var name = key
             var seen: Set<String> = [key]
             var via: [String] = []
@@ -121,13 +116,7 @@ public struct ResourceCatalog: Sendable {
     /// (`sr-Latn-RS` → `sr-Latn` → `sr`), then (Android 7+) other regions of the language.
     public func candidates(for locale: String) -> [String] {
         let tag = LocaleTag.normalize(locale)
-        var result: [String] = []
-        var parts = tag.split(separator: "-").map(String.init)
-        while !parts.isEmpty {
-            let t = parts.joined(separator: "-")
-            if tables[t] != nil { result.append(t) }
-            parts.removeLast()
-        }
+        var result = LocaleTag.chain(tag).filter { tables[$0] != nil }
         if platform == .android, let language = tag.split(separator: "-").first {
             for t in tables.keys.sorted() where t.split(separator: "-").first == language && !result.contains(t) {
                 result.append(t)
@@ -196,6 +185,17 @@ public struct ResourceCatalog: Sendable {
 public enum LocaleTag {
     static let legacyAppleNames = ["English": "en", "French": "fr", "German": "de", "Spanish": "es", "Italian": "it",
                                    "Japanese": "ja", "Dutch": "nl"]
+
+    /// The tag, then its parents: `sr-Latn-RS`, `sr-Latn`, `sr`.
+    static func chain(_ tag: String) -> [String] {
+        var parts = tag.split(separator: "-").map(String.init)
+        var chain: [String] = []
+        while !parts.isEmpty {
+            chain.append(parts.joined(separator: "-"))
+            parts.removeLast()
+        }
+        return chain
+    }
 
     /// `pt_BR`, `PT-br`, `English` → `pt-BR`, `pt-BR`, `en`; script subtags title-cased.
     public static func normalize(_ tag: String) -> String {
