@@ -144,7 +144,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["Resources"]),
         // Welcome events on a topic and what a group made of them, for the pipeline and end-to-end tests.
         .target(name: "PipelineTestSupport", dependencies: ["Kafka", "FCMEmulator"], path: "Tests/PipelineTestSupport"),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "TestSupport"]),
         .testTarget(

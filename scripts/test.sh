@@ -23,10 +23,39 @@ fi
 # is also written to .build/test-logs/, and a failing run reprints its failures last.
 logs=.build/test-logs
 mkdir -p "$logs"
-run_tests() {  # NAME ARGS...: swift test, teed to $logs/NAME.log
+# A run that takes longer than this has hung (a full run takes about 6 minutes here): the
+# watchdog lists the tests still running, writes every thread's stack to $logs/NAME.stacks.txt
+# (gdb, when it can attach) and kills the run, so CI fails with names instead of timing out.
+limit=${PUSHBRIDGE_TEST_TIME_LIMIT:-1800}
+
+watchdog() {  # NAME LOG: after $limit seconds, report and kill the test process
+    local name=$1 log=$2
+    sleep "$limit"
+    local pid
+    pid=$(pgrep -f 'pushbridgePackageTests.xctest' | head -1 || true)
+    echo "== WATCHDOG ($name): still running after ${limit}s; tests started and not finished:"
+    # Swift Testing prints '◇ Test X started.' and then '✔ Test X passed', '✘ Test X failed'
+    # or '➜ Test X skipped'.
+    grep -a -E '^◇ Test .* started\.$' "$log" | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$log.started" || true
+    grep -a -E '^(✔|✘|➜) Test ' "$log" | sed -E 's/^.{1,4} Test (.*) (passed|failed|skipped)( after.*|\.)?.*$/\1/' | sort -u > "$log.ended" || true
+    comm -23 "$log.started" "$log.ended" | grep -v '^run$' | sed 's/^/   /'
+    if [ -n "$pid" ] && command -v gdb >/dev/null; then
+        timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt 30' > "$logs/$name.stacks.txt" 2>&1 || true
+        echo "   thread stacks: $logs/$name.stacks.txt ($(grep -c '^Thread ' "$logs/$name.stacks.txt" || echo 0) threads)"
+    fi
+    [ -n "$pid" ] && kill -9 "$pid"
+}
+
+run_tests() {  # NAME ARGS...: swift test, teed to $logs/NAME.log, under the watchdog
     local name=$1; shift
     local status=0
-    swift test --skip-build "$@" 2>&1 | tee "$logs/$name.log" || status=$?
+    watchdog "$name" "$logs/$name.log" &
+    local dog=$!
+    # Line-buffered (stdbuf), so the log is current when the watchdog reads it.
+    stdbuf -oL -eL swift test --skip-build "$@" 2>&1 | tee "$logs/$name.log" || status=$?
+    pkill -P "$dog" sleep 2>/dev/null || true
+    kill "$dog" 2>/dev/null || true
+    wait "$dog" 2>/dev/null || true
     if [ "$status" -ne 0 ]; then
         echo "== FAILED ($name, exit $status); the failures, from $logs/$name.log:"
         grep -a -A4 -E '^✘|error:|Fatal error|Crash' "$logs/$name.log" | grep -av '|FAIL|' | head -150

@@ -116,11 +116,7 @@ public final class KafkaProducer: @unchecked Sendable {
     /// Waits until every record produced so far is delivered or failed.
     public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         let client = self.client
-        let result = await withCheckedContinuation { (c: CheckedContinuation<rd_kafka_resp_err_t, Never>) in
-            DispatchQueue.global().async {
-                c.resume(returning: client.withHandle { rd_kafka_flush($0, Int32(timeout.milliseconds)) })
-            }
-        }
+        let result = await DedicatedThread.run { client.withHandle { rd_kafka_flush($0, Int32(timeout.milliseconds)) } }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, context: "flush") }
     }
 
@@ -134,14 +130,11 @@ public final class KafkaProducer: @unchecked Sendable {
         try? await flush(timeout: timeout)
         let client = self.client
         let done = pollThreadDone!
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                client.withHandle { rk in
-                    // Whatever is left gets a delivery report with a purge error.
-                    _ = rd_kafka_purge(rk, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
-                    _ = rd_kafka_flush(rk, 1000)
-                }
-                c.resume()
+        await DedicatedThread.run {
+            client.withHandle { rk in
+                // Whatever is left gets a delivery report with a purge error.
+                _ = rd_kafka_purge(rk, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
+                _ = rd_kafka_flush(rk, 1000)
             }
         }
         stop.set()

@@ -190,7 +190,7 @@ struct FCMClientTests {
     @Test("a service account the token endpoint refuses is a configuration error, not the message's")
     func refusedAccount() async throws {
         let f = try await EmulatorFixture.start()
-        let other = try ServiceAccountJWTTests.makeKey(in: f.dir)  // a key the emulator does not know
+        let other = try await offPool { try ServiceAccountJWTTests.makeKey(in: f.dir) }  // a key the emulator does not know
         var account = f.account
         account.privateKeyPEM = other.privatePEM
         var configuration = FCMClient.Configuration(serviceAccount: account)

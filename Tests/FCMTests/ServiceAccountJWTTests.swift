@@ -29,10 +29,10 @@ struct ServiceAccountJWTTests {
     }
 
     @Test("the JWT has Google's header and claims, and openssl verifies its RS256 signature")
-    func opensslVerifies() throws {
+    func opensslVerifies() async throws {
         let dir = try Self.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (pem, pub) = try Self.makeKey(in: dir)
+        let (pem, pub) = try await offPool { try Self.makeKey(in: dir) }
         let account = ServiceAccount(
             projectID: "demo-project", clientEmail: "pushbridge@demo-project.iam.gserviceaccount.com",
             privateKeyPEM: pem, privateKeyID: "k1", tokenURI: "https://127.0.0.1:8443/token")
@@ -54,12 +54,12 @@ struct ServiceAccountJWTTests {
         let sig = dir.appendingPathComponent("sig")
         try Data((parts[0] + "." + parts[1]).utf8).write(to: input)
         try Self.base64URLDecode(parts[2]).write(to: sig)
-        let verify = try ChildProcess.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", pub, "-signature", sig.path, input.path])
+        let verify = try await ChildProcess.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", pub, "-signature", sig.path, input.path])
         #expect(verify.status == 0 && verify.output.contains("Verified OK"), "\(verify.output)")
 
         // A tampered claim no longer verifies.
         try Data((parts[0] + "." + parts[1] + "x").utf8).write(to: input)
-        let bad = try ChildProcess.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", pub, "-signature", sig.path, input.path])
+        let bad = try await ChildProcess.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", pub, "-signature", sig.path, input.path])
         #expect(bad.status != 0)
     }
 

@@ -7,8 +7,8 @@ struct LintCLITests {
     static let clean = "Tests/LocalizationTests/Fixtures/clean"
 
     @Test("lint reports the docs' %1$d as an error in compiler style and exits 1")
-    func lintExamples() throws {
-        let r = try pushbridge(["lint"] + Self.examples)
+    func lintExamples() async throws {
+        let r = try await pushbridge(["lint"] + Self.examples)
         #expect(r.status == 1, "\(r.err)")
         #expect(r.out.hasPrefix("examples/resources/android/res/values/strings.xml:9: error: %1$d in new_message_body receives a string loc arg"))
         #expect(r.out.contains("\nexamples/mappings/fcm-docs.yaml:20: note: sent as the body of message.received with 2 args\n"))
@@ -17,14 +17,14 @@ struct LintCLITests {
     }
 
     @Test("lint of the clean fixture: no findings, exit 0")
-    func lintClean() throws {
-        let r = try pushbridge(["lint", "--mappings", "\(Self.clean)/mappings.yaml", "--android-res", "\(Self.clean)/android/res", "--ios", "\(Self.clean)/ios"])
+    func lintClean() async throws {
+        let r = try await pushbridge(["lint", "--mappings", "\(Self.clean)/mappings.yaml", "--android-res", "\(Self.clean)/android/res", "--ios", "\(Self.clean)/ios"])
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(r.out == "0 errors, 0 warnings; coverage android: en 100%, fr 100%, sr-Latn 100%; ios: en 100%, fr 100%, sr-Latn 100%\n")
     }
 
     @Test("warnings alone exit 0")
-    func warningsOnly() throws {
+    func warningsOnly() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-lint-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for (path, text) in [
@@ -36,15 +36,15 @@ struct LintCLITests {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
-        let r = try pushbridge(["lint", "--mappings", "\(dir)/m.yaml", "--android-res", "\(dir)/res"])
+        let r = try await pushbridge(["lint", "--mappings", "\(dir)/m.yaml", "--android-res", "\(dir)/res"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("\(dir)/res/values/strings.xml:1: warning: hello_body is not translated for fr"))
         #expect(r.out.hasSuffix("0 errors, 1 warning; coverage android: en 100%, fr 0% (0/1)\n"))
     }
 
     @Test("lint --format json for CI")
-    func json() throws {
-        let r = try pushbridge(["lint"] + Self.examples + ["--format", "json"])
+    func json() async throws {
+        let r = try await pushbridge(["lint"] + Self.examples + ["--format", "json"])
         #expect(r.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
         #expect(object["errors"] as? Int == 8)
@@ -64,18 +64,18 @@ struct LintCLITests {
     }
 
     @Test("lint needs resources, and reports unreadable ones")
-    func usage() throws {
-        let none = try pushbridge(["lint", "--mappings", "examples/mappings"])
+    func usage() async throws {
+        let none = try await pushbridge(["lint", "--mappings", "examples/mappings"])
         #expect(none.status == 64)
         #expect(none.err.contains("give --android-res and/or --ios"))
-        let broken = try pushbridge(["lint", "--mappings", "examples/mappings", "--ios", "Tests/LocalizationTests/Fixtures/broken/ios"])
+        let broken = try await pushbridge(["lint", "--mappings", "examples/mappings", "--ios", "Tests/LocalizationTests/Fixtures/broken/ios"])
         #expect(broken.status == 1)
         #expect(broken.out.hasPrefix("Tests/LocalizationTests/Fixtures/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]\n"))
     }
 
     @Test("preview prints the table, with the crash where Android would crash")
-    func preview() throws {
-        let r = try pushbridge(["preview"] + Self.examples + ["--event", "examples/events/new-message.json", "--locale", "en,ar", "--locale", "tr"])
+    func preview() async throws {
+        let r = try await pushbridge(["preview"] + Self.examples + ["--event", "examples/events/new-message.json", "--locale", "en,ar", "--locale", "tr"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out == """
             message.received (examples/mappings/fcm-docs.yaml:20): 1 message
@@ -92,29 +92,29 @@ struct LintCLITests {
     }
 
     @Test("preview: every locale by default; a silent push; an event that cannot render exits 2")
-    func previewMore() throws {
-        let all = try pushbridge(["preview"] + Self.examples + ["--event", "examples/events/welcome.json"])
+    func previewMore() async throws {
+        let all = try await pushbridge(["preview"] + Self.examples + ["--event", "examples/events/welcome.json"])
         #expect(all.status == 0)
         #expect(all.out.components(separatedBy: "\n").filter { $0.contains("welcome_title") || $0.contains("WELCOME_TITLE") }.count == 16)
         #expect(all.out.contains("de     | android  | title | welcome_title | [\"Alice\"] | Willkommen, Alice!\n"))
-        let silent = try pushbridge(["preview"] + Self.examples + ["--event", "examples/events/inbox-sync.json"])
+        let silent = try await pushbridge(["preview"] + Self.examples + ["--event", "examples/events/inbox-sync.json"])
         #expect(silent.out.hasSuffix("no visible text: a silent (data-only) push\n"))
-        let fail = try pushbridge(["preview"] + Self.examples + ["--event", "examples/events/does-not-exist.json"])
+        let fail = try await pushbridge(["preview"] + Self.examples + ["--event", "examples/events/does-not-exist.json"])
         #expect(fail.status == 64)
-        let iosOnly = try pushbridge(["preview", "--mappings", "examples/mappings", "--ios", "examples/resources/ios",
+        let iosOnly = try await pushbridge(["preview", "--mappings", "examples/mappings", "--ios", "examples/resources/ios",
                                       "--event", "examples/events/welcome.json", "--locale", "fr"])
         #expect(iosOnly.out.contains("fr     | ios      | title | WELCOME_TITLE | [\"Alice\"] | Bienvenue, Alice !\n"))
         #expect(!iosOnly.out.contains("android"))
     }
 
     @Test("--help teaches with examples")
-    func help() throws {
-        let lint = try pushbridge(["lint", "--help"])
+    func help() async throws {
+        let lint = try await pushbridge(["lint", "--help"])
         #expect(lint.out.contains("  pushbridge lint --mappings examples/mappings \\\n      --android-res examples/resources/android/res \\\n"))
         #expect(lint.out.contains("IllegalFormatConversionException"))
-        let preview = try pushbridge(["preview", "--help"])
+        let preview = try await pushbridge(["preview", "--help"])
         #expect(preview.out.contains("  pushbridge preview --mappings examples/mappings \\\n      --event examples/events/welcome.json \\\n"))
-        let top = try pushbridge(["--help"])
+        let top = try await pushbridge(["--help"])
         #expect(top.out.contains("lint"))
         #expect(top.out.contains("preview"))
     }

@@ -53,8 +53,13 @@ extension LintReport {
     }
 }
 
-/// Runs the built `pushbridge` executable (beside the test bundle) in the repository root.
-func pushbridge(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+/// Runs the built `pushbridge` executable (beside the test bundle) in the repository root, on a
+/// thread of its own (`offPool`): a pool thread blocked for the run stalls every other test.
+func pushbridge(_ args: [String]) async throws -> (status: Int32, out: String, err: String) {
+    try await offPool { try runPushbridge(args) }
+}
+
+private func runPushbridge(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
     let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("pushbridge")
     let p = Process()
     p.executableURL = exe

@@ -1,8 +1,14 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// Runs the built `pushbridge` executable (it sits beside the test bundle).
-func pushbridge(_ args: [String], stdin: String? = nil) throws -> (status: Int32, out: String, err: String) {
+/// Runs the built `pushbridge` executable (it sits beside the test bundle), on a thread of its
+/// own (`offPool`): a pool thread blocked for the run stalls every other test.
+func pushbridge(_ args: [String], stdin: String? = nil) async throws -> (status: Int32, out: String, err: String) {
+    try await offPool { try runPushbridge(args, stdin: stdin) }
+}
+
+private func runPushbridge(_ args: [String], stdin: String?) throws -> (status: Int32, out: String, err: String) {
     let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("pushbridge")
     let p = Process()
     p.executableURL = exe
@@ -24,20 +30,20 @@ func pushbridge(_ args: [String], stdin: String? = nil) throws -> (status: Int32
 @Suite("pushbridge validate / render", .serialized)
 struct CLITests {
     @Test("validate accepts the examples")
-    func validateExamples() throws {
-        let r = try pushbridge(["validate", "examples/mappings"])
+    func validateExamples() async throws {
+        let r = try await pushbridge(["validate", "examples/mappings"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.hasPrefix("ok: 2 files, 5 event types"))
     }
 
     @Test("validate lists every error as file:line:column and exits 1")
-    func validateErrors() throws {
+    func validateErrors() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let bad = dir.appendingPathComponent("bad.yaml").path
         try "version: 1\nevents:\n  e:\n    target: {token: t, topic: x}\n    body: {key: k}\n    data: {from: x}\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let r = try pushbridge(["validate", bad])
+        let r = try await pushbridge(["validate", bad])
         #expect(r.status == 1)
         #expect(r.err.contains("\(bad):4:13: error: `target` has more than one kind: token, topic"))
         #expect(r.err.contains("\(bad):6:12: error: data key \"from\" is reserved by FCM"))
@@ -45,14 +51,14 @@ struct CLITests {
     }
 
     @Test("validate prints a warning with file:line for a collapse key per event, and still exits 0")
-    func validateWarnings() throws {
+    func validateWarnings() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("dup.yaml").path
         try "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    collapse_key: {from: event_id}\n"
             .write(toFile: file, atomically: true, encoding: .utf8)
-        let r = try pushbridge(["validate", file])
+        let r = try await pushbridge(["validate", file])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.err.contains("\(file):6:19: warning: collapse_key is the event's ID"), "\(r.err)")
         #expect(r.err.contains("replace_id: {from: event_id}"))
@@ -60,26 +66,26 @@ struct CLITests {
     }
 
     @Test("render prints the request body; reads the event from stdin with -")
-    func render() throws {
-        let file = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json"])
+    func render() async throws {
+        let file = try await pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json"])
         #expect(file.status == 0, "\(file.err)")
         #expect(file.out.hasPrefix(#"{"message":{"android":{"notification":{"title_loc_args":["Alice"]"#))
-        let stdin = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: try exampleEvent("stock.json"))
+        let stdin = try await pushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: try exampleEvent("stock.json"))
         #expect(stdin.out.contains(#""topic":"industry-tech""#))
-        let pretty = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json", "--pretty"])
+        let pretty = try await pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json", "--pretty"])
         #expect(pretty.out.contains("\n  \"message\": {"))
     }
 
     @Test("render explains why an event cannot be sent and exits 2")
-    func renderFailure() throws {
-        let r = try pushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: #"{"type":"user.welcome","user":{}}"#)
+    func renderFailure() async throws {
+        let r = try await pushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: #"{"type":"user.welcome","user":{}}"#)
         #expect(r.status == 2)
         #expect(r.err == "cannot render: title arg 1: field /user/first_name is missing or null and has no default [missing_field]\n")
     }
 
     @Test("--help teaches with examples")
-    func help() throws {
-        let r = try pushbridge(["render", "--help"])
+    func help() async throws {
+        let r = try await pushbridge(["render", "--help"])
         #expect(r.out.contains("  pushbridge render --mappings examples/mappings \\\n      --event examples/events/welcome.json\n"))
     }
 }

@@ -170,7 +170,7 @@ struct ConfigTests {
     }
 
     @Test("schemas/config.schema.json accepts the examples and rejects what the loader rejects")
-    func schema() throws {
+    func schema() async throws {
         let script = """
             import json, sys, yaml, jsonschema
             schema = json.load(open(sys.argv[1]))
@@ -190,7 +190,7 @@ struct ConfigTests {
         for text in bad { #expect(!(try Self.problems(text)).isEmpty, "the loader accepts \(text)") }
         let files = [Repository.root + "/examples/config/pushbridge.yaml", Repository.root + "/examples/config/minimal.yaml"]
             + (try bad.map(Self.file))
-        let r = try ChildProcess.run("/usr/bin/env", ["python3", "-c", script, Repository.root + "/schemas/config.schema.json"] + files)
+        let r = try await ChildProcess.run("/usr/bin/env", ["python3", "-c", script, Repository.root + "/schemas/config.schema.json"] + files)
         #expect(r.status == 0, "\(r.output)")
         #expect(r.output.split(separator: "\n").map(String.init) == ["valid", "valid"] + bad.map { _ in "invalid" }, "\(r.output)")
     }
