@@ -141,15 +141,15 @@ let package = Package(
 
         // MARK: Tests
         // Shared test helpers (child processes, free ports); in no product.
-        .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["Resources"]),
+        .target(name: "TestSupport", dependencies: ["Threading"], path: "Tests/TestSupport", exclude: ["Resources"]),
         // Welcome events on a topic and what a group made of them, for the pipeline and end-to-end tests.
         .target(name: "PipelineTestSupport", dependencies: ["Kafka", "FCMEmulator"], path: "Tests/PipelineTestSupport"),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "TestSupport"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "Threading", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
-            dependencies: ["Localization", "Mapping", "pushbridge", "TestSupport"],
+            dependencies: ["Localization", "Mapping", "pushbridge", "Threading", "TestSupport"],
             exclude: ["Fixtures"]  // read by path
         ),
         .testTarget(

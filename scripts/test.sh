@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test from a fresh machine: installs what is missing (scripts/setup.sh), builds,
+# Runs every test from a fresh machine: installs what is missing (scripts/setup.sh), checks that
+# each C library is imported by its own layer only (scripts/check-layers.sh), builds,
 # checks deploy/ (scripts/check-deploy.sh), then runs the suite twice where the Kafka runtime
 # matters (see docs/testing.md):
 #   1. all tests with librdkafka 2.16 from .tools (tansu needs librdkafka >= 2.1);
@@ -10,6 +11,8 @@ cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh
 export PUSHBRIDGE_TOOLS="$PWD/.tools"
+
+./scripts/check-layers.sh
 
 echo "== build"
 swift build --build-tests
@@ -36,8 +39,12 @@ watchdog() {  # NAME LOG: after $limit seconds, report and kill the test process
     echo "== WATCHDOG ($name): still running after ${limit}s; tests started and not finished:"
     # Swift Testing prints '◇ Test X started.' and then '✔ Test X passed', '✘ Test X failed'
     # or '➜ Test X skipped'.
-    grep -a -E '^◇ Test .* started\.$' "$log" | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$log.started" || true
-    grep -a -E '^(✔|✘|➜) Test ' "$log" | sed -E 's/^.{1,4} Test (.*) (passed|failed|skipped)( after.*|\.)?.*$/\1/' | sort -u > "$log.ended" || true
+    # (parameterized: '✔ Test X with 3 test cases passed'; their cases print 'Test case passing').
+    grep -a -E '^◇ Test .* started\.$' "$log" | grep -av '^◇ Test case passing' \
+        | sed -E 's/^◇ Test (.*) started\.$/\1/' | sort -u > "$log.started" || true
+    grep -a -E '^(✔|✘|➜) Test ' "$log" | grep -av 'Test case passing' \
+        | sed -E 's/^.{1,4} Test (.*) (passed|failed|skipped)( after.*|\.)?.*$/\1/; s/ with [0-9]+ test cases?$//' \
+        | sort -u > "$log.ended" || true
     comm -23 "$log.started" "$log.ended" | grep -v '^run$' | sed 's/^/   /'
     if [ -n "$pid" ] && command -v gdb >/dev/null; then
         timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt 30' > "$logs/$name.stacks.txt" 2>&1 || true

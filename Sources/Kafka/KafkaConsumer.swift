@@ -1,5 +1,3 @@
-import CRdKafka
-
 /// A Kafka consumer: a member of a consumer group (``subscribe(topics:)``) or a reader of
 /// explicitly assigned partitions (``assign(_:)``, for replay).
 ///
@@ -45,21 +43,13 @@ public final class KafkaConsumer: Sendable {
         guard core.configuration.groupID != nil else {
             throw KafkaError(code: .configuration, message: "subscribe needs a group ID (group.id)")
         }
-        let list = RDKafkaTopicPartitionList(capacity: topics.count)
-        for topic in topics {
-            list.add(TopicPartition(topic: topic, partition: crdkafka_partition_unassigned()), offset: .invalid)
-        }
-        let err = core.client.withHandle { rk in list.withPointer { rd_kafka_subscribe(rk, $0) } }
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, context: "subscribe") }
+        try core.subscribe(topics: topics)
     }
 
     /// Reads exactly these partitions from these offsets, without joining a group (assign mode,
     /// e.g. for replay). Offsets may be concrete or ``KafkaOffset/beginning``/`.end`/`.stored`.
     public func assign(_ partitions: [TopicPartitionOffset]) throws(KafkaError) {
-        let list = RDKafkaTopicPartitionList(partitions)
-        let err = core.client.withHandle { rk in list.withPointer { rd_kafka_assign(rk, $0) } }
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, context: "assign") }
-        core.state.withLock { $0.assignment = Set(partitions.map(\.topicPartition)) }
+        try core.assign(partitions)
     }
 
     /// The partitions currently assigned to this consumer.

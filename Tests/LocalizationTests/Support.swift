@@ -1,4 +1,5 @@
 import Foundation
+import Threading
 import Localization
 import Mapping
 import TestSupport
@@ -69,7 +70,7 @@ private func runPushbridge(_ args: [String]) throws -> (status: Int32, out: Stri
     p.standardOutput = out
     p.standardError = err
     p.standardInput = FileHandle.nullDevice
-    try p.run()
+    try SpawnGuard.withLock { try p.run() }
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()

@@ -1,4 +1,5 @@
 import Foundation
+import Threading
 import TestSupport
 import Testing
 
@@ -18,7 +19,7 @@ private func runPushbridge(_ args: [String], stdin: String?) throws -> (status: 
     p.standardOutput = out
     p.standardError = err
     p.standardInput = input
-    try p.run()
+    try SpawnGuard.withLock { try p.run() }
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     let o = out.fileHandleForReading.readDataToEndOfFile()

@@ -1,4 +1,5 @@
 import Foundation
+import Threading
 import TestSupport
 import Testing
 
@@ -30,7 +31,7 @@ struct SchemaTests {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out
-        try p.run()
+        try SpawnGuard.withLock { try p.run() }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))

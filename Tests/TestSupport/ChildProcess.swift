@@ -1,4 +1,5 @@
 import Foundation
+import Threading
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,7 +52,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
         var child: pid_t = 0
-        let rc = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArgs, &cEnv)
+        let rc = SpawnGuard.withLock { posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArgs, &cEnv) }
         guard rc == 0 else { throw TestSupportError("posix_spawn \(executable): \(String(cString: strerror(rc)))") }
         self.pid = child
     }

@@ -1,0 +1,112 @@
+import CRdKafka
+import Dispatch
+import Synchronization
+import Threading
+
+/// The producer's engine: owns the `rd_kafka_t` (through ``RDKafkaClient``) and the poll thread
+/// that serves delivery reports, as ``RDKafkaConsumer`` does for the consumer.
+///
+/// `@unchecked Sendable`: librdkafka's producer API is thread-safe and the Swift state is in
+/// `Mutex`es or atomics. The delivery callback finds each record's continuation through its
+/// per-message opaque, a `passRetained` box released exactly once, in the delivery report or
+/// when produce fails.
+final class RDKafkaProducer: @unchecked Sendable {
+    typealias Outcome = Result<KafkaDeliveryReport, KafkaError>
+
+    private final class Delivery {
+        let continuation: CheckedContinuation<Outcome, Never>
+        init(_ c: CheckedContinuation<Outcome, Never>) { continuation = c }
+    }
+
+    private let client: RDKafkaClient
+    private let stopRequested = Atomic<Bool>(false)
+    private var pollThreadDone: DispatchSemaphore!
+
+    init(configuration: KafkaProducerConfiguration) throws(KafkaError) {
+        client = try RDKafkaClient.make(.producer, properties: configuration.rdKafkaProperties) { conf in
+            rd_kafka_conf_set_dr_msg_cb(conf, deliveryTrampoline)
+        }
+        // The thread holds the client and the flag's owner only until asked to stop.
+        pollThreadDone = DedicatedThread.start(name: "pushbridge.kafka.producer") { [self] in
+            client.withHandle { rk in
+                while !stopRequested.load(ordering: .acquiring) {
+                    rd_kafka_poll(rk, 100)
+                }
+            }
+        }
+    }
+
+    /// Produces one record and waits for its delivery report (or the reason it was refused).
+    func produce(_ record: KafkaProducerRecord) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            let box = Unmanaged.passRetained(Delivery(continuation))
+            if let error = enqueue(record, opaque: box.toOpaque()) {
+                box.release()
+                continuation.resume(returning: .failure(error))
+            }
+        }
+    }
+
+    private func enqueue(_ record: KafkaProducerRecord, opaque: UnsafeMutableRawPointer) -> KafkaError? {
+        let headers = RDKafkaHeaders(record.headers)
+        let error: OpaquePointer? = client.withHandle { rk in
+            record.value.withUnsafeBytes { value in
+                let partition = record.partition ?? crdkafka_partition_unassigned()
+                if let key = record.key {
+                    return key.withUnsafeBytes { k in
+                        crdkafka_produce(rk, record.topic, partition, k.baseAddress, k.count, value.baseAddress, value.count, headers?.pointer, opaque)
+                    }
+                }
+                return crdkafka_produce(rk, record.topic, partition, nil, 0, value.baseAddress, value.count, headers?.pointer, opaque)
+            }
+        }
+        guard let error else {
+            headers?.release()  // librdkafka owns them now
+            return nil
+        }
+        return KafkaError(consuming: error, context: "produce to \(record.topic)")
+    }
+
+    /// Waits (on a thread of its own) until every record produced so far is delivered or failed.
+    func flush(timeout: Duration) async throws(KafkaError) {
+        let client = self.client
+        let result = await DedicatedThread.run { client.withHandle { rd_kafka_flush($0, Int32(timeout.milliseconds)) } }
+        guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, context: "flush") }
+    }
+
+    /// Fails whatever is still queued or in flight (each gets a delivery report with a purge
+    /// error), stops the poll thread and waits for it.
+    func purgeAndStop() async {
+        let client = self.client
+        await DedicatedThread.run {
+            client.withHandle { rk in
+                _ = rd_kafka_purge(rk, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
+                _ = rd_kafka_flush(rk, 1000)
+            }
+        }
+        requestStop()
+        await DedicatedThread.join(pollThreadDone)
+    }
+
+    /// Asks the poll thread to stop without waiting (from `deinit`).
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+
+    fileprivate static func deliver(_ message: UnsafePointer<rd_kafka_message_t>) {
+        guard let opaque = message.pointee._private else { return }
+        let delivery = Unmanaged<Delivery>.fromOpaque(opaque).takeRetainedValue()
+        let m = message.pointee
+        if m.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            let topic = String(cString: rd_kafka_topic_name(m.rkt))
+            delivery.continuation.resume(returning: .success(KafkaDeliveryReport(topic: topic, partition: m.partition, offset: m.offset)))
+        } else {
+            delivery.continuation.resume(returning: .failure(KafkaError(m.err, context: "delivery")))
+        }
+    }
+}
+
+private let deliveryTrampoline: @convention(c) (OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?) -> Void = {
+    _, message, _ in
+    if let message { RDKafkaProducer.deliver(message) }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Each C library is imported by one folder only (docs/architecture.md, "Layers"):
+#   CRdKafka (librdkafka) under Sources/Kafka/RDKafka/
+#   CCurl (libcurl)       under Sources/HTTP2/Curl/
+# Everything else reaches them through those folders' Swift types. Run by scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+status=0
+check() {  # MODULE FOLDER
+    local module=$1 folder=$2 offenders
+    offenders=$(grep -rlE "^[[:space:]]*(@_implementationOnly[[:space:]]+|@preconcurrency[[:space:]]+|(public|package|internal|fileprivate|private)[[:space:]]+)*import[[:space:]]+$module([[:space:]]|$)" \
+        Sources Tests --include='*.swift' | grep -v "^$folder" || true)
+    if [ -n "$offenders" ]; then
+        echo "check-layers: $module is imported outside $folder:"
+        echo "$offenders" | sed 's/^/  /'
+        status=1
+    fi
+}
+check CRdKafka Sources/Kafka/RDKafka/
+check CCurl Sources/HTTP2/Curl/
+[ "$status" -eq 0 ] && echo "check-layers: ok (CRdKafka only in Sources/Kafka/RDKafka/, CCurl only in Sources/HTTP2/Curl/)"
+exit "$status"
