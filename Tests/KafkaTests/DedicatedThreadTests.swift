@@ -65,6 +65,19 @@ struct DedicatedThreadTests {
         #expect(running == Self.manyWaits, "blocking calls running at once")
     }
 
+    @Test("the OS thread carries the name (15 bytes of it), for top -H, perf and gdb")
+    func osThreadName() async throws {
+        let seen = Mutex<[String]>([])
+        for name in ["pb.kafka.poll", "a-name-longer-than-fifteen"] {
+            let done = DedicatedThread.start(name: name) {
+                let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                seen.withLock { $0.append(comm.trimmingCharacters(in: .newlines)) }
+            }
+            await DedicatedThread.join(done)
+        }
+        #expect(seen.withLock { $0 } == ["pb.kafka.poll", "a-name-longer-t"])
+    }
+
     @Test("run returns the blocking call's result")
     func runReturnsTheResult() async {
         #expect(await DedicatedThread.run { 6 * 7 } == 42)

@@ -52,7 +52,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         self.configuration = configuration
         self.multi = try CurlMultiHandle(maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections)
         self.admission = StreamAdmission(streamsPerConnection: configuration.maxConcurrentStreams, maxConnections: maxConnections)
-        done = DedicatedThread.start(name: "pushbridge.http2") { [self] in run() }
+        done = DedicatedThread.start(name: "pb.http2") { [self] in run() }
     }
 
     /// Its connections, open now and opened so far.

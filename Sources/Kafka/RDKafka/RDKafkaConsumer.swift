@@ -61,7 +61,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
             rd_kafka_poll_set_consumer(rk)
             if hasLogHandler { rd_kafka_set_log_queue(rk, nil) }
         }
-        pollThreadDone = DedicatedThread.start(name: "pushbridge.kafka.poll") { [self] in
+        pollThreadDone = DedicatedThread.start(name: "pb.kafka.poll") { [self] in
             pollLoop()
         }
     }

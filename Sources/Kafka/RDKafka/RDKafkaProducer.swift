@@ -27,7 +27,7 @@ final class RDKafkaProducer: @unchecked Sendable {
             rd_kafka_conf_set_dr_msg_cb(conf, deliveryTrampoline)
         }
         // The thread holds the client and the flag's owner only until asked to stop.
-        pollThreadDone = DedicatedThread.start(name: "pushbridge.kafka.producer") { [self] in
+        pollThreadDone = DedicatedThread.start(name: "pb.kafka.send") { [self] in
             client.withHandle { rk in
                 while !stopRequested.load(ordering: .acquiring) {
                     rd_kafka_poll(rk, 100)
