@@ -1,13 +1,14 @@
 import Foundation
 
-/// Runs blocking C loops (`rd_kafka_consumer_poll`, `curl_multi_poll`, …) on their own OS
-/// threads, never on Swift's cooperative pool.
+/// Runs blocking C loops (`rd_kafka_consumer_poll`, `curl_multi_poll`, …) and blocking waits on
+/// their own OS threads, never on the pool Swift's tasks run on (``run(_:)`` says why).
 public enum DedicatedThread {
     /// Starts `body` on a new thread named `name`. `body` should return when asked to stop.
-    /// - Returns: a semaphore signalled once when `body` has returned.
+    ///
     /// `name` is also the OS thread's name (its first 15 bytes, Linux's limit), as `top -H`,
     /// `perf` and gdb show it: Foundation's `Thread.name` does not reach the OS thread on Linux,
     /// which keeps the name of the thread that started it (e.g. a pool thread's).
+    /// - Returns: a semaphore signalled once when `body` has returned.
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
         let osName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
