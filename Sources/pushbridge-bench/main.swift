@@ -47,7 +47,8 @@ do {
         guard let url = option("--url"), let ca = option("--ca") else { print(usage); exit(2) }
         emit(try await HTTP2Benchmark.run(
             url: url, caFile: ca,
-            requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!))
+            requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!,
+            inFlight: option("--in-flight").flatMap { Int($0) }))
     case "mapping":
         emit(try MappingBenchmark.run(events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!))
     case "fcm":
