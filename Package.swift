@@ -146,10 +146,10 @@ let package = Package(
         .target(name: "PipelineTestSupport", dependencies: ["Kafka", "FCMEmulator"], path: "Tests/PipelineTestSupport"),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "Threading", "TestSupport"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
-            dependencies: ["Localization", "Mapping", "pushbridge", "Threading", "TestSupport"],
+            dependencies: ["Localization", "Mapping", "pushbridge", "TestSupport"],
             exclude: ["Fixtures"]  // read by path
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import HTTP2
+import TestSupport
 
 /// `inFlight` tasks (default: `streams`) each send FCM-shaped POSTs back to back through one
 /// ``HTTP2Client`` whose connections take `streams` streams each; more tasks than streams open
@@ -38,16 +39,8 @@ enum HTTP2Benchmark {
             ("http2_requests_per_second", Double(latencies.count) / seconds),
             ("http2_latency_p50_ms", ms(0.5)),
             ("http2_latency_p99_ms", ms(0.99)),
-            ("http2_peak_rss_mb", peakRSSMegabytes()),
+            ("http2_peak_rss_mb", procStatusMegabytes("VmHWM:")),
         ]
-    }
-
-    /// This process's peak resident set (VmHWM), in MB.
-    static func peakRSSMegabytes() -> Double {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        let kb = line.flatMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first }.flatMap { Double($0) }
-        return (kb ?? 0) / 1024
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("pushbridge lint / preview (the built binary)", .serialized)
@@ -8,7 +9,7 @@ struct LintCLITests {
 
     @Test("lint reports the docs' %1$d as an error in compiler style and exits 1")
     func lintExamples() async throws {
-        let r = try await pushbridge(["lint"] + Self.examples)
+        let r = try await runPushbridge(["lint"] + Self.examples)
         #expect(r.status == 1, "\(r.err)")
         #expect(r.out.hasPrefix("examples/resources/android/res/values/strings.xml:9: error: %1$d in new_message_body receives a string loc arg"))
         #expect(r.out.contains("\nexamples/mappings/fcm-docs.yaml:20: note: sent as the body of message.received with 2 args\n"))
@@ -18,7 +19,7 @@ struct LintCLITests {
 
     @Test("lint of the clean fixture: no findings, exit 0")
     func lintClean() async throws {
-        let r = try await pushbridge(["lint", "--mappings", "\(Self.clean)/mappings.yaml", "--android-res", "\(Self.clean)/android/res", "--ios", "\(Self.clean)/ios"])
+        let r = try await runPushbridge(["lint", "--mappings", "\(Self.clean)/mappings.yaml", "--android-res", "\(Self.clean)/android/res", "--ios", "\(Self.clean)/ios"])
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(r.out == "0 errors, 0 warnings; coverage android: en 100%, fr 100%, sr-Latn 100%; ios: en 100%, fr 100%, sr-Latn 100%\n")
     }
@@ -36,7 +37,7 @@ struct LintCLITests {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
-        let r = try await pushbridge(["lint", "--mappings", "\(dir)/m.yaml", "--android-res", "\(dir)/res"])
+        let r = try await runPushbridge(["lint", "--mappings", "\(dir)/m.yaml", "--android-res", "\(dir)/res"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.contains("\(dir)/res/values/strings.xml:1: warning: hello_body is not translated for fr"))
         #expect(r.out.hasSuffix("0 errors, 1 warning; coverage android: en 100%, fr 0% (0/1)\n"))
@@ -44,7 +45,7 @@ struct LintCLITests {
 
     @Test("lint --format json for CI")
     func json() async throws {
-        let r = try await pushbridge(["lint"] + Self.examples + ["--format", "json"])
+        let r = try await runPushbridge(["lint"] + Self.examples + ["--format", "json"])
         #expect(r.status == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
         #expect(object["errors"] as? Int == 8)
@@ -65,17 +66,17 @@ struct LintCLITests {
 
     @Test("lint needs resources, and reports unreadable ones")
     func usage() async throws {
-        let none = try await pushbridge(["lint", "--mappings", "examples/mappings"])
+        let none = try await runPushbridge(["lint", "--mappings", "examples/mappings"])
         #expect(none.status == 64)
         #expect(none.err.contains("give --android-res and/or --ios"))
-        let broken = try await pushbridge(["lint", "--mappings", "examples/mappings", "--ios", "Tests/LocalizationTests/Fixtures/broken/ios"])
+        let broken = try await runPushbridge(["lint", "--mappings", "examples/mappings", "--ios", "Tests/LocalizationTests/Fixtures/broken/ios"])
         #expect(broken.status == 1)
         #expect(broken.out.hasPrefix("Tests/LocalizationTests/Fixtures/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]\n"))
     }
 
     @Test("preview prints the table, with the crash where Android would crash")
     func preview() async throws {
-        let r = try await pushbridge(["preview"] + Self.examples + ["--event", "examples/events/new-message.json", "--locale", "en,ar", "--locale", "tr"])
+        let r = try await runPushbridge(["preview"] + Self.examples + ["--event", "examples/events/new-message.json", "--locale", "en,ar", "--locale", "tr"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out == """
             message.received (examples/mappings/fcm-docs.yaml:20): 1 message
@@ -93,15 +94,15 @@ struct LintCLITests {
 
     @Test("preview: every locale by default; a silent push; an event that cannot render exits 2")
     func previewMore() async throws {
-        let all = try await pushbridge(["preview"] + Self.examples + ["--event", "examples/events/welcome.json"])
+        let all = try await runPushbridge(["preview"] + Self.examples + ["--event", "examples/events/welcome.json"])
         #expect(all.status == 0)
         #expect(all.out.components(separatedBy: "\n").filter { $0.contains("welcome_title") || $0.contains("WELCOME_TITLE") }.count == 16)
         #expect(all.out.contains("de     | android  | title | welcome_title | [\"Alice\"] | Willkommen, Alice!\n"))
-        let silent = try await pushbridge(["preview"] + Self.examples + ["--event", "examples/events/inbox-sync.json"])
+        let silent = try await runPushbridge(["preview"] + Self.examples + ["--event", "examples/events/inbox-sync.json"])
         #expect(silent.out.hasSuffix("no visible text: a silent (data-only) push\n"))
-        let fail = try await pushbridge(["preview"] + Self.examples + ["--event", "examples/events/does-not-exist.json"])
+        let fail = try await runPushbridge(["preview"] + Self.examples + ["--event", "examples/events/does-not-exist.json"])
         #expect(fail.status == 64)
-        let iosOnly = try await pushbridge(["preview", "--mappings", "examples/mappings", "--ios", "examples/resources/ios",
+        let iosOnly = try await runPushbridge(["preview", "--mappings", "examples/mappings", "--ios", "examples/resources/ios",
                                       "--event", "examples/events/welcome.json", "--locale", "fr"])
         #expect(iosOnly.out.contains("fr     | ios      | title | WELCOME_TITLE | [\"Alice\"] | Bienvenue, Alice !\n"))
         #expect(!iosOnly.out.contains("android"))
@@ -109,12 +110,12 @@ struct LintCLITests {
 
     @Test("--help teaches with examples")
     func help() async throws {
-        let lint = try await pushbridge(["lint", "--help"])
+        let lint = try await runPushbridge(["lint", "--help"])
         #expect(lint.out.contains("  pushbridge lint --mappings examples/mappings \\\n      --android-res examples/resources/android/res \\\n"))
         #expect(lint.out.contains("IllegalFormatConversionException"))
-        let preview = try await pushbridge(["preview", "--help"])
+        let preview = try await runPushbridge(["preview", "--help"])
         #expect(preview.out.contains("  pushbridge preview --mappings examples/mappings \\\n      --event examples/events/welcome.json \\\n"))
-        let top = try await pushbridge(["--help"])
+        let top = try await runPushbridge(["--help"])
         #expect(top.out.contains("lint"))
         #expect(top.out.contains("preview"))
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Threading
 import Localization
 import Mapping
 import TestSupport
@@ -52,27 +51,4 @@ extension LintReport {
                 && { if case .some(let l) = locale { return f.locale == l } else { return true } }()
         }
     }
-}
-
-/// Runs the built `pushbridge` executable (beside the test bundle) in the repository root, on a
-/// thread of its own (`offPool`): a pool thread blocked for the run stalls every other test.
-func pushbridge(_ args: [String]) async throws -> (status: Int32, out: String, err: String) {
-    try await offPool { try runPushbridge(args) }
-}
-
-private func runPushbridge(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("pushbridge")
-    let p = Process()
-    p.executableURL = exe
-    p.arguments = args
-    p.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    try SpawnGuard.withLock { try p.run() }
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
 }

@@ -1,38 +1,12 @@
 import Foundation
-import Threading
 import TestSupport
 import Testing
-
-/// Runs the built `pushbridge` executable (it sits beside the test bundle), on a thread of its
-/// own (`offPool`): a pool thread blocked for the run stalls every other test.
-func pushbridge(_ args: [String], stdin: String? = nil) async throws -> (status: Int32, out: String, err: String) {
-    try await offPool { try runPushbridge(args, stdin: stdin) }
-}
-
-private func runPushbridge(_ args: [String], stdin: String?) throws -> (status: Int32, out: String, err: String) {
-    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("pushbridge")
-    let p = Process()
-    p.executableURL = exe
-    p.arguments = args
-    p.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = input
-    try SpawnGuard.withLock { try p.run() }
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-}
 
 @Suite("pushbridge validate / render", .serialized)
 struct CLITests {
     @Test("validate accepts the examples")
     func validateExamples() async throws {
-        let r = try await pushbridge(["validate", "examples/mappings"])
+        let r = try await runPushbridge(["validate", "examples/mappings"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.hasPrefix("ok: 2 files, 5 event types"))
     }
@@ -44,7 +18,7 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let bad = dir.appendingPathComponent("bad.yaml").path
         try "version: 1\nevents:\n  e:\n    target: {token: t, topic: x}\n    body: {key: k}\n    data: {from: x}\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let r = try await pushbridge(["validate", bad])
+        let r = try await runPushbridge(["validate", bad])
         #expect(r.status == 1)
         #expect(r.err.contains("\(bad):4:13: error: `target` has more than one kind: token, topic"))
         #expect(r.err.contains("\(bad):6:12: error: data key \"from\" is reserved by FCM"))
@@ -59,7 +33,7 @@ struct CLITests {
         let file = dir.appendingPathComponent("dup.yaml").path
         try "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    collapse_key: {from: event_id}\n"
             .write(toFile: file, atomically: true, encoding: .utf8)
-        let r = try await pushbridge(["validate", file])
+        let r = try await runPushbridge(["validate", file])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.err.contains("\(file):6:19: warning: collapse_key is the event's ID"), "\(r.err)")
         #expect(r.err.contains("replace_id: {from: event_id}"))
@@ -68,25 +42,25 @@ struct CLITests {
 
     @Test("render prints the request body; reads the event from stdin with -")
     func render() async throws {
-        let file = try await pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json"])
+        let file = try await runPushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json"])
         #expect(file.status == 0, "\(file.err)")
         #expect(file.out.hasPrefix(#"{"message":{"android":{"notification":{"title_loc_args":["Alice"]"#))
-        let stdin = try await pushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: try exampleEvent("stock.json"))
+        let stdin = try await runPushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: try exampleEvent("stock.json"))
         #expect(stdin.out.contains(#""topic":"industry-tech""#))
-        let pretty = try await pushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json", "--pretty"])
+        let pretty = try await runPushbridge(["render", "--mappings", "examples/mappings", "--event", "examples/events/welcome.json", "--pretty"])
         #expect(pretty.out.contains("\n  \"message\": {"))
     }
 
     @Test("render explains why an event cannot be sent and exits 2")
     func renderFailure() async throws {
-        let r = try await pushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: #"{"type":"user.welcome","user":{}}"#)
+        let r = try await runPushbridge(["render", "--mappings", "examples/mappings", "--event", "-"], stdin: #"{"type":"user.welcome","user":{}}"#)
         #expect(r.status == 2)
         #expect(r.err == "cannot render: title arg 1: field /user/first_name is missing or null and has no default [missing_field]\n")
     }
 
     @Test("--help teaches with examples")
     func help() async throws {
-        let r = try await pushbridge(["render", "--help"])
+        let r = try await runPushbridge(["render", "--help"])
         #expect(r.out.contains("  pushbridge render --mappings examples/mappings \\\n      --event examples/events/welcome.json\n"))
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Threading
 import TestSupport
 import Testing
 
@@ -16,25 +15,11 @@ struct SchemaTests {
             print(path, "valid" if not errors else "invalid: " + errors[0].message[:120])
         """
 
-    /// Runs the script on a thread of its own (`offPool`): a pool thread blocked for the run
-    /// stalls every other test.
     static func check(_ files: [String]) async throws -> [String] {
-        let (status, text) = try await offPool { try runCheck(files) }
+        let (status, text) = try await ChildProcess.run(
+            "/usr/bin/env", ["python3", "-c", script, repositoryRoot + "/schemas/mapping.schema.json"] + files)
         #expect(status == 0, "\(text)")
         return text.split(separator: "\n").map(String.init)
-    }
-
-    private static func runCheck(_ files: [String]) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script, repositoryRoot + "/schemas/mapping.schema.json"] + files
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try SpawnGuard.withLock { try p.run() }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     @Test("every example mapping validates")

@@ -74,10 +74,7 @@ public struct WorkerProcess: Sendable {
     public func rssMegabytes() -> Double { statusMegabytes("VmRSS:") }
 
     private func statusMegabytes(_ field: String) -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
-              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-        return kb / 1024
+        procStatusMegabytes(field, pid: String(process.programPID ?? process.pid))
     }
 
     /// `kill -9` of the worker itself: no drain, no commit, no leaving the group. Returns once

@@ -1,0 +1,37 @@
+import Foundation
+import Threading
+
+/// Runs the built `pushbridge` executable (beside the test bundle) in the repository root with
+/// `stdin` as its input, on a thread of its own (`offPool`): a pool thread blocked for the run
+/// stalls every other test. Its standard output and error come back apart.
+public func runPushbridge(_ args: [String], stdin: String? = nil) async throws -> (status: Int32, out: String, err: String) {
+    try await offPool { try runPushbridgeBlocking(args, stdin: stdin) }
+}
+
+private func runPushbridgeBlocking(_ args: [String], stdin: String?) throws -> (status: Int32, out: String, err: String) {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("pushbridge")
+    let p = Process()
+    p.executableURL = exe
+    p.arguments = args
+    p.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = input
+    try SpawnGuard.withLock { try p.run() }
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+}
+
+/// A figure from `/proc/PID/status` (`VmHWM:`, `VmRSS:`), in MB; 0 if there is none.
+/// - Parameter pid: a process ID, or `"self"`.
+public func procStatusMegabytes(_ field: String, pid: String = "self") -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
+          let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+    return kb / 1024
+}
