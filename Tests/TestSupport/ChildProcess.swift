@@ -13,6 +13,8 @@ import Glibc
 public final class ChildProcess: @unchecked Sendable {
     // `pid` is immutable; `reaped` is only touched by terminate(), which callers serialise.
     public let pid: pid_t
+    /// Where its standard output and error go.
+    public let logFile: String
     private var reaped = false
 
     public init(executable: String, arguments: [String], logFile: String, environment: [String: String] = [:]) throws {
@@ -55,6 +57,7 @@ public final class ChildProcess: @unchecked Sendable {
         let rc = SpawnGuard.withLock { posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArgs, &cEnv) }
         guard rc == 0 else { throw TestSupportError("posix_spawn \(executable): \(String(cString: strerror(rc)))") }
         self.pid = child
+        self.logFile = logFile
     }
 
     deinit {
@@ -97,6 +100,34 @@ public final class ChildProcess: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return nil
+    }
+
+    /// Waits until the server accepts TCP connections on 127.0.0.1:`port`. Fails at once, with
+    /// the end of its log, if it exits first (a port taken after all: "Address in use").
+    public func waitUntilListening(port: Int, timeout: Duration) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if FreePort.canConnect(port: port) { return }
+            if let status = exitStatus() {
+                throw ServerExited(port: port, status: status, log: Self.tail(of: logFile))
+            }
+            usleep(20_000)
+        }
+        throw TestSupportError("nothing listens on 127.0.0.1:\(port) after \(timeout); its log ends:\n\(Self.tail(of: logFile))")
+    }
+
+    /// A server that exited before it listened.
+    public struct ServerExited: Error, CustomStringConvertible {
+        public let port: Int
+        public let status: Int32
+        public let log: String
+        public var addressInUse: Bool { log.contains("Address in use") || log.contains("Address already in use") }
+        public var description: String { "the server for 127.0.0.1:\(port) exited (\(status)) before it listened; its log ends:\n\(log)" }
+    }
+
+    static func tail(of file: String, bytes: Int = 2000) -> String {
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? "(no log at \(file))"
+        return String(text.suffix(bytes))
     }
 
     /// The exit status if the process has exited (it is reaped then), else nil.

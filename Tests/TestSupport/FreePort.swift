@@ -5,49 +5,52 @@ import Glibc
 #endif
 
 /// Loopback ports for test servers.
+///
+/// They come from below the kernel's ephemeral range (`net.ipv4.ip_local_port_range`, 32768–60999
+/// by default), which the kernel never hands out by itself. A port taken from inside that range
+/// (bind to port 0, then release) can be taken again before the server binds it: by the mock
+/// cluster's brokers and other servers binding port 0, or as the local port of an outgoing
+/// connection. The server then exits with "Address in use" (a CI run lost tansu that way).
 public enum FreePort {
-    /// Ports handed out in this process: bind-to-0 may give a released port again at once, and
-    /// two servers started in parallel would then share it (the second one's nginx exits, and
-    /// its test talks to the first one's).
+    /// Ports handed out in this process, never handed out twice: two servers started in parallel
+    /// would otherwise share one (the second one's nginx exits, and its test talks to the first
+    /// one's).
     private static let handedOut = Mutex<Set<Int>>([])
 
-    /// A port that was free a moment ago (bound to 127.0.0.1:0 and released), never the same
-    /// one twice in a process.
+    /// The ports handed out: the 12,000 below the ephemeral range (or above 1023).
+    static let range: ClosedRange<Int> = {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let low = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+        return max(1024, low - 12_000)...max(1024, low - 1)
+    }()
+
+    /// A port that is free now, outside the ephemeral range and never the same one twice in a
+    /// process.
     public static func next() throws -> Int {
-        while true {
-            let port = try unused()
+        for _ in 0..<10_000 {
+            let port = Int.random(in: range)
+            guard handedOut.withLock({ !$0.contains(port) }), isFree(port) else { continue }
             if handedOut.withLock({ $0.insert(port).inserted }) { return port }
         }
+        throw TestSupportError("no free port in \(range)")
     }
 
-    private static func unused() throws -> Int {
+    /// Whether 127.0.0.1:`port` can be bound now (without SO_REUSEADDR, so a port whose last
+    /// connection is still in TIME_WAIT counts as taken).
+    static func isFree(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSupportError("socket() failed") }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { ptr in
-                bind(fd, ptr, len) == 0 && getsockname(fd, ptr, &len) == 0
-            }
+        addr.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard bound else { throw TestSupportError("bind() failed") }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 
-    /// Waits until something accepts TCP connections on 127.0.0.1:`port`.
-    public static func waitUntilListening(port: Int, timeout: Duration) throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if canConnect(port: port) { return }
-            usleep(20_000)
-        }
-        throw TestSupportError("nothing listens on 127.0.0.1:\(port) after \(timeout)")
-    }
-
+    /// Whether something accepts TCP connections on 127.0.0.1:`port` now.
     public static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }

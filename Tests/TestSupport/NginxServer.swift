@@ -32,7 +32,7 @@ public final class NginxServer: @unchecked Sendable {
         process = try ChildProcess(
             executable: "/usr/sbin/nginx", arguments: ["-p", directory.path, "-c", configFile.path],
             logFile: directory.appendingPathComponent("stdout.log").path)
-        try FreePort.waitUntilListening(port: port, timeout: .seconds(20))
+        try process.waitUntilListening(port: port, timeout: .seconds(20))
     }
 
     deinit {

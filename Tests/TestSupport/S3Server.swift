@@ -20,7 +20,7 @@ public final class S3Server: Sendable {
             logFile: log, environment: ["PYTHONPATH": Repository.tool("moto")])
         endpoint = "http://127.0.0.1:\(port)"
         self.bucket = bucket
-        try FreePort.waitUntilListening(port: port, timeout: .seconds(30))
+        try process.waitUntilListening(port: port, timeout: .seconds(30))
         let create = "import urllib.request as r; r.urlopen(r.Request('\(endpoint)/\(bucket)', method='PUT'), timeout=10)"
         let (status, output) = try ChildProcess.run("/usr/bin/python3", ["-c", create], timeout: .seconds(30))
         guard status == 0 else { throw TestSupportError("cannot create bucket \(bucket) on \(endpoint): \(output)") }

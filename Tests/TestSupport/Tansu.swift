@@ -25,14 +25,24 @@ public final class Tansu: Sendable {
         try await offPool { try Tansu(storage: storage) }
     }
 
+    /// Starts a broker on a free port. Should the port be taken after all before tansu binds it
+    /// (tansu exits with "Address in use"), starts it on another one.
     public init(storage: Storage = .memory) throws {
-        port = try FreePort.next()
         self.storage = storage
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-tansu-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        bootstrapServers = "127.0.0.1:\(port)"
-        process = Mutex(nil)
-        try start()
+        var attempt = 1
+        while true {
+            let port = try FreePort.next()
+            do {
+                let child = try Self.launch(port: port, storage: storage, log: directory.appendingPathComponent("tansu.log").path)
+                (self.port, bootstrapServers) = (port, "127.0.0.1:\(port)")
+                process = Mutex(child)
+                return
+            } catch let exited as ChildProcess.ServerExited where exited.addressInUse && attempt < 3 {
+                attempt += 1
+            }
+        }
     }
 
     deinit {
@@ -40,7 +50,8 @@ public final class Tansu: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func start() throws {
+    /// Starts tansu on 127.0.0.1:`port` and waits until it listens.
+    private static func launch(port: Int, storage: Storage, log: String) throws -> ChildProcess {
         let url = "tcp://127.0.0.1:\(port)"
         var environment = ["RUST_LOG": "warn"]
         let engine: String
@@ -58,11 +69,11 @@ public final class Tansu: Sendable {
         let child = try ChildProcess(
             executable: Repository.tool("bin/tansu"),
             arguments: ["broker", "--listener-url", url, "--advertised-listener-url", url, "--storage-engine", engine],
-            logFile: directory.appendingPathComponent("tansu.log").path,
+            logFile: log,
             environment: environment
         )
-        process.withLock { $0 = child }
-        try FreePort.waitUntilListening(port: port, timeout: .seconds(20))
+        try child.waitUntilListening(port: port, timeout: .seconds(20))
+        return child
     }
 
     /// Stops the broker (`kill -9` when `hard`, else SIGTERM), waits `downtime`, and starts it
@@ -77,7 +88,10 @@ public final class Tansu: Sendable {
             try await offPool { old.terminate() }
         }
         try await Task.sleep(for: downtime)
-        try await offPool { try self.start() }
+        let child = try await offPool { [port, storage, directory] in
+            try Self.launch(port: port, storage: storage, log: directory.appendingPathComponent("tansu.log").path)
+        }
+        process.withLock { $0 = child }
     }
 
     /// ``createTopic(_:partitions:)`` off the cooperative pool (``offPool(_:)``).

@@ -12,7 +12,7 @@ public struct WorkerProcess: Sendable {
     public static func start(executable: String, config: String, port: Int, log: String) throws -> WorkerProcess {
         let process = try ChildProcess(executable: executable, arguments: ["run", "--config", config], logFile: log)
         let worker = WorkerProcess(process: process, port: port, log: log)
-        try FreePort.waitUntilListening(port: port, timeout: .seconds(30))
+        try process.waitUntilListening(port: port, timeout: .seconds(30))
         return worker
     }
 
