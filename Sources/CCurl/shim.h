@@ -9,6 +9,8 @@
 typedef size_t (*ccurl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
 typedef curl_socket_t (*ccurl_opensocket_callback)(void *clientp, curlsocktype purpose, struct curl_sockaddr *address);
 typedef int (*ccurl_closesocket_callback)(void *clientp, curl_socket_t item);
+typedef int (*ccurl_socket_callback)(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp);
+typedef int (*ccurl_timer_callback)(CURLM *multi, long timeout_ms, void *userp);
 
 static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -39,6 +41,15 @@ static inline CURLcode ccurl_easy_getinfo_ptr(CURL *handle, CURLINFO info, char 
 }
 static inline CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
+}
+static inline CURLMcode ccurl_multi_setopt_ptr(CURLM *multi, CURLMoption option, void *value) {
+    return curl_multi_setopt(multi, option, value);
+}
+static inline CURLMcode ccurl_multi_setopt_socket_callback(CURLM *multi, ccurl_socket_callback value) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, value);
+}
+static inline CURLMcode ccurl_multi_setopt_timer_callback(CURLM *multi, ccurl_timer_callback value) {
+    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, value);
 }
 /// CURLMsg.data is a union; Swift reads the result through this.
 static inline CURLcode ccurl_msg_result(const CURLMsg *msg) {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Runs blocking C loops (`rd_kafka_consumer_poll`, `curl_multi_poll`, …) and blocking waits on
+/// Runs blocking C loops (`rd_kafka_consumer_poll`, libcurl's `poll(2)` loop, …) and blocking waits on
 /// their own OS threads, never on the pool Swift's tasks run on (``run(_:)`` says why).
 public enum DedicatedThread {
     /// Starts `body` on a new thread named `name`. `body` should return when asked to stop.

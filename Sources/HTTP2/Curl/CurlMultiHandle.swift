@@ -1,15 +1,12 @@
 import CCurl
-import Synchronization
 
-/// Owns one `CURLM*` multi handle; `curl_multi_cleanup` in `deinit`.
+/// Owns one `CURLM*` multi handle, driven by socket events (`curl_multi_socket_action`);
+/// `curl_multi_cleanup` in `deinit`.
 ///
-/// `@unchecked Sendable` only for ``wakeup()``, which libcurl documents as callable from any
-/// thread (under `lock`, against ``closeConnections()`` swapping the handle), and
-/// ``connections``, which is atomic; every other use is confined to the multi thread.
+/// `@unchecked Sendable` only for ``connections``, which is atomic; every other use is confined
+/// to the multi thread.
 final class CurlMultiHandle: @unchecked Sendable {
-    /// Written only by the multi thread, under `lock`; read there freely.
     private var handle: UnsafeMutableRawPointer
-    private let lock = Mutex(())
     private let maxConcurrentStreams: Int
     private let maxConnections: Int
     /// CURLMOPT_MAX_HOST_CONNECTIONS as last set (multi thread only).
@@ -17,6 +14,9 @@ final class CurlMultiHandle: @unchecked Sendable {
     /// The connections this handle's transfers opened; held here so that it outlives
     /// `curl_multi_cleanup`, which closes the last of them.
     let connections = CurlConnectionCounter()
+    /// The sockets libcurl waits on; held here so that it outlives `curl_multi_cleanup`, which
+    /// reports the last of them removed.
+    let sockets = CurlSocketInterest()
 
     /// - Parameters:
     ///   - maxConcurrentStreams: streams per connection at most (the server may allow fewer).
@@ -25,11 +25,11 @@ final class CurlMultiHandle: @unchecked Sendable {
     init(maxConcurrentStreams: Int, maxConnections: Int) throws(HTTP2ClientError) {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxConnections = maxConnections
-        self.handle = try Self.make(maxConcurrentStreams: maxConcurrentStreams, maxConnections: maxConnections)
+        self.handle = try Self.make(maxConcurrentStreams: maxConcurrentStreams, maxConnections: maxConnections, sockets: sockets)
         self.allowedConnections = maxConnections
     }
 
-    private static func make(maxConcurrentStreams: Int, maxConnections: Int) throws(HTTP2ClientError) -> UnsafeMutableRawPointer {
+    private static func make(maxConcurrentStreams: Int, maxConnections: Int, sockets: CurlSocketInterest) throws(HTTP2ClientError) -> UnsafeMutableRawPointer {
         guard CurlGlobal.initialized, let handle = curl_multi_init() else {
             throw HTTP2ClientError(code: .other, message: "curl_multi_init failed", isRetryable: false)
         }
@@ -39,6 +39,7 @@ final class CurlMultiHandle: @unchecked Sendable {
         // Idle connections stay cached (up to the maximum) until CURLOPT_MAXAGE_CONN retires them.
         ccurl_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, maxConnections)
         ccurl_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, maxConcurrentStreams)
+        sockets.install(on: handle)
         return handle
     }
 
@@ -50,18 +51,17 @@ final class CurlMultiHandle: @unchecked Sendable {
         let n = max(1, min(n, maxConnections))
         guard n != allowedConnections else { return }
         allowedConnections = n
-        lock.withLock { _ in ccurl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, n) }
+        ccurl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, n)
     }
 
     /// Closes every connection, for a handle with no transfer that has been idle: libcurl
     /// retires an idle connection only when a later transfer looks for one, and an idle
     /// handle has none. Multi thread only, with no easy handle added.
     func closeConnections() {
-        guard let fresh = try? Self.make(maxConcurrentStreams: maxConcurrentStreams, maxConnections: maxConnections) else { return }
-        lock.withLock { _ in
-            curl_multi_cleanup(handle)
-            handle = fresh
-        }
+        guard let fresh = try? Self.make(maxConcurrentStreams: maxConcurrentStreams, maxConnections: maxConnections, sockets: sockets) else { return }
+        curl_multi_cleanup(handle)
+        handle = fresh
+        sockets.removeAll()
         allowedConnections = maxConnections
     }
 
@@ -72,20 +72,34 @@ final class CurlMultiHandle: @unchecked Sendable {
     func add(_ easy: CurlEasyHandle) -> CURLMcode { easy.withPointer { curl_multi_add_handle(handle, $0) } }
     func remove(_ easy: CurlEasyHandle) { _ = easy.withPointer { curl_multi_remove_handle(handle, $0) } }
 
-    /// Drives all transfers; returns how many are still running.
-    func perform() -> Int32 {
+    /// Lets libcurl act on `socket`, which `poll(2)` found ready: only the transfers on that
+    /// socket's connection run, and any transfer whose timer is due.
+    ///
+    /// Each transfer checks the socket itself (event mask 0), as under `curl_multi_perform`.
+    /// libcurl 7.88 keeps the events passed here on the *connection* and hands them to whichever
+    /// of its transfers runs first; told "writable", a transfer whose stream the server had
+    /// already closed (an answer before the whole body was read) sent on it and failed with
+    /// CURLE_HTTP2_STREAM ("stream N closed"). `HTTP2ClientTests` holds that case.
+    func socketAction(_ socket: Int32) {
         var running: Int32 = 0
-        _ = curl_multi_perform(handle, &running)
-        return running
+        _ = curl_multi_socket_action(handle, socket, 0, &running)
     }
 
-    /// Waits for socket activity, a timeout, or ``wakeup()``.
-    func poll(timeoutMilliseconds: Int32) {
-        _ = curl_multi_poll(handle, nil, 0, timeoutMilliseconds, nil)
+    /// Lets libcurl run the transfers whose timers are due (new transfers are due at once).
+    func timeoutAction() {
+        var running: Int32 = 0
+        _ = curl_multi_socket_action(handle, Self.socketTimeout, 0, &running)
     }
 
-    /// Interrupts ``poll(timeoutMilliseconds:)`` from any thread.
-    func wakeup() { lock.withLock { _ in _ = curl_multi_wakeup(handle) } }
+    /// `CURL_SOCKET_TIMEOUT` (`CURL_SOCKET_BAD`, -1): "no socket, the timers".
+    private static let socketTimeout: curl_socket_t = -1
+
+    /// Milliseconds until libcurl's next timer is due: 0 now, nil none.
+    func timeout() -> Int? {
+        var ms = -1
+        _ = curl_multi_timeout(handle, &ms)
+        return ms < 0 ? nil : ms
+    }
 
     /// Completed transfers: (easy handle pointer, result), until none is left.
     func completed(_ body: (UnsafeMutableRawPointer, CURLcode) -> Void) {

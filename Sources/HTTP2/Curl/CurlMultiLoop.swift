@@ -7,14 +7,18 @@ import Synchronization
 /// transfers need, up to `maxConnections`: libcurl opens another when every stream of the open
 /// ones is in use, and retires those left idle.
 ///
-/// Tasks hand transfers over through `state` (a `Mutex`) and wake the thread with
-/// `curl_multi_wakeup`; everything else (easy handles, the active table, callbacks) is confined
+/// The thread waits in `poll(2)` on the sockets libcurl names (``CurlSocketInterest``) and hands
+/// libcurl each ready one (`curl_multi_socket_action`), so an answer costs a visit to the
+/// transfers of its own connection, not to every transfer in flight.
+///
+/// Tasks hand transfers over through `state` (a `Mutex`) and wake the thread through a pipe
+/// (``LoopWakeup``); everything else (easy handles, the active table, callbacks) is confined
 /// to the multi thread. Hence `@unchecked Sendable`.
 final class CurlMultiLoop: @unchecked Sendable {
     private struct State: Sendable {
         var pending: [CurlTransfer] = []
         var shuttingDown = false
-        /// The multi thread is in (or about to enter) `curl_multi_poll` with nothing queued.
+        /// The multi thread is in (or about to enter) `poll` with nothing queued.
         var parked = false
         /// A wakeup was sent since the thread parked; more are not needed.
         var woken = false
@@ -28,6 +32,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private let configuration: HTTP2Client.Configuration
     private let multi: CurlMultiHandle
+    private let wakeup: LoopWakeup
     // Multi thread only, as below: what libcurl may take now. The rest wait in `pending`, so
     // libcurl keeps no queue of its own (which it walks on every turn) and opens connections
     // one at a time.
@@ -45,12 +50,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// The probe out now (``StreamAdmission``), until its connection is ready or it ends, and
     /// the connections open when it went out.
     private var probe: (transfer: CurlTransfer, openBefore: Int)?
-    /// When `curl_multi_perform` last ran.
-    private var lastPerform = ContinuousClock.now
 
     init(configuration: HTTP2Client.Configuration, maxConnections: Int) throws(HTTP2ClientError) {
         self.configuration = configuration
         self.multi = try CurlMultiHandle(maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections)
+        self.wakeup = try LoopWakeup()
         self.admission = StreamAdmission(streamsPerConnection: configuration.maxConcurrentStreams, maxConnections: maxConnections)
         done = DedicatedThread.start(name: "pb.http2") { [self] in run() }
     }
@@ -71,7 +75,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         switch wake {
         case nil: transfer.continuation.resume(returning: .failure(.shutdownError))
-        case true?: multi.wakeup()
+        case true?: wakeup.signal()
         case false?: break
         }
     }
@@ -79,7 +83,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Fails pending and in-flight transfers with `.shutdown` and stops the thread.
     func shutdown() async {
         state.withLock { $0.shuttingDown = true }
-        multi.wakeup()
+        wakeup.signal()
         guard let done else { return }
         await DedicatedThread.join(done)
     }
@@ -87,7 +91,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Asks the loop to stop without waiting (from `deinit`).
     func requestShutdown() {
         state.withLock { $0.shuttingDown = true }
-        multi.wakeup()
+        wakeup.signal()
     }
 
     // MARK: Multi thread
@@ -120,9 +124,17 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             // Only a probe opens a connection (CurlMultiHandle.allowConnections).
             multi.allowConnections(probe.map { $0.openBefore + 1 } ?? multi.connections.open.load(ordering: .relaxed))
-            pace()
-            _ = multi.perform()
-            lastPerform = .now
+            let full = admission.isFull(active: active.count, openConnections: multi.connections.open.load(ordering: .relaxed))
+            let canPark = state.withLock { s -> Bool in
+                guard s.pending.isEmpty || full else { return false }
+                s.parked = true
+                s.woken = false
+                return true
+            }
+            // Transfers waiting for a stream may call for a connection soon (StreamAdmission).
+            let longest = canPark ? (state.withLock { $0.pending.isEmpty } ? 1000 : 20) : 0
+            wait(longest: longest)
+            if canPark { state.withLock { $0.parked = false } }
             // A probe's connection can take more streams once it is negotiated (the transfer
             // has begun to send), not only once the probe is answered.
             if let p = probe?.transfer, let easy = p.easy, easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0 {
@@ -135,35 +147,33 @@ final class CurlMultiLoop: @unchecked Sendable {
                 finished += 1
             }
             let open = multi.connections.open.load(ordering: .relaxed)
-            let full = admission.isFull(active: active.count, openConnections: open)
             if !active.isEmpty || !incoming.isEmpty || finished > 0 {
                 lastBusy = .now
             } else if open > 0, ContinuousClock.now - lastBusy >= configuration.idleConnectionTimeout, state.withLock({ $0.pending.isEmpty }) {
                 multi.closeConnections()
             }
-            let canPark = state.withLock { s -> Bool in
-                guard s.pending.isEmpty || full else { return false }
-                s.parked = true
-                s.woken = false
-                return true
-            }
-            if canPark {
-                // Transfers waiting for a stream may call for a connection soon (StreamAdmission).
-                multi.poll(timeoutMilliseconds: state.withLock { $0.pending.isEmpty } ? 1000 : 20)
-                state.withLock { $0.parked = false }
-            }
         }
     }
 
-    /// Spaces `curl_multi_perform` calls by ``StreamAdmission/performSpacing(active:)``: each call
-    /// visits every transfer (libcurl 7.88 polls each one's socket), so with many streams in
-    /// flight, running it on every socket event costs more than the answers it collects.
-    private func pace() {
-        let spacing = StreamAdmission.performSpacing(active: active.count)
-        let since = ContinuousClock.now - lastPerform
-        guard since < spacing else { return }
-        let rest = spacing - since
-        Thread.sleep(forTimeInterval: Double(rest.components.attoseconds) / 1e18 + Double(rest.components.seconds))
+    /// Waits up to `longest` ms (less if a libcurl timer is due sooner) for a socket of
+    /// libcurl's or the wakeup pipe, then lets libcurl act on the ready sockets and due timers.
+    private func wait(longest: Int) {
+        let timer = multi.timeout()
+        let timeout = min(longest, timer ?? longest)
+        var set = multi.sockets.pollSet(after: pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0))
+        let ready = timeout > 0 || set.count > 1 ? set.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), Int32(timeout)) } : 0
+        if ready > 0 {
+            if set[0].revents != 0 { wakeup.drain() }
+            for entry in set.dropFirst() where entry.revents != 0 {
+                if entry.revents & Int16(POLLNVAL) != 0 {
+                    // Closed without a word to us: libcurl is done with it.
+                    multi.sockets.update(socket: entry.fd, what: CURL_POLL_REMOVE)
+                } else {
+                    multi.socketAction(entry.fd)
+                }
+            }
+        }
+        if multi.timeout() == 0 { multi.timeoutAction() }
     }
 
     /// Hands `transfer` to libcurl; false if it failed at once (and was answered).

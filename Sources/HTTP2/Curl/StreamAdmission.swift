@@ -46,16 +46,6 @@ struct StreamAdmission: Sendable {
         return usable * streamsPerConnection - active
     }
 
-    /// The least time between two `curl_multi_perform` calls with `active` transfers: 4 µs a
-    /// transfer, at most 5 ms. libcurl 7.88's `curl_multi_perform` visits every transfer and
-    /// polls its socket (about 1 µs each); called on every socket event, with 800 streams in
-    /// flight at 100 ms answer times, those polls were a fifth of the worker's CPU (perf, docs/
-    /// benchmarks.md). Spaced so, the visits cost at most about a quarter of the loop's time,
-    /// and an answer waits at most 5 ms more; with few transfers (fast answers) there is no wait.
-    static func performSpacing(active: Int) -> Duration {
-        min(.microseconds(4 * active), .milliseconds(5))
-    }
-
     mutating func probeStarted() { probing = true }
     mutating func probeFinished() { probing = false }
 }
