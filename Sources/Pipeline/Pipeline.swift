@@ -189,9 +189,9 @@ public final class Pipeline: Sendable {
                 // Messages fetched before a pause still arrive: at the bound, stop reading until
                 // events finish, so events in flight never exceed maxEventsInFlight.
                 if admission.full {
-                    while coordinator.isFull, !Task.isCancelled {
-                        try? await Task.sleep(for: .milliseconds(5))
-                    }
+                    // Woken when an event finishes or a commit is acknowledged and frees room;
+                    // stop() cancels this task.
+                    _ = await coordinator.roomFreed.wait { !coordinator.isFull }
                 }
             }
         } catch {
@@ -246,19 +246,27 @@ public final class Pipeline: Sendable {
 
     // MARK: Commits
 
+    /// Commits every `commitInterval`, and sooner when `commitEveryEvents` events finished
+    /// (woken by the coordinator, not polling it). After a commit that failed, or that found
+    /// nothing to commit while events wait behind an unfinished one, the next comes at the
+    /// interval: "due" would hold at once again, and commits would follow each other unpaced.
     private func commitLoop() async {
-        var last = ContinuousClock.now
+        var paced = false
         while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(20))
-            let due = coordinator.commitDue
-            guard due || ContinuousClock.now - last >= configuration.commitInterval else { continue }
-            last = .now
-            await commitNow(nil)
+            let next = ContinuousClock.now + configuration.commitInterval
+            if paced {
+                try? await Task.sleep(until: next)
+            } else {
+                _ = await coordinator.commitBecameDue.wait(until: next) { coordinator.commitDue }
+            }
+            if Task.isCancelled { return }
+            paced = await commitNow(nil) != .committed
         }
     }
 
     /// Commits what is done in `partitions` (all if nil) and waits for the broker.
-    func commitNow(_ partitions: [TopicPartition]?) async {
+    @discardableResult
+    func commitNow(_ partitions: [TopicPartition]?) async -> RebalanceHandlers.CommitResult {
         await RebalanceHandlers.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
     }
 

@@ -18,6 +18,31 @@ final class PipelineCoordinator: Sendable {
     private let withOffsetMap: Bool
     let commitEveryEvents: Int
 
+    /// Notified when the worker stops being full (``isFull``): the reader may read on.
+    let roomFreed = ChangeSignal()
+    /// Notified when ``commitDue`` becomes true.
+    let commitBecameDue = ChangeSignal()
+    /// Notified when a partition's last event in flight ends, or one is forgotten: drains
+    /// (``inFlight(_:)`` reaching 0) wait for it.
+    let drained = ChangeSignal()
+
+    /// What the waiters above care about, read before and after a change under the lock.
+    private struct Flags {
+        var full: Bool
+        var due: Bool
+    }
+
+    private func flags(_ s: State) -> Flags {
+        Flags(full: s.table.isFull, due: s.table.doneSinceCommit >= commitEveryEvents)
+    }
+
+    /// Notifies the signals whose transition happened between `before` and `after` (outside the lock).
+    private func signal(from before: Flags, to after: Flags, drained partitionDrained: Bool = false) {
+        if before.full && !after.full { roomFreed.notify() }
+        if !before.due && after.due { commitBecameDue.notify() }
+        if partitionDrained { drained.notify() }
+    }
+
     init(limits: PartitionTable.Limits, withOffsetMap: Bool, commitEveryEvents: Int) {
         self.state = Mutex(State(table: PartitionTable(limits: limits)))
         self.withOffsetMap = withOffsetMap
@@ -43,10 +68,13 @@ final class PipelineCoordinator: Sendable {
     }
 
     func remove(_ partitions: [TopicPartition]) {
-        state.withLock { s in
+        let (before, after) = state.withLock { s in
+            let before = flags(s)
             s.table.remove(partitions)
             s.revoking.subtract(partitions)
+            return (before, flags(s))
         }
+        signal(from: before, to: after, drained: true)
     }
 
     var partitions: [TopicPartition] { state.withLock { $0.table.partitions } }
@@ -78,14 +106,19 @@ final class PipelineCoordinator: Sendable {
     /// whether the reader should wait or stop.
     func receive(_ message: KafkaMessage) -> Admission {
         let tp = message.topicPartition
-        return state.withLock { s in
-            guard s.fatalError == nil else { return Admission(receipt: .ignore, stopping: true) }
-            guard !s.revoking.contains(tp) else { return Admission(receipt: .ignore) }
+        let (admission, before, after) = state.withLock { s -> (Admission, Flags?, Flags?) in
+            guard s.fatalError == nil else { return (Admission(receipt: .ignore, stopping: true), nil, nil) }
+            guard !s.revoking.contains(tp) else { return (Admission(receipt: .ignore), nil, nil) }
+            let before = flags(s)
             let receipt = s.table.receive(tp, offset: message.offset)
-            return Admission(
+            let admission = Admission(
                 receipt: receipt, flow: receipt == .process ? s.table.flowChange() : PartitionTable.FlowChange(),
                 full: s.table.isFull)
+            return (admission, before, flags(s))
         }
+        // An offset already done counts towards the next commit.
+        if let before, let after { signal(from: before, to: after) }
+        return admission
     }
 
     /// The worker is at its bound of events in flight, or of events not yet committed.
@@ -93,12 +126,15 @@ final class PipelineCoordinator: Sendable {
 
     /// An event ended. Returns any flow-control change (partitions that may resume).
     func finished(_ message: KafkaMessage, done: Bool, fatal: String?) -> PartitionTable.FlowChange {
-        state.withLock { s in
+        let (flow, before, after, partitionDrained) = state.withLock { s -> (PartitionTable.FlowChange, Flags?, Flags?, Bool) in
             if let fatal, s.fatalError == nil { s.fatalError = fatal }
-            guard done else { return PartitionTable.FlowChange() }
+            guard done else { return (PartitionTable.FlowChange(), nil, nil, false) }
+            let before = flags(s)
             s.table.done(message.topicPartition, offset: message.offset)
-            return s.table.flowChange()
+            return (s.table.flowChange(), before, flags(s), s.table.inFlight(message.topicPartition) == 0)
         }
+        if let before, let after { signal(from: before, to: after, drained: partitionDrained) }
+        return flow
     }
 
     var inFlight: Int { state.withLock { $0.table.inFlight } }
@@ -119,13 +155,18 @@ final class PipelineCoordinator: Sendable {
     }
 
     func committed(_ offsets: [TopicPartitionOffset]) -> [(TopicPartition, committed: Int64?, uncommitted: Int)] {
-        state.withLock { s in
+        let (result, before, after) = state.withLock { s in
+            let before = flags(s)
             s.table.committed(offsets)
-            return offsets.map { o in
+            let result = offsets.map { o in
                 let t = s.table.tracker(o.topicPartition)
-                return (o.topicPartition, t?.committedOffset, t?.uncommitted ?? 0)
+                return (o.topicPartition, committed: t?.committedOffset, uncommitted: t?.uncommitted ?? 0)
             }
+            return (result, before, flags(s))
         }
+        // An acknowledged commit frees the room failing commits had held (PartitionTable.isFull).
+        signal(from: before, to: after)
+        return result
     }
 
     func commitFailed() {

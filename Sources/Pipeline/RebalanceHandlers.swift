@@ -72,34 +72,42 @@ final class RebalanceHandlers: Sendable {
 
     // MARK: Shared with Pipeline
 
+    enum CommitResult {
+        case committed
+        /// Nothing new to commit (events done since the last one may wait behind an unfinished one).
+        case nothing
+        case failed
+    }
+
+    @discardableResult
     static func commit(
         _ partitions: [TopicPartition]?, consumer: KafkaConsumer, coordinator: PipelineCoordinator,
         metrics: PipelineMetrics, logger: Logger
-    ) async {
+    ) async -> CommitResult {
         let offsets = coordinator.pendingCommits(for: partitions)
-        guard !offsets.isEmpty else { return }
+        guard !offsets.isEmpty else { return .nothing }
         do {
             try await consumer.commit(offsets)
             for (p, committed, uncommitted) in coordinator.committed(offsets) {
                 metrics.partition(p, committed: committed, uncommitted: uncommitted)
             }
             logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
+            return .committed
         } catch {
             // Not fatal: the next commit carries the same or a later offset. Until one is
             // acknowledged, the worker takes only so many new events (PartitionTable.isFull).
             coordinator.commitFailed()
             metrics.commitErrors.increment()
             logger.warning("commit failed; will retry", metadata: ["error": "\(error)"])
+            return .failed
         }
     }
 
+    /// Waits until no event of `partitions` (all if nil) is in flight: true; false when
+    /// `timeout` passes first, or the waiting task is cancelled.
     static func waitUntilDrained(_ partitions: [TopicPartition]?, coordinator: PipelineCoordinator, timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let n = if let partitions { coordinator.inFlight(partitions) } else { coordinator.inFlight }
-            if n == 0 { return true }
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
+        await coordinator.drained.wait(until: .now + timeout) {
+            (partitions.map { coordinator.inFlight($0) } ?? coordinator.inFlight) == 0
         }
     }
 }

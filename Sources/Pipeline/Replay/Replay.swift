@@ -63,6 +63,9 @@ public final class Replay: Sendable {
 
     private final class Shared: Sendable {
         let state: Mutex<State>
+        /// Notified when an event ends: the reader waits for room below `maxEventsInFlight`, and
+        /// the drain for none in flight.
+        let eventEnded = ChangeSignal()
         init(_ state: State) { self.state = Mutex(state) }
 
         /// The consumer read everything partition `eof.topicPartition` holds: its range ends
@@ -185,9 +188,7 @@ public final class Replay: Sendable {
                 }
                 if admitted { spawn(message) }
                 if shared.state.withLock({ $0.reading.isEmpty || $0.stopRequested }) { break }
-                while shared.state.withLock({ $0.inFlight >= configuration.maxEventsInFlight }), !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(5))
-                }
+                _ = await shared.eventEnded.wait { shared.state.withLock { $0.inFlight < configuration.maxEventsInFlight } }
             }
         } catch {
             fail("kafka: \(error)")
@@ -234,6 +235,7 @@ public final class Replay: Sendable {
                     s.inFlight -= 1
                     s.events.removeValue(forKey: id)
                 }
+                self.shared.eventEnded.notify()
             }
         }
     }
@@ -280,10 +282,7 @@ public final class Replay: Sendable {
     /// Waits for events in flight, up to the shutdown timeout; then cancels what is left
     /// (those stay unfinished, and the resume offsets include them).
     private func drain() async {
-        let deadline = ContinuousClock.now + configuration.shutdownTimeout
-        while shared.state.withLock({ $0.inFlight > 0 }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await shared.eventEnded.wait(until: .now + configuration.shutdownTimeout) { shared.state.withLock { $0.inFlight == 0 } }
         let left = shared.state.withLock { Array($0.events.values) }
         if !left.isEmpty {
             logger.warning("stopping with events in flight; the resume offsets include them", metadata: ["in_flight": "\(left.count)"])
