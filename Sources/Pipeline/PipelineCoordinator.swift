@@ -148,7 +148,7 @@ final class PipelineCoordinator: Sendable {
     // MARK: Commits
 
     /// Whether enough events finished since the last commit to commit now.
-    var commitDue: Bool { state.withLock { $0.table.doneSinceCommit >= commitEveryEvents } }
+    var commitDue: Bool { state.withLock { flags($0).due } }
 
     func pendingCommits(for partitions: [TopicPartition]? = nil) -> [TopicPartitionOffset] {
         state.withLock { $0.table.pendingCommits(for: partitions, withOffsetMap: withOffsetMap) }

@@ -38,20 +38,16 @@ public enum FreePort {
     /// Whether 127.0.0.1:`port` can be bound now (without SO_REUSEADDR, so a port whose last
     /// connection is still in TIME_WAIT counts as taken).
     static func isFree(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        withLoopbackSocket(port: port) { bind($0, $1, $2) == 0 }
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port` now.
     public static func canConnect(port: Int) -> Bool {
+        withLoopbackSocket(port: port) { connect($0, $1, $2) == 0 }
+    }
+
+    /// `body` with a new TCP socket and the address 127.0.0.1:`port`; the socket is closed after.
+    private static func withLoopbackSocket(port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -60,7 +56,7 @@ public enum FreePort {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
     }
 }

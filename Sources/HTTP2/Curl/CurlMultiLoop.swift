@@ -125,16 +125,16 @@ final class CurlMultiLoop: @unchecked Sendable {
             // Only a probe opens a connection (CurlMultiHandle.allowConnections).
             multi.allowConnections(probe.map { $0.openBefore + 1 } ?? multi.connections.open.load(ordering: .relaxed))
             let full = admission.isFull(active: active.count, openConnections: multi.connections.open.load(ordering: .relaxed))
-            let canPark = state.withLock { s -> Bool in
-                guard s.pending.isEmpty || full else { return false }
+            // Parked: up to 1 s with nothing queued; 20 ms while transfers wait for a stream, as
+            // they may call for a connection soon (StreamAdmission). Else just a look (0 ms).
+            let longest = state.withLock { s -> Int in
+                guard s.pending.isEmpty || full else { return 0 }
                 s.parked = true
                 s.woken = false
-                return true
+                return s.pending.isEmpty ? 1000 : 20
             }
-            // Transfers waiting for a stream may call for a connection soon (StreamAdmission).
-            let longest = canPark ? (state.withLock { $0.pending.isEmpty } ? 1000 : 20) : 0
             wait(longest: longest)
-            if canPark { state.withLock { $0.parked = false } }
+            if longest > 0 { state.withLock { $0.parked = false } }
             // A probe's connection can take more streams once it is negotiated (the transfer
             // has begun to send), not only once the probe is answered.
             if let p = probe?.transfer, let easy = p.easy, easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0 {
