@@ -101,11 +101,14 @@ final class EndToEnd: @unchecked Sendable {
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
         retry: String = testRetry
     ) async throws -> WorkerProcess {
-        let port = try FreePort.next()
-        let config = try config(
-            group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry)
-        let log = directory.appendingPathComponent("worker-\(port).log").path
-        return try await WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
+        try await offPool { [self] in
+            try FreePort.startServer { port in
+                let config = try config(
+                    group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry)
+                let log = directory.appendingPathComponent("worker-\(port).log").path
+                return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
+            }
+        }
     }
 
     /// Runs a `pushbridge` command to its end: exit status and combined output.

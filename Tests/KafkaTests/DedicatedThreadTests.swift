@@ -34,7 +34,7 @@ struct DedicatedThreadTests {
                 joined.signal()
             }
         }
-        try await offPool { usleep(300_000) }  // the joins are waiting now
+        try await offPool { _ = usleep(300_000) }  // the joins are waiting now
         for ran in work { DispatchQueue.global().async { ran.signal() } }
 
         let finished = try await offPool {

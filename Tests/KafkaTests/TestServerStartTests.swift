@@ -37,6 +37,43 @@ struct TestServerStartTests {
         #expect(error?.addressInUse == true, "\(error?.log ?? "")")
         #expect(ContinuousClock.now - started < .seconds(30), "noticed the exit, did not wait out the timeout")
     }
+
+    @Test("a server that finds its port taken after all is started again on another port")
+    func takenPortRetried() throws {
+        var firstPort: Int?
+        var holder: BoundSocket?
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-retry-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let (port, tansu) = try FreePort.startServer { port in
+            if firstPort == nil {
+                firstPort = port
+                holder = try BoundSocket(port: port)  // taken between "free" and tansu's bind
+            }
+            let url = "tcp://127.0.0.1:\(port)"
+            let tansu = try ChildProcess(
+                executable: Repository.tool("bin/tansu"),
+                arguments: ["broker", "--listener-url", url, "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"],
+                logFile: log.path + "-\(port)")
+            try tansu.waitUntilListening(port: port, timeout: .seconds(60))
+            return (port, tansu)
+        }
+        #expect(holder != nil && port != firstPort)
+        #expect(tansu.isRunning && FreePort.canConnect(port: port))
+        tansu.terminate()
+    }
+
+    @Test("what holds a port is named from /proc: the socket's state and the process")
+    func portHolders() throws {
+        let socket = try BoundSocket(port: FreePort.next())
+        #expect(PortHolders.describe(port: socket.port).contains("one bound but not listening does not show"))
+        try socket.listen()
+        // A server started now gets none of the test process's descriptors: with a copy, it would
+        // keep the port bound after the test closed it.
+        let child = try ChildProcess(executable: "/bin/sleep", arguments: ["30"], logFile: "/dev/null")
+        defer { child.terminate() }
+        let described = PortHolders.describe(port: socket.port)
+        #expect(described == "LISTEN on :\(socket.port), held by pid \(getpid()) (\(CommandLine.arguments.joined(separator: " ").prefix(200)))")
+    }
 }
 
 /// A TCP socket bound to 127.0.0.1:`port` (0: the kernel chooses), not listening; closed on release.
@@ -60,6 +97,10 @@ private final class BoundSocket {
         }
         self.fd = fd
         self.port = Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    func listen() throws {
+        guard Glibc.listen(fd, 1) == 0 else { throw TestSupportError("cannot listen on 127.0.0.1:\(port)") }
     }
 
     deinit { close(fd) }

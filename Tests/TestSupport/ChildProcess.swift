@@ -40,6 +40,10 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of ours: the test process's sockets and pipes are mostly not close-on-exec
+        // (libcurl's, a test's bound socket), and a server holding a copy would keep a port bound
+        // or a connection open after the test closed it.
+        guard Self.addCloseFrom(&actions, 3) == 0 else { throw TestSupportError("posix_spawn_file_actions_addclosefrom_np failed") }
 
         var cArgs = argv.map { strdup($0) } + [nil]
         var cEnv = envp.map { strdup($0) } + [nil]
@@ -63,6 +67,15 @@ public final class ChildProcess: @unchecked Sendable {
     deinit {
         terminate()
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift's Glibc module
+    /// does not declare: it needs `_GNU_SOURCE`.
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("glibc without posix_spawn_file_actions_addclosefrom_np (needs 2.34+)")
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// The program's own pid (a child of the watchdog shell ``pid``), once it runs: for its
     /// /proc figures, or to signal it directly so that its own exit status comes back.
@@ -121,8 +134,20 @@ public final class ChildProcess: @unchecked Sendable {
         public let port: Int
         public let status: Int32
         public let log: String
-        public var addressInUse: Bool { log.contains("Address in use") || log.contains("Address already in use") }
-        public var description: String { "the server for 127.0.0.1:\(port) exited (\(status)) before it listened; its log ends:\n\(log)" }
+        /// When the port was taken: what held it as the server exited (``PortHolders``).
+        public let holders: String?
+
+        init(port: Int, status: Int32, log: String) {
+            (self.port, self.status, self.log) = (port, status, log)
+            let addressInUse = log.contains("Address in use") || log.contains("Address already in use")
+            holders = addressInUse ? PortHolders.describe(port: port) : nil
+        }
+
+        public var addressInUse: Bool { holders != nil }
+        public var summary: String {
+            "the server for 127.0.0.1:\(port) exited (\(status)) before it listened" + (holders.map { "; the port was taken: \($0)" } ?? "")
+        }
+        public var description: String { "\(summary); its log ends:\n\(log)" }
     }
 
     static func tail(of file: String, bytes: Int = 2000) -> String {

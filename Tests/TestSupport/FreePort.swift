@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Threading
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,6 +36,23 @@ public enum FreePort {
         throw TestSupportError("no free port in \(range)")
     }
 
+    /// Starts a server with `start(port)` on a port from ``next()``. Should the port be taken after
+    /// all when the server binds it (it exits with "Address in use" before it listens), says on
+    /// standard error what holds it and starts the server again on another port, up to `attempts`
+    /// times in all.
+    public static func startServer<Server>(attempts: Int = 3, _ start: (_ port: Int) throws -> Server) throws -> Server {
+        var attempt = 1
+        while true {
+            let port = try next()
+            do {
+                return try start(port)
+            } catch let exited as ChildProcess.ServerExited where exited.addressInUse && attempt < attempts {
+                FileHandle.standardError.write(Data("[test servers] \(exited.summary); trying another port\n".utf8))
+                attempt += 1
+            }
+        }
+    }
+
     /// Whether 127.0.0.1:`port` can be bound now (without SO_REUSEADDR, so a port whose last
     /// connection is still in TIME_WAIT counts as taken).
     static func isFree(_ port: Int) -> Bool {
@@ -47,7 +65,15 @@ public enum FreePort {
     }
 
     /// `body` with a new TCP socket and the address 127.0.0.1:`port`; the socket is closed after.
+    /// Under ``SpawnGuard``, so that no child is spawned while the socket is open: the child
+    /// would get a copy, bound to the port. ChildProcess's children close theirs before they
+    /// exec; one that kept it held the port for as long as it ran, and the server later given
+    /// that port failed to bind it (a CI run lost nginx that way).
     private static func withLoopbackSocket(port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> Bool {
+        SpawnGuard.withLock { withLoopbackSocketUnguarded(port: port, body) }
+    }
+
+    private static func withLoopbackSocketUnguarded(port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

@@ -23,16 +23,18 @@ public final class NginxServer: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificates = try TestCertificates.shared.copy(to: directory)
-        port = try FreePort.next()
         let template = try String(contentsOfFile: Self.templatePath, encoding: .utf8)
-        let config = template.replacingOccurrences(of: "{{DIR}}", with: directory.path)
-            .replacingOccurrences(of: "{{PORT}}", with: String(port))
-        let configFile = directory.appendingPathComponent("nginx.conf")
-        try config.write(to: configFile, atomically: true, encoding: .utf8)
-        process = try ChildProcess(
-            executable: "/usr/sbin/nginx", arguments: ["-p", directory.path, "-c", configFile.path],
-            logFile: directory.appendingPathComponent("stdout.log").path)
-        try process.waitUntilListening(port: port, timeout: .seconds(20))
+        (port, process) = try FreePort.startServer { [directory] port in
+            let config = template.replacingOccurrences(of: "{{DIR}}", with: directory.path)
+                .replacingOccurrences(of: "{{PORT}}", with: String(port))
+            let configFile = directory.appendingPathComponent("nginx.conf")
+            try config.write(to: configFile, atomically: true, encoding: .utf8)
+            let process = try ChildProcess(
+                executable: "/usr/sbin/nginx", arguments: ["-p", directory.path, "-c", configFile.path],
+                logFile: directory.appendingPathComponent("stdout-\(port).log").path)
+            try process.waitUntilListening(port: port, timeout: .seconds(20))
+            return (port, process)
+        }
     }
 
     deinit {

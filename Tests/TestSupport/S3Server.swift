@@ -13,14 +13,17 @@ public final class S3Server: Sendable {
     }
 
     public init(bucket: String = "tansu") throws {
-        let port = try FreePort.next()
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-s3-\(port).log").path
-        process = try ChildProcess(
-            executable: "/usr/bin/python3", arguments: ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)],
-            logFile: log, environment: ["PYTHONPATH": Repository.tool("moto")])
+        let (port, process) = try FreePort.startServer { port in
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-s3-\(port).log").path
+            let process = try ChildProcess(
+                executable: "/usr/bin/python3", arguments: ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)],
+                logFile: log, environment: ["PYTHONPATH": Repository.tool("moto")])
+            try process.waitUntilListening(port: port, timeout: .seconds(30))
+            return (port, process)
+        }
+        self.process = process
         endpoint = "http://127.0.0.1:\(port)"
         self.bucket = bucket
-        try process.waitUntilListening(port: port, timeout: .seconds(30))
         let create = "import urllib.request as r; r.urlopen(r.Request('\(endpoint)/\(bucket)', method='PUT'), timeout=10)"
         let (status, output) = try ChildProcess.run("/usr/bin/python3", ["-c", create], timeout: .seconds(30))
         guard status == 0 else { throw TestSupportError("cannot create bucket \(bucket) on \(endpoint): \(output)") }

@@ -31,18 +31,11 @@ public final class Tansu: Sendable {
         self.storage = storage
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-tansu-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var attempt = 1
-        while true {
-            let port = try FreePort.next()
-            do {
-                let child = try Self.launch(port: port, storage: storage, log: directory.appendingPathComponent("tansu.log").path)
-                (self.port, bootstrapServers) = (port, "127.0.0.1:\(port)")
-                process = Mutex(child)
-                return
-            } catch let exited as ChildProcess.ServerExited where exited.addressInUse && attempt < 3 {
-                attempt += 1
-            }
+        let (port, child) = try FreePort.startServer { [directory] port in
+            (port, try Self.launch(port: port, storage: storage, directory: directory))
         }
+        (self.port, bootstrapServers) = (port, "127.0.0.1:\(port)")
+        process = Mutex(child)
     }
 
     deinit {
@@ -50,8 +43,8 @@ public final class Tansu: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Starts tansu on 127.0.0.1:`port` and waits until it listens.
-    private static func launch(port: Int, storage: Storage, log: String) throws -> ChildProcess {
+    /// Starts tansu on 127.0.0.1:`port`, its log in `directory`, and waits until it listens.
+    private static func launch(port: Int, storage: Storage, directory: URL) throws -> ChildProcess {
         let url = "tcp://127.0.0.1:\(port)"
         var environment = ["RUST_LOG": "warn"]
         let engine: String
@@ -69,7 +62,7 @@ public final class Tansu: Sendable {
         let child = try ChildProcess(
             executable: Repository.tool("bin/tansu"),
             arguments: ["broker", "--listener-url", url, "--advertised-listener-url", url, "--storage-engine", engine],
-            logFile: log,
+            logFile: directory.appendingPathComponent("tansu-\(port).log").path,
             environment: environment
         )
         try child.waitUntilListening(port: port, timeout: .seconds(20))
@@ -89,7 +82,7 @@ public final class Tansu: Sendable {
         }
         try await Task.sleep(for: downtime)
         let child = try await offPool { [port, storage, directory] in
-            try Self.launch(port: port, storage: storage, log: directory.appendingPathComponent("tansu.log").path)
+            try Self.launch(port: port, storage: storage, directory: directory)
         }
         process.withLock { $0 = child }
     }
