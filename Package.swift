@@ -3,11 +3,17 @@ import PackageDescription
 
 // Layers, bottom to top (see docs/architecture.md):
 //   CRdKafka, CCurl        C system libraries with typed shims
-//   Kafka, HTTP2           Swift wrappers that own the C resources
+//   Threading              OS threads for blocking C loops; SpawnGuard
+//   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Localization           pure: app string resources, `lint` and `preview` (no Mapping)
-//   Pipeline               consume -> map -> send -> commit after ack (offset tracking)
+//   MappingLocalization    the keys the mappings send, for lint and preview
+//   FCM                    FCM HTTP v1: OAuth2, error classification, retries, quotas, send gate
+//   FCMEmulator            FCM on loopback: the oracle for tests and the demo
+//   Operations             config, logs, metrics, the ops HTTP endpoint
+//   Pipeline               consume -> map -> send -> commit after ack; replay; offsets
 //   pushbridge             the executable (CLI)
+//   pushbridge-bench       benchmarks (`name: value` lines)
 let package = Package(
     name: "pushbridge",
     platforms: [.macOS(.v15)],
@@ -59,6 +65,8 @@ let package = Package(
         .target(name: "Mapping", dependencies: ["JSON", .product(name: "Yams", package: "Yams")]),
         // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
         .target(name: "Localization"),
+        // Where the two meet: the keys and argument counts the mappings send, for `lint` and `preview`.
+        .target(name: "MappingLocalization", dependencies: ["JSON", "Mapping", "Localization"]),
 
         // MARK: FCM client
         .target(
@@ -124,7 +132,7 @@ let package = Package(
             name: "pushbridge",
             dependencies: [
                 "Mapping",
-                "Localization",
+                "Localization", "MappingLocalization",
                 "Pipeline", "Kafka", "FCM", "FCMEmulator", "Operations",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -149,7 +157,7 @@ let package = Package(
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
-            dependencies: ["Localization", "Mapping", "pushbridge", "TestSupport"],
+            dependencies: ["Localization", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],
             exclude: ["Fixtures"]  // read by path
         ),
         .testTarget(

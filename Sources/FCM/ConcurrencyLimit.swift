@@ -62,9 +62,6 @@ public struct ConcurrencyLimit: Sendable {
         self.nextProbe = now + parameters.probeInterval
     }
 
-    /// The limit is halved now to measure answer times without our queue.
-    public var isProbing: Bool { probeEnd != nil }
-
     /// A send got its answer (any answer: FCM answering slowly is what this measures) after
     /// `answerTime`. Returns the limit, updated when a bucket closed.
     @discardableResult

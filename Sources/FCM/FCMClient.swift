@@ -239,7 +239,7 @@ public final class FCMClient: Sendable {
         } catch let error as FCMError {
             return (.failure(error), nil)
         } catch {
-            return (.failure(FCMError(code: "TOKEN_EXCHANGE", kind: .retryable, httpStatus: nil, message: "\(error)")), nil)
+            return (.failure(FCMError(code: .tokenExchange, kind: .retryable, httpStatus: nil, message: "\(error)")), nil)
         }
         let request = HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body)
         let response: HTTPResponse
@@ -250,7 +250,7 @@ public final class FCMClient: Sendable {
         }
         if response.status == 200 {
             guard let name = Self.messageName(response.body) else {
-                return (.failure(FCMError(code: "INTERNAL", kind: .retryable, httpStatus: 200, message: "a 200 answer without a message name")), response.answerTime)
+                return (.failure(FCMError(code: .internal, kind: .retryable, httpStatus: 200, message: "a 200 answer without a message name")), response.answerTime)
             }
             return (.success(name), response.answerTime)
         }
@@ -276,19 +276,13 @@ public final class FCMClient: Sendable {
     }
 
     /// Whether a valid access token is cached.
-    public var hasAccessToken: Bool {
-        get async { tokens.hasValidToken }
-    }
+    public var hasAccessToken: Bool { tokens.hasValidToken }
 
     /// How many access tokens have been fetched.
-    public var tokenRefreshes: Int {
-        get async { tokens.refreshCount }
-    }
+    public var tokenRefreshes: Int { tokens.refreshCount }
 
     /// When sending resumes after QUOTA_EXCEEDED, if it is paused now.
-    public var quotaPausedUntil: ContinuousClock.Instant? {
-        get async { gate.pausedUntilInstant }
-    }
+    public var quotaPausedUntil: ContinuousClock.Instant? { gate.pausedUntilInstant }
 
     /// Sends that may be in flight now: what the answer times call for (``ConcurrencyLimit``).
     public var concurrencyLimit: Int { gate.concurrencyLimit }

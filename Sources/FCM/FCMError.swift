@@ -28,9 +28,9 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
         case configuration
     }
 
-    /// FCM's error code (`details[].errorCode`, else `error.status`), e.g. `UNREGISTERED`; for
-    /// transport failures `TRANSPORT` or `TIMEOUT`.
-    public var code: String
+    /// FCM's error code (`details[].errorCode`, else `error.status`), e.g. ``Code/unregistered``;
+    /// for failures without an answer ours, e.g. ``Code/timeout``.
+    public var code: Code
     public var kind: Kind
     /// The HTTP status, or nil for a transport failure.
     public var httpStatus: Int?
@@ -67,7 +67,7 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     }
 
     public init(
-        code: String, kind: Kind, httpStatus: Int?, message: String,
+        code: Code, kind: Kind, httpStatus: Int?, message: String,
         fieldViolations: [FieldViolation] = [], retryAfter: Duration? = nil, quotaScope: QuotaScope? = nil
     ) {
         self.code = code
@@ -93,11 +93,11 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     /// curl names it, is retried within the budget. A send cut short by shutdown would succeed
     /// later, from this worker or another.
     public init(transport error: HTTP2ClientError) {
-        let code: String = switch error.code {
-        case .timeout: "TIMEOUT"
-        case .tls: "TLS"
-        case .shutdown: "SHUTDOWN"
-        default: "TRANSPORT"
+        let code: Code = switch error.code {
+        case .timeout: .timeout
+        case .tls: .tls
+        case .shutdown: .shutdown
+        default: .transport
         }
         let isSetup = !error.isRetryable && (error.code == .tls || error.code == .invalidRequest)
         self.init(code: code, kind: isSetup ? .configuration : .retryable, httpStatus: nil, message: error.message)
@@ -105,11 +105,11 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
 
     /// The send was not made because its task was cancelled (the worker is stopping). Like a
     /// send cut short by ``FCMClient/shutdown()``, it would succeed later.
-    public static let cancelled = FCMError(code: "SHUTDOWN", kind: .retryable, httpStatus: nil, message: "cancelled: the worker is stopping")
+    public static let cancelled = FCMError(code: .shutdown, kind: .retryable, httpStatus: nil, message: "cancelled: the worker is stopping")
 
     /// The send was cut short or not made because the client or its task is stopping: not the
     /// message's fault, and not worth another attempt from this worker.
-    public var isShutdown: Bool { code == "SHUTDOWN" }
+    public var isShutdown: Bool { code == .shutdown }
 
     public var description: String {
         var s = "FCM \(code)"

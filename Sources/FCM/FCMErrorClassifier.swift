@@ -21,9 +21,9 @@ public enum FCMErrorClassifier {
     ///   - now: for HTTP-date `Retry-After` values.
     public static func classify(status: Int, body: [UInt8], retryAfter: String?, now: Date = Date()) -> FCMError {
         let parsed = ErrorBody.parse(body)
-        var code = parsed?.fcmErrorCode ?? parsed?.status ?? fallbackCode(httpStatus: status)
+        var code = (parsed?.fcmErrorCode ?? parsed?.status).map(FCMError.Code.init(fcm:)) ?? .forHTTPStatus(status)
         // The project quota's answer carries no FcmError; its status is RESOURCE_EXHAUSTED.
-        if status == 429 || code == "RESOURCE_EXHAUSTED" { code = "QUOTA_EXCEEDED" }
+        if status == 429 || code == .resourceExhausted { code = .quotaExceeded }
         let message = parsed?.message ?? String(decoding: body.prefix(300), as: UTF8.self)
         let violations = parsed?.fieldViolations ?? []
         let kind = kind(code: code, httpStatus: status, violations: violations, message: message)
@@ -33,14 +33,14 @@ public enum FCMErrorClassifier {
             quotaScope: kind == .quota ? quotaScope(parsed, message: message) : nil)
     }
 
-    static func kind(code: String, httpStatus: Int, violations: [FCMError.FieldViolation], message: String) -> FCMError.Kind {
+    static func kind(code: FCMError.Code, httpStatus: Int, violations: [FCMError.FieldViolation], message: String) -> FCMError.Kind {
         switch code {
-        case "UNAVAILABLE", "INTERNAL": return .retryable
-        case "QUOTA_EXCEEDED": return .quota
-        case "UNREGISTERED", "SENDER_ID_MISMATCH": return .tokenDead
-        case "UNAUTHENTICATED": return .auth
-        case "THIRD_PARTY_AUTH_ERROR": return .permanent
-        case "INVALID_ARGUMENT": return isAboutTheTarget(violations: violations, message: message) ? .tokenDead : .permanent
+        case .unavailable, .internal: return .retryable
+        case .quotaExceeded: return .quota
+        case .unregistered, .senderIDMismatch: return .tokenDead
+        case .unauthenticated: return .auth
+        case .thirdPartyAuthError: return .permanent
+        case .invalidArgument: return isAboutTheTarget(violations: violations, message: message) ? .tokenDead : .permanent
         default:
             switch httpStatus {
             case 401: return .auth
@@ -77,19 +77,6 @@ public enum FCMErrorClassifier {
             if text.contains("project") || text.contains("consumer") { return .project }
         }
         return .undetermined
-    }
-
-    static func fallbackCode(httpStatus: Int) -> String {
-        switch httpStatus {
-        case 400: return "INVALID_ARGUMENT"
-        case 401: return "UNAUTHENTICATED"
-        case 403: return "PERMISSION_DENIED"
-        case 404: return "NOT_FOUND"
-        case 429: return "QUOTA_EXCEEDED"
-        case 500: return "INTERNAL"
-        case 503: return "UNAVAILABLE"
-        default: return "HTTP_\(httpStatus)"
-        }
     }
 
     /// FCM's error JSON: `{"error": {"code", "message", "status", "details": [...]}}`.
@@ -132,11 +119,5 @@ public enum FCMErrorClassifier {
             }
             return result
         }
-    }
-}
-
-extension JSONValue {
-    fileprivate var stringValue: String? {
-        if case .string(let s) = self { s } else { nil }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A Google service-account key file: what FCM's OAuth2 needs.
 ///
@@ -24,24 +25,24 @@ public struct ServiceAccount: Sendable, CustomStringConvertible {
     /// Parses the JSON key file.
     /// - Throws: ``FCMConfigurationError`` naming the missing or invalid field (never its value).
     public init(json: Data, source: String = "service account") throws(FCMConfigurationError) {
-        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+        guard let object = try? JSONParser.parse([UInt8](json)), case .object = object else {
             throw FCMConfigurationError("\(source): not a JSON object")
         }
         func field(_ name: String) throws(FCMConfigurationError) -> String {
-            guard let value = object[name] as? String, !value.isEmpty else {
+            guard let value = object[name]?.stringValue, !value.isEmpty else {
                 throw FCMConfigurationError("\(source): missing \"\(name)\"")
             }
             return value
         }
-        if let type = object["type"] as? String, type != "service_account" {
+        if let type = object["type"]?.stringValue, type != "service_account" {
             throw FCMConfigurationError("\(source): \"type\" is \"\(type)\", expected \"service_account\"")
         }
         self.init(
             projectID: try field("project_id"),
             clientEmail: try field("client_email"),
             privateKeyPEM: try field("private_key"),
-            privateKeyID: object["private_key_id"] as? String,
-            tokenURI: (object["token_uri"] as? String) ?? "https://oauth2.googleapis.com/token"
+            privateKeyID: object["private_key_id"]?.stringValue,
+            tokenURI: object["token_uri"]?.stringValue ?? "https://oauth2.googleapis.com/token"
         )
     }
 

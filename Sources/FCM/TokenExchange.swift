@@ -14,7 +14,7 @@ enum TokenExchange {
         do {
             jwt = try ServiceAccountJWT.make(for: account, now: now)
         } catch {
-            throw FCMError(code: "TOKEN_EXCHANGE", kind: .configuration, httpStatus: nil, message: error.description)
+            throw FCMError(code: .tokenExchange, kind: .configuration, httpStatus: nil, message: error.description)
         }
         let body = "grant_type=\(formEncoded(grantType))&assertion=\(formEncoded(jwt))"
         let request = HTTPRequest(
@@ -37,12 +37,12 @@ enum TokenExchange {
                 if case .string(let s)? = v { s } else { nil }
             }.joined(separator: ": ")
             throw FCMError(
-                code: "TOKEN_EXCHANGE", kind: response.status >= 500 ? .retryable : .configuration, httpStatus: response.status,
+                code: .tokenExchange, kind: response.status >= 500 ? .retryable : .configuration, httpStatus: response.status,
                 message: "token endpoint \(account.tokenURI) refused the service account \(account.clientEmail): "
                     + (reason.isEmpty ? String(decoding: response.body.prefix(200), as: UTF8.self) : reason))
         }
         guard case .string(let token)? = json?["access_token"], !token.isEmpty else {
-            throw FCMError(code: "TOKEN_EXCHANGE", kind: .retryable, httpStatus: 200, message: "token endpoint answered without an access_token")
+            throw FCMError(code: .tokenExchange, kind: .retryable, httpStatus: 200, message: "token endpoint answered without an access_token")
         }
         var lifetime: Int64 = 3600
         if case .int(let seconds)? = json?["expires_in"] { lifetime = seconds }

@@ -92,9 +92,6 @@ public final class HTTP2Client: Sendable {
     /// Connections opened since the client started.
     public var connectionsOpened: Int { loops.reduce(0) { $0 + $1.connections.opened.load(ordering: .relaxed) } }
 
-    /// Requests waiting for an answer now (or for a stream).
-    public var requestsInFlight: Int { loops.reduce(0) { $0 + $1.requests.load(ordering: .relaxed) } }
-
     /// The first thread with a free stream on the connections it has open (counting at least
     /// one), so that traffic fills open connections before it opens more; when every stream is
     /// busy, the thread with the fewest connections (then the fewest requests) takes it and

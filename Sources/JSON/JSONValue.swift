@@ -35,6 +35,11 @@ public enum JSONValue: Sendable, Equatable {
         return members.first { $0.key == key }?.value
     }
 
+    /// The text of a string value; nil for any other kind.
+    public var stringValue: String? {
+        if case .string(let s) = self { s } else { nil }
+    }
+
     /// What this value is called in messages: "string", "integer", "number", "boolean", "null",
     /// "array" or "object".
     public var typeName: String {

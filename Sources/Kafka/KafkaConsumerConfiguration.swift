@@ -59,7 +59,7 @@ public struct KafkaProducerConfiguration: Sendable {
     /// How long to wait to fill a batch. Default 5 ms.
     public var linger: Duration = .milliseconds(5)
     /// When librdkafka's local queue is full, ``KafkaProducer/send(_:)`` waits this long for room
-    /// before failing with a retriable `.queueFull`. Default 10 s.
+    /// before failing with a retryable `.queueFull`. Default 10 s.
     public var queueFullTimeout: Duration = .seconds(10)
     /// Raw librdkafka properties, applied last.
     public var properties: [String: String] = [:]

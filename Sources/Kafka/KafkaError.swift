@@ -1,6 +1,6 @@
 /// An error from librdkafka or from the wrapper, keeping librdkafka's own message.
 ///
-/// Inspect ``isRetriable`` and ``isFatal`` rather than matching codes: a retriable error
+/// Inspect ``isRetryable`` and ``isFatal`` rather than matching codes: a retryable error
 /// may succeed if the same operation is tried again; a fatal error means the client
 /// instance is unusable and must be recreated.
 public struct KafkaError: Error, Sendable, CustomStringConvertible {
@@ -33,21 +33,21 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
     /// librdkafka's message (or the wrapper's), suitable for logs.
     public let message: String
     /// The operation may succeed if tried again.
-    public let isRetriable: Bool
+    public let isRetryable: Bool
     /// The client instance is unusable; recreate it.
     public let isFatal: Bool
 
-    public init(code: Code, message: String, isRetriable: Bool = false, isFatal: Bool = false) {
+    public init(code: Code, message: String, isRetryable: Bool = false, isFatal: Bool = false) {
         self.code = code
         self.message = message
-        self.isRetriable = isRetriable
+        self.isRetryable = isRetryable
         self.isFatal = isFatal
     }
 
     public var description: String {
         var flags = ""
         if isFatal { flags += ", fatal" }
-        if isRetriable { flags += ", retriable" }
+        if isRetryable { flags += ", retryable" }
         return "KafkaError(\(code.name)\(flags)): \(message)"
     }
 }

@@ -67,7 +67,7 @@ public struct EventProcessor: Sendable {
                 invalidation, topic: options.tokenInvalidationTopic, source: message,
                 eventType: eventType, eventID: eventID, nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
-            metrics.tokenInvalidated(code: invalidation.code)
+            metrics.tokenInvalidated(code: invalidation.code.name)
         }
         switch verdict.disposition {
         case .delivered:
@@ -138,7 +138,7 @@ public struct EventProcessor: Sendable {
 }
 
 extension FCMError: CodedError {
-    var metricCode: String { code }
+    var metricCode: String { code.name }
 }
 
 extension SendTarget {

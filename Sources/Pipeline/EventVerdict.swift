@@ -66,7 +66,7 @@ public struct EventVerdict: Sendable, Equatable {
                 }
                 if error.invalidatesToken, message.target.isDevice {
                     invalidations.append(TokenInvalidation(message.target, code: error.code))
-                    if error.code != "SENDER_ID_MISMATCH" { continue }
+                    if error.code != .senderIDMismatch { continue }
                 }
                 failures.append((error, result.attempts))
             }
@@ -79,8 +79,8 @@ public struct EventVerdict: Sendable, Equatable {
         if results.count > 1 {
             reason = "\(failures.count) of \(results.count) sends failed; first: " + reason
         }
-        let code = exhausted ? "fcm_retries_exhausted" : "fcm_" + first.code.lowercased()
-        let dead = DeadLetterReason(code: code, reason: reason, fcmErrorCode: first.code, attempts: attempts)
+        let code = exhausted ? "fcm_retries_exhausted" : "fcm_" + first.code.name.lowercased()
+        let dead = DeadLetterReason(code: code, reason: reason, fcmErrorCode: first.code.name, attempts: attempts)
         return EventVerdict(disposition: .deadLetter(dead), invalidations: invalidations, sent: sent)
     }
 }
@@ -112,15 +112,15 @@ public struct TokenInvalidation: Sendable, Equatable {
     /// Which kind of identifier it is: ``MessageTarget/Kind/fid`` or ``MessageTarget/Kind/token``.
     public var kind: MessageTarget.Kind
     /// FCM's error code: `UNREGISTERED`, `SENDER_ID_MISMATCH` or `INVALID_ARGUMENT`.
-    public var code: String
+    public var code: FCMError.Code
 
-    public init(_ target: MessageTarget, code: String) {
+    public init(_ target: MessageTarget, code: FCMError.Code) {
         self.device = target.value
         self.kind = target.kind
         self.code = code
     }
 
-    public init(token: String, code: String) {
+    public init(token: String, code: FCMError.Code) {
         self.init(MessageTarget(.token, token), code: code)
     }
 }

@@ -50,7 +50,7 @@ public enum OutputRecords {
         if let eventType { members.append(("event_type", .string(eventType))) }
         if invalidation.kind == .fid { members.append(("fid", .string(invalidation.device))) }
         members.append(("kind", .string(invalidation.kind.rawValue)))
-        members.append(("reason", .string(invalidation.code)))
+        members.append(("reason", .string(invalidation.code.name)))
         members.append(("source", .string("\(source.topic)/\(source.partition)/\(source.offset)")))
         members.append(("time", .string(RFC3339.format(milliseconds: nowMilliseconds))))
         if invalidation.kind == .token { members.append(("token", .string(invalidation.device))) }

@@ -116,9 +116,7 @@ public final class Pipeline: Sendable {
     public var assignment: Set<TopicPartition> { consumer.assignment }
 
     /// The offsets the broker acknowledged as committed by this worker, per partition it holds.
-    public func committedOffsets() async -> [TopicPartition: Int64] {
-        coordinator.committedOffsets
-    }
+    public var committedOffsets: [TopicPartition: Int64] { coordinator.committedOffsets }
 
     /// Asks ``run()`` to stop taking messages, finish what is in flight (up to
     /// ``Configuration/shutdownTimeout``), commit, and leave the group.

@@ -87,7 +87,7 @@ struct DemoCommand: AsyncParsableCommand {
         let expected = ends.map { (TopicPartition(topic: topics.events, partition: $0.key), $0.value) }
         var lastPrint = ContinuousClock.now
         while true {
-            let committed = await pipeline.committedOffsets()
+            let committed = pipeline.committedOffsets
             if expected.allSatisfy({ committed[$0.0] == $0.1 }) { break }
             if ContinuousClock.now - started > .seconds(120) {
                 pipeline.stop()
@@ -102,7 +102,7 @@ struct DemoCommand: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(50))
         }
         let elapsed = ContinuousClock.now - started
-        let committed = await pipeline.committedOffsets()
+        let committed = pipeline.committedOffsets
         pipeline.stop()
         try await run.value
         await client.shutdown()

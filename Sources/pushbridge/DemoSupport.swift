@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import Kafka
 import Localization
+import MappingLocalization
 
 /// One event the demo produces.
 struct DemoEvent {

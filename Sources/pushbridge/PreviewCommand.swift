@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Localization
 import Mapping
+import MappingLocalization
 
 struct PreviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -77,7 +77,7 @@ struct RunCommand: AsyncParsableCommand {
             let server = OpsHTTPServer(host: listen.host, port: listen.port, metrics: {
                 worker.refreshGauges()
                 return metrics.exposition()
-            }, readiness: { await worker.readiness() })
+            }, readiness: { worker.readiness() })
             do {
                 try await server.start()
             } catch {

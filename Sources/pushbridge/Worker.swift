@@ -96,9 +96,9 @@ final class Worker: Service, Sendable {
 
     /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM
     /// token, and FCM answering.
-    func readiness() async -> (ready: Bool, reason: String) {
+    func readiness() -> (ready: Bool, reason: String) {
         guard pipeline.isRunning else { return (false, "not consuming") }
-        guard await delivery.client.hasAccessToken else { return (false, "no FCM access token yet") }
+        guard delivery.client.hasAccessToken else { return (false, "no FCM access token yet") }
         let availability = delivery.client.availability
         if let waiting = availability.waiting(at: .now), waiting >= Self.waitingReadinessThreshold {
             return (false, "waiting on FCM for \(waiting.components.seconds) s (\(availability.lastFailure ?? "no answer")); events are held and retried, not dead-lettered")

@@ -36,7 +36,7 @@ struct EmulatorCommandTests {
         #expect(try ok.outcome.get().hasPrefix("projects/demo-project/messages/"))
         let dead = await client.send(Array(#"{"token":"dead-token-1","data":{"a":"b"}}"#.utf8))
         guard case .failure(let error) = dead.outcome else { Issue.record("a dead token was accepted"); return }
-        #expect(error.code == "UNREGISTERED")
+        #expect(error.code == .unregistered)
         await client.shutdown()
 
         let pid = try #require(process.programPID)

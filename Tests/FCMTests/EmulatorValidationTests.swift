@@ -48,7 +48,7 @@ struct EmulatorValidationTests {
                 Issue.record("accepted: \(body)")
                 continue
             }
-            #expect(error.httpStatus == 400 && error.code == "INVALID_ARGUMENT", "\(body)")
+            #expect(error.httpStatus == 400 && error.code == .invalidArgument, "\(body)")
             if !field.isEmpty { #expect(error.fieldViolations.map(\.field).contains(field), "\(body): \(error.fieldViolations)") }
         }
         #expect(f.emulator.messages.isEmpty)
@@ -95,7 +95,7 @@ struct EmulatorValidationTests {
                 continue
             }
             // As FCM answers it (pushiko's "FCM responses"): no field, no details, and no token blamed.
-            #expect(error.code == "INVALID_ARGUMENT" && error.kind == .permanent && error.fieldViolations.isEmpty, "\(error)")
+            #expect(error.code == .invalidArgument && error.kind == .permanent && error.fieldViolations.isEmpty, "\(error)")
         }
         await client.shutdown()
         await f.stop()

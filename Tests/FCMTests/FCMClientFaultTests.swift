@@ -57,7 +57,7 @@ struct FCMClientFaultTests {
         #expect(chatty.count == 8 && chatty.allSatisfy { (try? $0.outcome.get()) != nil }, "every chatty send delivered in the end")
         #expect(chatty.contains { $0.quotaRefusals.contains(.device) })
         #expect(!(chatty + quietResults).contains { $0.quotaRefusals.contains(.project) })
-        #expect(await client.quotaPausedUntil == nil)
+        #expect(client.quotaPausedUntil == nil)
         #expect(quietResults.allSatisfy { (try? $0.outcome.get()) != nil && $0.attempts == 1 }, "no other device waited or was refused")
         // Other devices were delivered while the chatty one was held.
         let attempts = f.emulator.attempts
@@ -159,7 +159,7 @@ struct FCMClientFaultTests {
         others.cancel()
         _ = await others.value
         guard case .failure(let error) = result.outcome else { Issue.record("delivered?"); return }
-        #expect(error.code == "INTERNAL" && error.isRetryable)
+        #expect(error.code == .internal && error.isRetryable)
         #expect(result.attempts >= 3)
         let times = f.emulator.attempts.filter { $0.token == "doomed-1" }.map(\.time)
         // Given up (the time limit above would catch it being held like an outage), after trying

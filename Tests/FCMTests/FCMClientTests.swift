@@ -81,7 +81,7 @@ struct FCMClientTests {
         let client = try f.client()
         let result = await client.send(message(token: token))
         guard case .failure(let error) = result.outcome else { Issue.record("expected \(code)"); return }
-        #expect(error.code == code && error.kind == kind && error.httpStatus == status)
+        #expect(error.code == FCMError.Code(fcm: code) && error.kind == kind && error.httpStatus == status)
         #expect(result.attempts == 1, "not retried")
         #expect(f.emulator.messages.isEmpty)
         await client.shutdown()
@@ -94,7 +94,7 @@ struct FCMClientTests {
         let client = try f.client()
         let result = await client.send(message(token: "t", extra: #","ttl":"1h""#))
         guard case .failure(let error) = result.outcome else { Issue.record("expected a failure"); return }
-        #expect(error.code == "INVALID_ARGUMENT" && error.kind == .permanent)
+        #expect(error.code == .invalidArgument && error.kind == .permanent)
         #expect(error.fieldViolations.map(\.field) == ["message.android.ttl"])
         await client.shutdown()
         await f.stop()
@@ -113,7 +113,7 @@ struct FCMClientTests {
             #expect(f.emulator.messages.count == 1)
         } else {
             guard case .failure(let error) = result.outcome else { Issue.record("expected a failure"); return }
-            #expect(error.code == "UNAVAILABLE" && error.kind == .retryable && result.attempts == maxAttempts)
+            #expect(error.code == .unavailable && error.kind == .retryable && result.attempts == maxAttempts)
         }
         await client.shutdown()
         await f.stop()
@@ -167,7 +167,7 @@ struct FCMClientTests {
         }
         #expect(ok == 200)
         #expect(f.emulator.tokensIssued == 1)
-        #expect(await client.tokenRefreshes == 1)
+        #expect(client.tokenRefreshes == 1)
         await client.shutdown()
         await f.stop()
     }
@@ -199,7 +199,7 @@ struct FCMClientTests {
         let client = try FCMClient(configuration: configuration)
         let result = await client.send(message(token: "t"))
         guard case .failure(let error) = result.outcome else { Issue.record("expected a failure"); return }
-        #expect(error.kind == .configuration && error.code == "TOKEN_EXCHANGE")
+        #expect(error.kind == .configuration && error.code == .tokenExchange)
         #expect(error.message.contains("Invalid JWT Signature"))
         #expect(!error.message.contains("PRIVATE KEY"))
         await client.shutdown()
@@ -215,7 +215,7 @@ struct FCMClientTests {
         let client = try f.client { $0.caFile = otherCA }
         let result = await client.send(message(token: "t"))
         guard case .failure(let error) = result.outcome else { Issue.record("expected a failure"); return }
-        #expect(error.code == "TLS" && error.kind == .configuration)
+        #expect(error.code == .tls && error.kind == .configuration)
         #expect(error.message.contains("CA"), "\(error.message)")
         #expect(result.attempts == 1)
         await client.shutdown()

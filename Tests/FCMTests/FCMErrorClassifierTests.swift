@@ -32,7 +32,7 @@ struct FCMErrorClassifierTests {
     ])
     func table(status: String, http: Int, code: String, kind: FCMError.Kind) {
         let e = FCMErrorClassifier.classify(status: http, body: Self.body(status: status, httpCode: http, errorCode: code), retryAfter: nil)
-        #expect(e.code == code)
+        #expect(e.code == FCMError.Code(fcm: code))
         #expect(e.kind == kind)
         #expect(e.httpStatus == http)
         #expect(e.message == "msg for \(code)")
@@ -41,7 +41,7 @@ struct FCMErrorClassifierTests {
     @Test("UNAUTHENTICATED without an FcmError detail means: refresh the access token")
     func unauthenticated() {
         let e = FCMErrorClassifier.classify(status: 401, body: Self.body(status: "UNAUTHENTICATED", httpCode: 401, errorCode: nil), retryAfter: nil)
-        #expect(e.code == "UNAUTHENTICATED")
+        #expect(e.code == .unauthenticated)
         #expect(e.kind == .auth)
         #expect(e.isRetryable)
     }
@@ -76,7 +76,7 @@ struct FCMErrorClassifierTests {
     @Test("FCM's invalid-token answer (no field violation) invalidates the token; a payload error, named or not, does not")
     func invalidArgument() {
         let token = Self.classify(400, Real.invalidToken)
-        #expect(token.code == "INVALID_ARGUMENT" && token.kind == .tokenDead && token.invalidatesToken)
+        #expect(token.code == .invalidArgument && token.kind == .tokenDead && token.invalidatesToken)
         #expect(token.fieldViolations.isEmpty)
         #expect(Self.classify(400, Real.invalidTokenWithField).kind == .tokenDead)
 
@@ -98,14 +98,14 @@ struct FCMErrorClassifierTests {
     ])
     func quotaScopes(body: String, scope: FCMError.QuotaScope) {
         let e = Self.classify(429, body)
-        #expect(e.code == "QUOTA_EXCEEDED" && e.kind == .quota && e.isRetryable, "\(body)")
+        #expect(e.code == .quotaExceeded && e.kind == .quota && e.isRetryable, "\(body)")
         #expect(e.quotaScope == scope, "\(body)")
     }
 
     @Test("a non-JSON body falls back to the HTTP status")
     func nonJSON() {
         let e = FCMErrorClassifier.classify(status: 503, body: Array("<html>upstream down</html>".utf8), retryAfter: "7")
-        #expect(e.code == "UNAVAILABLE" && e.kind == .retryable)
+        #expect(e.code == .unavailable && e.kind == .retryable)
         #expect(e.message.contains("upstream down"))
         #expect(e.retryAfter == .seconds(7))
         #expect(FCMErrorClassifier.classify(status: 418, body: [], retryAfter: nil).kind == .permanent)
@@ -134,7 +134,7 @@ struct RetryAfterTests {
 
 @Suite("RetryPolicy")
 struct RetryPolicyTests {
-    let unavailable = FCMError(code: "UNAVAILABLE", kind: .retryable, httpStatus: 503, message: "")
+    let unavailable = FCMError(code: .unavailable, kind: .retryable, httpStatus: 503, message: "")
 
     @Test("full jitter under an exponential ceiling, capped at maxBackoff")
     func backoff() {
@@ -159,10 +159,10 @@ struct RetryPolicyTests {
     @Test("the project's and a topic's quota wait at least quotaPause; a device's backs off like any retry")
     func quota() {
         for scope in [FCMError.QuotaScope.project, .topic, .undetermined] {
-            let q = FCMError(code: "QUOTA_EXCEEDED", kind: .quota, httpStatus: 429, message: "", quotaScope: scope)
+            let q = FCMError(code: .quotaExceeded, kind: .quota, httpStatus: 429, message: "", quotaScope: scope)
             #expect(RetryPolicy().delay(afterAttempt: 1, elapsed: .zero, error: q, random: 0.1) == .seconds(60), "\(scope)")
         }
-        var device = FCMError(code: "QUOTA_EXCEEDED", kind: .quota, httpStatus: 429, message: "", quotaScope: .device)
+        var device = FCMError(code: .quotaExceeded, kind: .quota, httpStatus: 429, message: "", quotaScope: .device)
         #expect(RetryPolicy().delay(afterAttempt: 3, elapsed: .zero, error: device, random: 1) == .milliseconds(800))
         device.retryAfter = .seconds(2)
         #expect(RetryPolicy().delay(afterAttempt: 3, elapsed: .zero, error: device, random: 1) == .seconds(2))
@@ -178,9 +178,9 @@ struct RetryPolicyTests {
         var capped = RetryPolicy()
         capped.maxAttempts = 8
         #expect(capped.delay(afterAttempt: 8, elapsed: .zero, error: unavailable, random: 1) == nil)
-        let permanent = FCMError(code: "INVALID_ARGUMENT", kind: .permanent, httpStatus: 400, message: "")
+        let permanent = FCMError(code: .invalidArgument, kind: .permanent, httpStatus: 400, message: "")
         #expect(p.delay(afterAttempt: 1, elapsed: .zero, error: permanent, random: 0) == nil)
-        let dead = FCMError(code: "UNREGISTERED", kind: .tokenDead, httpStatus: 404, message: "")
+        let dead = FCMError(code: .unregistered, kind: .tokenDead, httpStatus: 404, message: "")
         #expect(p.delay(afterAttempt: 1, elapsed: .zero, error: dead, random: 0) == nil)
     }
 

@@ -31,7 +31,7 @@ struct KafkaCommitAndFaultTests {
         let offsets = nextOffsets(after: messages)
 
         broker.mock!.pushRequestErrors(.offsetCommit, [.requestTimedOut, .notCoordinator, .coordinatorNotAvailable])
-        // librdkafka retries some of these itself; whatever surfaces must say it is retriable.
+        // librdkafka retries some of these itself; whatever surfaces must say it is retryable.
         var attempts = 0
         while true {
             attempts += 1
@@ -39,7 +39,7 @@ struct KafkaCommitAndFaultTests {
                 try await consumer.commit(offsets)
                 break
             } catch {
-                #expect(error.isRetriable, "\(error)")
+                #expect(error.isRetryable, "\(error)")
                 #expect(attempts < 10)
                 if attempts >= 10 { throw error }
                 try await Task.sleep(for: .milliseconds(200))

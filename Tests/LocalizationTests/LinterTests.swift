@@ -1,6 +1,6 @@
 import Localization
 import Testing
-@testable import pushbridge
+import MappingLocalization
 
 @Suite("lint: every defect class on each platform")
 struct LinterTests {

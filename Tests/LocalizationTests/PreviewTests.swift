@@ -2,7 +2,7 @@ import Foundation
 import Localization
 import Mapping
 import Testing
-@testable import pushbridge
+import MappingLocalization
 
 @Suite("preview: what each device shows")
 struct PreviewTests {

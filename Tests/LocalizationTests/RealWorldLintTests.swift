@@ -1,6 +1,6 @@
 import Localization
 import Testing
-@testable import pushbridge
+import MappingLocalization
 
 /// The classes of defect found in real apps' resources (docs/localization.md, "Real apps"), in
 /// a fixture of our own: `Fixtures/realworld`, Android resources only.

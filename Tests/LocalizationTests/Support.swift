@@ -3,7 +3,7 @@ import Localization
 import Mapping
 import TestSupport
 import Testing
-@testable import pushbridge
+import MappingLocalization
 
 /// Tests/LocalizationTests/Fixtures, by path.
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path

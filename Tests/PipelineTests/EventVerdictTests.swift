@@ -10,7 +10,7 @@ struct EventVerdictTests {
         FCMMessage(json: .object([("token", .string(token))]), target: MessageTarget(.token, token))
     }
 
-    func failure(_ code: String, _ kind: FCMError.Kind, attempts: Int = 1) -> FCMClient.SendResult {
+    func failure(_ code: FCMError.Code, _ kind: FCMError.Kind, attempts: Int = 1) -> FCMClient.SendResult {
         FCMClient.SendResult(outcome: .failure(FCMError(code: code, kind: kind, httpStatus: 400, message: "m")), attempts: attempts)
     }
 
@@ -24,18 +24,18 @@ struct EventVerdictTests {
 
     @Test("UNREGISTERED → an invalidation record, and the event is done")
     func unregistered() {
-        let v = EventVerdict.sends([(message("a"), ok), (message("dead"), failure("UNREGISTERED", .tokenDead))])
+        let v = EventVerdict.sends([(message("a"), ok), (message("dead"), failure(.unregistered, .tokenDead))])
         #expect(v.disposition == .delivered)
-        #expect(v.invalidations == [TokenInvalidation(token: "dead", code: "UNREGISTERED")])
+        #expect(v.invalidations == [TokenInvalidation(token: "dead", code: .unregistered)])
     }
 
     @Test("INVALID_ARGUMENT about the token (FCM's \"not a valid FCM registration token\") → an invalidation record, and the event is done")
     func invalidToken() {
-        let v = EventVerdict.sends([(message("a"), ok), (message("garbage"), failure("INVALID_ARGUMENT", .tokenDead))])
+        let v = EventVerdict.sends([(message("a"), ok), (message("garbage"), failure(.invalidArgument, .tokenDead))])
         #expect(v.disposition == .delivered)
-        #expect(v.invalidations == [TokenInvalidation(token: "garbage", code: "INVALID_ARGUMENT")])
+        #expect(v.invalidations == [TokenInvalidation(token: "garbage", code: .invalidArgument)])
         // About the payload, it is the message's fault: dead-lettered, no invalidation.
-        let payload = EventVerdict.sends([(message("a"), failure("INVALID_ARGUMENT", .permanent))])
+        let payload = EventVerdict.sends([(message("a"), failure(.invalidArgument, .permanent))])
         #expect(payload.invalidations.isEmpty)
         guard case .deadLetter(let reason) = payload.disposition else { Issue.record("\(payload)"); return }
         #expect(reason.code == "fcm_invalid_argument")
@@ -44,25 +44,25 @@ struct EventVerdictTests {
     @Test("an FID FCM refuses is invalidated as an FID")
     func fidInvalidation() {
         let fid = FCMMessage(json: .object([("fid", .string("f-1"))]), target: MessageTarget(.fid, "f-1"))
-        let v = EventVerdict.sends([(fid, failure("UNREGISTERED", .tokenDead))])
-        #expect(v.invalidations == [TokenInvalidation(MessageTarget(.fid, "f-1"), code: "UNREGISTERED")])
+        let v = EventVerdict.sends([(fid, failure(.unregistered, .tokenDead))])
+        #expect(v.invalidations == [TokenInvalidation(MessageTarget(.fid, "f-1"), code: .unregistered)])
         #expect(v.invalidations.first?.kind == .fid)
         // A topic is never "invalidated": there is no device to delete.
         let topic = FCMMessage(json: .object([("topic", .string("news"))]), target: MessageTarget(.topic, "news"))
-        #expect(EventVerdict.sends([(topic, failure("UNREGISTERED", .tokenDead))]).invalidations.isEmpty)
+        #expect(EventVerdict.sends([(topic, failure(.unregistered, .tokenDead))]).invalidations.isEmpty)
     }
 
     @Test("SENDER_ID_MISMATCH → an invalidation record and a dead-letter record")
     func senderMismatch() {
-        let v = EventVerdict.sends([(message("alien"), failure("SENDER_ID_MISMATCH", .tokenDead))])
-        #expect(v.invalidations == [TokenInvalidation(token: "alien", code: "SENDER_ID_MISMATCH")])
+        let v = EventVerdict.sends([(message("alien"), failure(.senderIDMismatch, .tokenDead))])
+        #expect(v.invalidations == [TokenInvalidation(token: "alien", code: .senderIDMismatch)])
         guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
         #expect(reason.code == "fcm_sender_id_mismatch" && reason.fcmErrorCode == "SENDER_ID_MISMATCH")
     }
 
     @Test("a permanent error → dead-letter naming it; a fan-out says how many failed")
     func permanent() {
-        let v = EventVerdict.sends([(message("a"), ok), (message("b"), failure("THIRD_PARTY_AUTH_ERROR", .permanent, attempts: 1))])
+        let v = EventVerdict.sends([(message("a"), ok), (message("b"), failure(.thirdPartyAuthError, .permanent, attempts: 1))])
         guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
         #expect(reason.code == "fcm_third_party_auth_error" && reason.attempts == 1)
         #expect(reason.reason.hasPrefix("1 of 2 sends failed"))
@@ -71,16 +71,16 @@ struct EventVerdictTests {
 
     @Test("retries that ran out → dead-letter as fcm_retries_exhausted with the attempt count")
     func exhausted() {
-        let v = EventVerdict.sends([(message("a"), failure("UNAVAILABLE", .retryable, attempts: 8))])
+        let v = EventVerdict.sends([(message("a"), failure(.unavailable, .retryable, attempts: 8))])
         guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
         #expect(reason.code == "fcm_retries_exhausted" && reason.fcmErrorCode == "UNAVAILABLE" && reason.attempts == 8)
     }
 
     @Test("a configuration error stops the worker; a send cut by shutdown is abandoned")
     func notDone() {
-        let fatal = EventVerdict.sends([(message("a"), failure("TLS", .configuration))])
+        let fatal = EventVerdict.sends([(message("a"), failure(.tls, .configuration))])
         guard case .fatal = fatal.disposition else { Issue.record("\(fatal)"); return }
-        let abandoned = EventVerdict.sends([(message("a"), failure("SHUTDOWN", .retryable)), (message("b"), failure("UNREGISTERED", .tokenDead))])
+        let abandoned = EventVerdict.sends([(message("a"), failure(.shutdown, .retryable)), (message("b"), failure(.unregistered, .tokenDead))])
         #expect(abandoned.disposition == .abandoned && abandoned.invalidations.isEmpty)
     }
 
@@ -114,14 +114,14 @@ struct EventVerdictTests {
     @Test("an invalidation record is JSON keyed by the identifier, which it names by its kind (token or fid)")
     func invalidationRecord() throws {
         let source = KafkaMessage(topic: "events", partition: 0, offset: 7, key: nil, value: [], headers: [], timestamp: nil)
-        let r = OutputRecords.tokenInvalidation(TokenInvalidation(token: "tok", code: "UNREGISTERED"), topic: "inv", source: source,
+        let r = OutputRecords.tokenInvalidation(TokenInvalidation(token: "tok", code: .unregistered), topic: "inv", source: source,
                                                 eventType: "t", eventID: "e", nowMilliseconds: 0)
         #expect(r.key == Array("tok".utf8))
         #expect(try JSONParser.parse(r.value) == .object([
             ("event_id", .string("e")), ("event_type", .string("t")), ("kind", .string("token")), ("reason", .string("UNREGISTERED")),
             ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")), ("token", .string("tok")),
         ]))
-        let f = OutputRecords.tokenInvalidation(TokenInvalidation(MessageTarget(.fid, "f-1"), code: "INVALID_ARGUMENT"), topic: "inv",
+        let f = OutputRecords.tokenInvalidation(TokenInvalidation(MessageTarget(.fid, "f-1"), code: .invalidArgument), topic: "inv",
                                                 source: source, eventType: nil, eventID: nil, nowMilliseconds: 0)
         #expect(f.key == Array("f-1".utf8))
         #expect(try JSONParser.parse(f.value) == .object([

@@ -155,7 +155,7 @@ struct PipelineMockClusterTests {
         try await r1.stop()
         try await r2.stop()
         #expect(Set(h.acceptedTokens.keys) == Set(tokens + more))
-        let refreshes = (await c1.tokenRefreshes, await c2.tokenRefreshes)
+        let refreshes = (c1.tokenRefreshes, c2.tokenRefreshes)
         #expect(refreshes == (1, 1), "each worker sent (a token is fetched on the first send)")
         await c1.shutdown()
         await c2.shutdown()

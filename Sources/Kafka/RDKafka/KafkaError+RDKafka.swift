@@ -36,7 +36,7 @@ extension KafkaError {
         self.init(
             code: code,
             message: context.map { "\($0): \(text)" } ?? text,
-            isRetriable: Self.transientCodes.contains(code)
+            isRetryable: Self.transientCodes.contains(code)
         )
     }
 
@@ -47,7 +47,7 @@ extension KafkaError {
         self.init(
             code: Code(rd_kafka_error_code(error)),
             message: context.map { "\($0): \(text)" } ?? text,
-            isRetriable: rd_kafka_error_is_retriable(error) != 0,
+            isRetryable: rd_kafka_error_is_retriable(error) != 0,
             isFatal: rd_kafka_error_is_fatal(error) != 0
         )
     }

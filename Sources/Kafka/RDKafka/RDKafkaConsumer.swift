@@ -114,7 +114,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
                 return fatal
             }
             let text = String(cString: rd_kafka_message_errstr(message))
-            errorHandler(KafkaError(code: .init(err), message: text, isRetriable: KafkaError.transientCodes.contains(.init(err))))
+            errorHandler(KafkaError(code: .init(err), message: text, isRetryable: KafkaError.transientCodes.contains(.init(err))))
             return nil
         }
         let topic = String(cString: rd_kafka_topic_name(message.pointee.rkt))
@@ -161,7 +161,7 @@ private let errorTrampoline: @convention(c) (OpaquePointer?, Int32, UnsafePointe
     if code == RD_KAFKA_RESP_ERR__FATAL, let fatal = consumer.client?.fatalError() {
         consumer.errorHandler(fatal)
     } else {
-        consumer.errorHandler(KafkaError(code: .init(code), message: text, isRetriable: KafkaError.transientCodes.contains(.init(code))))
+        consumer.errorHandler(KafkaError(code: .init(code), message: text, isRetryable: KafkaError.transientCodes.contains(.init(code))))
     }
 }
 

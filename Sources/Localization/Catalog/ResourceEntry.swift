@@ -35,9 +35,6 @@ public struct ResourceEntry: Sendable, Equatable {
         /// An iOS String Catalog entry with plural variations (or plural substitutions).
         case xcstringsPlural = "xcstrings-plural"
 
-        /// Whether the OS picks the text from a number (which string loc args cannot give it).
-        public var isPlural: Bool { self == .plurals || self == .stringsdictPlural || self == .xcstringsPlural }
-
         /// How messages name it.
         public var displayName: String {
             switch self {

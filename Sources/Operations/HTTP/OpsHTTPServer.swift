@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// A swift-service-lifecycle `Service`: ``run()`` serves until graceful shutdown.
 public final class OpsHTTPServer: Service, Sendable {
-    public typealias Readiness = @Sendable () async -> (ready: Bool, reason: String)
+    public typealias Readiness = @Sendable () -> (ready: Bool, reason: String)
 
     let host: String
     let port: Int
@@ -90,12 +90,10 @@ final class OpsHTTPHandler: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
-        let loop = context.eventLoop
-        let bound = NIOLoopBound((context, self), eventLoop: loop)
         let keepAlive = head.isKeepAlive
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
         guard head.method == .GET || head.method == .HEAD else {
-            respond(bound.value.0, status: .methodNotAllowed, body: Array("only GET\n".utf8), keepAlive: keepAlive)
+            respond(context, status: .methodNotAllowed, body: Array("only GET\n".utf8), keepAlive: keepAlive)
             return
         }
         switch path {
@@ -104,13 +102,8 @@ final class OpsHTTPHandler: ChannelInboundHandler, Sendable {
         case "/healthz":
             respond(context, status: .ok, body: Array("ok\n".utf8), keepAlive: keepAlive)
         case "/readyz":
-            let readiness = self.readiness
-            let promise = loop.makePromise(of: (ready: Bool, reason: String).self)
-            promise.completeWithTask { await readiness() }
-            promise.futureResult.whenSuccess { answer in
-                let (context, handler) = bound.value
-                handler.respond(context, status: answer.ready ? .ok : .serviceUnavailable, body: Array((answer.reason + "\n").utf8), keepAlive: keepAlive)
-            }
+            let answer = readiness()
+            respond(context, status: answer.ready ? .ok : .serviceUnavailable, body: Array((answer.reason + "\n").utf8), keepAlive: keepAlive)
         default:
             respond(context, status: .notFound, body: Array("not found: try /metrics, /healthz or /readyz\n".utf8), keepAlive: keepAlive)
         }

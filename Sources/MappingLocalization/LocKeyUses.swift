@@ -1,11 +1,13 @@
+import JSON
 import Localization
 import Mapping
 
-/// Glue between the mapping core and the Localization module, which knows nothing of mappings.
-enum LocKeyUses {
+/// Glue between the mapping core and the Localization module, which knows nothing of mappings:
+/// what the mappings ask of the apps' string resources, for `lint` and `preview`.
+public enum LocKeyUses {
     /// Every key each mapping can send, per platform it targets: the linter's input.
     /// Silent mappings send none.
-    static func uses(_ set: MappingSet) -> [KeyUse] {
+    public static func uses(_ set: MappingSet) -> [KeyUse] {
         var uses: [KeyUse] = []
         for type in set.eventTypes {
             guard let m = set.mappings[type], !m.silent else { continue }
@@ -28,7 +30,7 @@ enum LocKeyUses {
 
     /// What a rendered `message` object asks each platform to show, read from its
     /// `android.notification.*_loc_*` and `apns.payload.aps.alert.*` fields.
-    static func pushes(_ message: JSONValue) -> [LocalizedPush] {
+    public static func pushes(_ message: JSONValue) -> [LocalizedPush] {
         var pushes: [LocalizedPush] = []
         if let n = message["android"]?["notification"] {
             let push = LocalizedPush(platform: .android,
