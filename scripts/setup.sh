@@ -2,6 +2,10 @@
 # Installs everything pushbridge needs to build, test and run the demo on a fresh
 # Debian bookworm machine. Idempotent: skips what is already there.
 #
+#   ./scripts/setup.sh           everything below (scripts/test.sh runs this)
+#   ./scripts/setup.sh --build   only what building and running pushbridge need (scripts/demo.sh):
+#                                librdkafka-dev, libcurl4-openssl-dev, pkg-config
+#
 #   apt:  librdkafka-dev, libcurl4-openssl-dev, nginx-light + echo module (HTTP/2 TLS stub),
 #         openssl (test CAs)
 #   pip:  jsonschema, pyyaml (schema tests), when missing
@@ -15,7 +19,10 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 tools="$root/.tools"
 
-apt_packages=(librdkafka-dev libcurl4-openssl-dev nginx-light libnginx-mod-http-echo openssl pkg-config unzip)
+apt_packages=(librdkafka-dev libcurl4-openssl-dev pkg-config)
+build_only=false
+[ "${1:-}" = "--build" ] && build_only=true
+$build_only || apt_packages+=(nginx-light libnginx-mod-http-echo openssl unzip)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -28,6 +35,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     # nginx is started by the tests on their own ports; the distro service is not needed.
     $SUDO service nginx stop >/dev/null 2>&1 || true
 fi
+
+$build_only && exit 0
 
 # The mapping schema tests validate examples with Python's jsonschema (Draft 2020-12) and PyYAML.
 if ! python3 -c 'import jsonschema, yaml' 2>/dev/null; then

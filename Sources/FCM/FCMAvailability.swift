@@ -61,11 +61,12 @@ public struct FCMAvailability: Sendable {
     /// or a quiet hour changes nothing.
     public mutating func refusedOwnQuota(_ target: SendTarget, at now: ContinuousClock.Instant) -> Bool {
         let lastOtherRefusal = refusals.filter { $0.target != target }.map(\.at).max()
-        let own: Bool = switch (lastSuccess, lastOtherRefusal) {
-        case (nil, _): false
-        case (_?, nil): true
-        case (let success?, let refusal?): success > refusal
-        }
+        let own: Bool =
+            switch (lastSuccess, lastOtherRefusal) {
+            case (nil, _): false
+            case (_?, nil): true
+            case (let success?, let refusal?): success > refusal
+            }
         refusals.removeAll { $0.target == target }
         refusals.append((target, now))
         if refusals.count > 2 { refusals.removeFirst() }

@@ -250,7 +250,10 @@ public final class FCMClient: Sendable {
         }
         if response.status == 200 {
             guard let name = Self.messageName(response.body) else {
-                return (.failure(FCMError(code: .internal, kind: .retryable, httpStatus: 200, message: "a 200 answer without a message name")), response.answerTime)
+                return (
+                    .failure(FCMError(code: .internal, kind: .retryable, httpStatus: 200, message: "a 200 answer without a message name")),
+                    response.answerTime
+                )
             }
             return (.success(name), response.answerTime)
         }

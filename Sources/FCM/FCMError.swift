@@ -93,12 +93,13 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     /// curl names it, is retried within the budget. A send cut short by shutdown would succeed
     /// later, from this worker or another.
     public init(transport error: HTTP2ClientError) {
-        let code: Code = switch error.code {
-        case .timeout: .timeout
-        case .tls: .tls
-        case .shutdown: .shutdown
-        default: .transport
-        }
+        let code: Code =
+            switch error.code {
+            case .timeout: .timeout
+            case .tls: .tls
+            case .shutdown: .shutdown
+            default: .transport
+            }
         let isSetup = !error.isRetryable && (error.code == .tls || error.code == .invalidRequest)
         self.init(code: code, kind: isSetup ? .configuration : .retryable, httpStatus: nil, message: error.message)
     }

@@ -13,8 +13,10 @@ public struct ServiceAccount: Sendable, CustomStringConvertible {
     /// demo can point it at the FCM emulator.
     public var tokenURI: String
 
-    public init(projectID: String, clientEmail: String, privateKeyPEM: String, privateKeyID: String? = nil,
-                tokenURI: String = "https://oauth2.googleapis.com/token") {
+    public init(
+        projectID: String, clientEmail: String, privateKeyPEM: String, privateKeyID: String? = nil,
+        tokenURI: String = "https://oauth2.googleapis.com/token"
+    ) {
         self.projectID = projectID
         self.clientEmail = clientEmail
         self.privateKeyPEM = privateKeyPEM
@@ -47,7 +49,9 @@ public struct ServiceAccount: Sendable, CustomStringConvertible {
     }
 
     /// Loads a key file from `path`, or from `GOOGLE_APPLICATION_CREDENTIALS` when `path` is nil.
-    public static func load(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(FCMConfigurationError) -> ServiceAccount {
+    public static func load(
+        path: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(FCMConfigurationError) -> ServiceAccount {
         guard let file = path ?? environment["GOOGLE_APPLICATION_CREDENTIALS"] else {
             throw FCMConfigurationError("no service account: give a key file, or set GOOGLE_APPLICATION_CREDENTIALS")
         }

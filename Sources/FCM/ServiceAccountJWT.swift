@@ -26,7 +26,8 @@ public enum ServiceAccountJWT {
         var header = #"{"alg":"RS256","typ":"JWT""#
         if let kid = account.privateKeyID { header += #","kid":"\#(jsonEscaped(kid))""# }
         header += "}"
-        let claims = #"{"iss":"\#(jsonEscaped(account.clientEmail))","scope":"\#(jsonEscaped(scope))","aud":"\#(jsonEscaped(account.tokenURI))","iat":\#(iat),"exp":\#(iat + seconds)}"#
+        let claims =
+            #"{"iss":"\#(jsonEscaped(account.clientEmail))","scope":"\#(jsonEscaped(scope))","aud":"\#(jsonEscaped(account.tokenURI))","iat":\#(iat),"exp":\#(iat + seconds)}"#
         let signingInput = base64URL(Array(header.utf8)) + "." + base64URL(Array(claims.utf8))
         let signature: _RSA.Signing.RSASignature
         do {

@@ -3,7 +3,13 @@
 /// topics. Written apart from the mapping core's checker on purpose (the emulator is the oracle).
 enum ConditionSyntax {
     enum Token: Equatable {
-        case topic(String), inTopics, and, or, not, open, close
+        case topic(String)
+        case inTopics
+        case and
+        case or
+        case not
+        case open
+        case close
     }
 
     /// Why `condition` is refused, or nil.

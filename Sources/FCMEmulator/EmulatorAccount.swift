@@ -20,15 +20,17 @@ public struct EmulatorAccount: Sendable {
     /// The key file's JSON: `type`, `project_id`, `private_key_id`, `private_key`,
     /// `client_email`, `token_uri`.
     public func keyFileJSON(tokenURI: String) -> [UInt8] {
-        JSONWriter.write(.object([
-            ("client_email", .string(email)), ("private_key", .string(privateKeyPEM)), ("private_key_id", .string("emulator")),
-            ("project_id", .string(projectID)), ("token_uri", .string(tokenURI)), ("type", .string("service_account")),
-        ]), pretty: true)
+        JSONWriter.write(
+            .object([
+                ("client_email", .string(email)), ("private_key", .string(privateKeyPEM)), ("private_key_id", .string("emulator")),
+                ("project_id", .string(projectID)), ("token_uri", .string(tokenURI)), ("type", .string("service_account")),
+            ]), pretty: true)
     }
 
     /// Writes ``keyFileJSON(tokenURI:)`` with mode 0600: it holds a private key.
     public func writeKeyFile(to path: String, tokenURI: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(keyFileJSON(tokenURI: tokenURI)), attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: path, contents: Data(keyFileJSON(tokenURI: tokenURI)), attributes: [.posixPermissions: 0o600])
+        else {
             throw EmulatorError("cannot write \(path)")
         }
     }

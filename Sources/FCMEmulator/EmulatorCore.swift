@@ -163,7 +163,14 @@ final class EmulatorCore: Sendable {
             response.dropConnection = true
             return response
         default:
-            return .json(404, .object([("error", .object([("code", .int(404)), ("message", .string("no route \(request.method) \(path)")), ("status", .string("NOT_FOUND"))]))]))
+            return .json(
+                404,
+                .object([
+                    (
+                        "error",
+                        .object([("code", .int(404)), ("message", .string("no route \(request.method) \(path)")), ("status", .string("NOT_FOUND"))])
+                    )
+                ]))
         }
     }
 
@@ -182,7 +189,12 @@ final class EmulatorCore: Sendable {
     private func token(_ request: EmulatorRequest) -> EmulatorResponse {
         let form = Self.formFields(request.body)
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer", let assertion = form["assertion"] else {
-            return .json(400, .object([("error", .string("unsupported_grant_type")), ("error_description", .string("expected grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer and an assertion"))]))
+            return .json(
+                400,
+                .object([
+                    ("error", .string("unsupported_grant_type")),
+                    ("error_description", .string("expected grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer and an assertion")),
+                ]))
         }
         switch verifier.verify(assertion) {
         case .failure(let error):
@@ -194,9 +206,11 @@ final class EmulatorCore: Sendable {
                 $0.accessTokens[token] = expires
                 $0.tokensIssued += 1
             }
-            return .json(200, .object([
-                ("access_token", .string(token)), ("expires_in", .int(tokenLifetime.components.seconds)), ("token_type", .string("Bearer")),
-            ]))
+            return .json(
+                200,
+                .object([
+                    ("access_token", .string(token)), ("expires_in", .int(tokenLifetime.components.seconds)), ("token_type", .string("Bearer")),
+                ]))
         }
     }
 
@@ -247,7 +261,8 @@ final class EmulatorCore: Sendable {
                 s.attempts.append(RecordedAttempt(time: arrived, token: accepted?.device, status: failure.httpStatus, code: code))
                 response = failure.response
             } else if let accepted {
-                let name = accepted.validateOnly
+                let name =
+                    accepted.validateOnly
                     ? "projects/\(project)/messages/fake_message_id"
                     : "projects/\(project)/messages/0:\(Int64(Date().timeIntervalSince1970 * 1000))%\(String(s.sends, radix: 16))"
                 let record = RecordedMessage(

@@ -97,7 +97,8 @@ public struct EmulatorFaults: Sendable, Equatable {
                 guard case .object(let prefixes) = member else { throw EmulatorError("faults.token_prefixes: expected an object") }
                 for (prefix, code) in prefixes {
                     guard case .string(let code) = code, Self.tokenErrorCodes.contains(code) else {
-                        throw EmulatorError("faults.token_prefixes.\(prefix): expected one of \(Self.tokenErrorCodes.sorted().joined(separator: ", "))")
+                        throw EmulatorError(
+                            "faults.token_prefixes.\(prefix): expected one of \(Self.tokenErrorCodes.sorted().joined(separator: ", "))")
                     }
                     tokenPrefixes[prefix] = code
                 }
@@ -118,7 +119,8 @@ public struct EmulatorFaults: Sendable, Equatable {
             case "quotas": quotas = try Self.quotas(member)
             default:
                 throw EmulatorError(
-                    "faults: unknown member \"\(key)\" (token_prefixes, burst, rate, quotas, latency_ms, drop_connection_every, goaway_every, refuse_stream_every)")
+                    "faults: unknown member \"\(key)\" (token_prefixes, burst, rate, quotas, latency_ms, drop_connection_every, goaway_every, refuse_stream_every)"
+                )
             }
         }
     }

@@ -144,7 +144,8 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         var headers = HTTPHeaders(response.headers)
         headers.add(name: "content-length", value: String(response.body.count))
         let version: HTTPVersion = isHTTP2 ? .http2 : .http1_1
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .init(statusCode: response.status), headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .init(statusCode: response.status), headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
         let done = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)

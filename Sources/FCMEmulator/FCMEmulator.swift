@@ -68,9 +68,12 @@ public final class FCMEmulator: Sendable {
         let server = try await EmulatorServer.start(
             host: configuration.host, port: configuration.port, tls: context, core: core, threads: configuration.threads)
         let port = server.port
-        core.setVerifier(JWTVerifier(keys: keys, audiences: [
-            "https://\(configuration.host):\(port)/token", "https://localhost:\(port)/token", "https://127.0.0.1:\(port)/token",
-        ]))
+        core.setVerifier(
+            JWTVerifier(
+                keys: keys,
+                audiences: [
+                    "https://\(configuration.host):\(port)/token", "https://localhost:\(port)/token", "https://127.0.0.1:\(port)/token",
+                ]))
         return FCMEmulator(tls: tls, core: core, server: server, host: configuration.host)
     }
 

@@ -29,7 +29,8 @@ struct FCMErrorResponse {
                 httpStatus: 400, status: "INVALID_ARGUMENT", message: "The registration token is not a valid FCM registration token",
                 details: [fcmError(code)])
         case "THIRD_PARTY_AUTH_ERROR":
-            FCMErrorResponse(httpStatus: 401, status: "UNAUTHENTICATED", message: "Auth error from APNS or Web Push Service", details: [fcmError(code)])
+            FCMErrorResponse(
+                httpStatus: 401, status: "UNAUTHENTICATED", message: "Auth error from APNS or Web Push Service", details: [fcmError(code)])
         case "INTERNAL":
             // pushiko's "FCM responses".
             FCMErrorResponse(
@@ -57,24 +58,33 @@ struct FCMErrorResponse {
     static func projectQuota(retryAfterSeconds: Int?) -> FCMErrorResponse {
         FCMErrorResponse(
             httpStatus: 429, status: "RESOURCE_EXHAUSTED",
-            message: "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com' for consumer 'project_number:000000000000'.",
+            message:
+                "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com' for consumer 'project_number:000000000000'.",
             details: [
                 .object([
                     ("@type", .string("type.googleapis.com/google.rpc.ErrorInfo")), ("reason", .string("RATE_LIMIT_EXCEEDED")),
                     ("domain", .string("googleapis.com")),
-                    ("metadata", .object([
-                        ("quota_limit_value", .string("600000")), ("consumer", .string("projects/000000000000")),
-                        ("quota_metric", .string("fcm.googleapis.com/send_requests")), ("quota_unit", .string("1/min/{project}")),
-                        ("service", .string("fcm.googleapis.com")), ("quota_location", .string("global")),
-                        ("quota_limit", .string("SendsPerMinutePerProject")),
-                    ])),
+                    (
+                        "metadata",
+                        .object([
+                            ("quota_limit_value", .string("600000")), ("consumer", .string("projects/000000000000")),
+                            ("quota_metric", .string("fcm.googleapis.com/send_requests")), ("quota_unit", .string("1/min/{project}")),
+                            ("service", .string("fcm.googleapis.com")), ("quota_location", .string("global")),
+                            ("quota_limit", .string("SendsPerMinutePerProject")),
+                        ])
+                    ),
                 ]),
                 .object([
                     ("@type", .string("type.googleapis.com/google.rpc.Help")),
-                    ("links", .array([.object([
-                        ("description", .string("Request a higher quota limit.")),
-                        ("url", .string("https://cloud.google.com/docs/quotas/help/request_increase")),
-                    ])])),
+                    (
+                        "links",
+                        .array([
+                            .object([
+                                ("description", .string("Request a higher quota limit.")),
+                                ("url", .string("https://cloud.google.com/docs/quotas/help/request_increase")),
+                            ])
+                        ])
+                    ),
                 ]),
             ],
             retryAfterSeconds: retryAfterSeconds)
@@ -110,12 +120,17 @@ struct FCMErrorResponse {
         FCMErrorResponse(
             httpStatus: 400, status: "INVALID_ARGUMENT",
             message: violations.first?.description ?? "Request contains an invalid argument.",
-            details: violations.isEmpty ? [] : [
-                .object([
-                    ("@type", .string("type.googleapis.com/google.rpc.BadRequest")),
-                    ("fieldViolations", .array(violations.map { .object([("field", .string($0.field)), ("description", .string($0.description))]) })),
+            details: violations.isEmpty
+                ? []
+                : [
+                    .object([
+                        ("@type", .string("type.googleapis.com/google.rpc.BadRequest")),
+                        (
+                            "fieldViolations",
+                            .array(violations.map { .object([("field", .string($0.field)), ("description", .string($0.description))]) })
+                        ),
+                    ])
                 ])
-            ])
     }
 
     /// A message over the size limit, as pushiko records it: no field, no details.
@@ -124,7 +139,8 @@ struct FCMErrorResponse {
     /// A missing, unknown or expired access token (no FcmError detail, as FCM answers it).
     static let unauthenticated = FCMErrorResponse(
         httpStatus: 401, status: "UNAUTHENTICATED",
-        message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+        message:
+            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
 
     /// The code tests and stats know the answer by: the FcmError's, else the status.
     var code: String {
@@ -135,7 +151,9 @@ struct FCMErrorResponse {
     }
 
     var response: EmulatorResponse {
-        var error: [(key: String, value: JSONValue)] = [("code", .int(Int64(httpStatus))), ("message", .string(message)), ("status", .string(status))]
+        var error: [(key: String, value: JSONValue)] = [
+            ("code", .int(Int64(httpStatus))), ("message", .string(message)), ("status", .string(status)),
+        ]
         if !details.isEmpty { error.append(("details", .array(details))) }
         var headers = [("content-type", "application/json; charset=UTF-8")]
         if let retryAfterSeconds { headers.append(("retry-after", String(retryAfterSeconds))) }

@@ -25,7 +25,10 @@ struct JWTVerifier: Sendable {
             return .failure(EmulatorError("Invalid JWT: unknown issuer (iss)"))
         }
         let signingInput = Array("\(parts[0]).\(parts[1])".utf8)
-        guard key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: signingInput), padding: .insecurePKCS1v1_5) else {
+        guard
+            key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: signingInput), padding: .insecurePKCS1v1_5)
+        else {
             return .failure(EmulatorError("Invalid JWT Signature."))
         }
         guard case .string(let scope)? = claims["scope"], scope.split(separator: " ").contains(Substring(Self.scope)) else {
@@ -38,9 +41,14 @@ struct JWTVerifier: Sendable {
             return .failure(EmulatorError("Invalid JWT: iat and exp are required integers"))
         }
         let t = Int64(now.timeIntervalSince1970)
-        guard exp > t else { return .failure(EmulatorError("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. The JWT has expired (exp)")) }
+        guard exp > t else {
+            return .failure(
+                EmulatorError("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. The JWT has expired (exp)"))
+        }
         guard exp - iat <= 3600, iat <= t + 300 else {
-            return .failure(EmulatorError("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values"))
+            return .failure(
+                EmulatorError(
+                    "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values"))
         }
         return .success(issuer)
     }

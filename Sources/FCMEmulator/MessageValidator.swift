@@ -68,7 +68,10 @@ struct MessageValidator {
             switch Self.snake(key) {
             case "message": message = value
             case "validate_only":
-                guard case .bool(let b) = value else { violate("validate_only", "Invalid value: expected a boolean"); continue }
+                guard case .bool(let b) = value else {
+                    violate("validate_only", "Invalid value: expected a boolean")
+                    continue
+                }
                 validateOnly = b
             default: unknown("", key)
             }
@@ -136,11 +139,13 @@ struct MessageValidator {
     }
 
     private mutating func android(_ value: JSONValue, _ path: String) {
-        object(value, path, fields: [
-            "collapse_key": .string, "priority": .oneOf(["NORMAL", "HIGH"]), "ttl": .ttl, "restricted_package_name": .string,
-            "data": .stringMap, "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool, "restricted_satellite_ok": .bool,
-            "fcm_options": .free, "notification": .free,
-        ])
+        object(
+            value, path,
+            fields: [
+                "collapse_key": .string, "priority": .oneOf(["NORMAL", "HIGH"]), "ttl": .ttl, "restricted_package_name": .string,
+                "data": .stringMap, "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool, "restricted_satellite_ok": .bool,
+                "fcm_options": .free, "notification": .free,
+            ])
         if case .object(let fields) = value {
             for (key, member) in fields where member != .null {
                 switch Self.snake(key) {
@@ -153,17 +158,21 @@ struct MessageValidator {
     }
 
     private mutating func androidNotification(_ value: JSONValue, _ path: String) {
-        object(value, path, fields: [
-            "title": .string, "body": .string, "icon": .string, "color": .color, "sound": .string, "tag": .string,
-            "click_action": .string, "body_loc_key": .string, "body_loc_args": .stringArray, "title_loc_key": .string,
-            "title_loc_args": .stringArray, "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .string,
-            "local_only": .bool,
-            "notification_priority": .oneOf(["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX"]),
-            "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool, "vibrate_timings": .free,
-            "visibility": .oneOf(["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]), "notification_count": .int,
-            "light_settings": .free, "image": .string, "bypass_proxy_notification": .bool,
-            "proxy": .oneOf(["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]),
-        ])
+        object(
+            value, path,
+            fields: [
+                "title": .string, "body": .string, "icon": .string, "color": .color, "sound": .string, "tag": .string,
+                "click_action": .string, "body_loc_key": .string, "body_loc_args": .stringArray, "title_loc_key": .string,
+                "title_loc_args": .stringArray, "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .string,
+                "local_only": .bool,
+                "notification_priority": .oneOf([
+                    "PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX",
+                ]),
+                "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool, "vibrate_timings": .free,
+                "visibility": .oneOf(["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]), "notification_count": .int,
+                "light_settings": .free, "image": .string, "bypass_proxy_notification": .bool,
+                "proxy": .oneOf(["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]),
+            ])
         guard case .object(let fields) = value else { return }
         let keys = Set(fields.map { Self.snake($0.key) })
         for (args, key) in [("body_loc_args", "body_loc_key"), ("title_loc_args", "title_loc_key")] where keys.contains(args) && !keys.contains(key) {
@@ -191,7 +200,8 @@ struct MessageValidator {
             switch name.lowercased() {
             case "apns-priority" where !["5", "10", "1"].contains(text):
                 violate("\(path).\(name)", "apns-priority must be 10, 5 or 1")
-            case "apns-push-type" where !["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk"].contains(text):
+            case "apns-push-type"
+            where !["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity", "pushtotalk"].contains(text):
                 violate("\(path).\(name)", "unknown apns-push-type \"\(text)\"")
             case "apns-expiration" where Int64(text) == nil:
                 violate("\(path).\(name)", "apns-expiration must be a UNIX time in seconds")
@@ -218,7 +228,10 @@ struct MessageValidator {
             switch key {
             case "alert":
                 if case .string = member { continue }
-                guard case .object(let alert) = member else { violate(field, "alert must be a string or an object"); continue }
+                guard case .object(let alert) = member else {
+                    violate(field, "alert must be a string or an object")
+                    continue
+                }
                 let keys = Set(alert.map(\.key))
                 for (k, v) in alert {
                     if k.hasSuffix("loc-args") {
@@ -264,9 +277,14 @@ struct MessageValidator {
         case .string: string(value, path)
         case .bool: if case .bool = value {} else { violate(path, "Invalid value: expected a boolean, found \(value.typeName)") }
         case .int:
-            if !Self.isInt32(value) { violate(path, "Invalid value at '\(path)' (TYPE_INT32), \(String(decoding: JSONWriter.write(value), as: UTF8.self))") }
+            if !Self.isInt32(value) {
+                violate(path, "Invalid value at '\(path)' (TYPE_INT32), \(String(decoding: JSONWriter.write(value), as: UTF8.self))")
+            }
         case .stringArray:
-            guard case .array(let items) = value else { violate(path, "Invalid value: expected an array of strings, found \(value.typeName)"); return }
+            guard case .array(let items) = value else {
+                violate(path, "Invalid value: expected an array of strings, found \(value.typeName)")
+                return
+            }
             for (i, item) in items.enumerated() {
                 // Null is refused inside lists too (proto3 JSON).
                 if case .string = item {} else { violate("\(path)[\(i)]", "Invalid value: loc args must be strings, found \(item.typeName)") }
@@ -310,13 +328,17 @@ struct MessageValidator {
         for (key, member) in members {
             if case .string = member {} else { violate("\(path).\(key)", "Invalid value: map values must be strings, found \(member.typeName)") }
             if reservedKeys, Self.isReservedDataKey(key) {
-                violate("\(path).\(key)", "Invalid data key \"\(key)\": \"from\", \"message_type\" and keys starting with \"google\" or \"gcm\" are reserved")
+                violate(
+                    "\(path).\(key)",
+                    "Invalid data key \"\(key)\": \"from\", \"message_type\" and keys starting with \"google\" or \"gcm\" are reserved")
             }
         }
     }
 
     private mutating func unknown(_ path: String, _ key: String) {
-        violate(path.isEmpty ? key : "\(path).\(key)", "Invalid JSON payload received. Unknown name \"\(key)\"\(path.isEmpty ? "" : " at '\(path)'"): Cannot find field.")
+        violate(
+            path.isEmpty ? key : "\(path).\(key)",
+            "Invalid JSON payload received. Unknown name \"\(key)\"\(path.isEmpty ? "" : " at '\(path)'"): Cannot find field.")
     }
 
     private mutating func violate(_ field: String, _ description: String) {
@@ -372,9 +394,10 @@ struct MessageValidator {
 
     static func isColor(_ s: String) -> Bool {
         let b = Array(s.utf8)
-        return b.count == 7 && b[0] == UInt8(ascii: "#") && b.dropFirst().allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46)
-        }
+        return b.count == 7 && b[0] == UInt8(ascii: "#")
+            && b.dropFirst().allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46)
+            }
     }
 
     /// protobuf's JSON Duration: `"3600s"`, `"1.5s"` (up to 9 fraction digits).

@@ -53,9 +53,15 @@ public enum JSONParser {
             case UInt8(ascii: "{"): return paths.whole ? try object(depth: depth) : try sparseObject(depth: depth, keeping: paths)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
             }
@@ -173,7 +179,9 @@ public enum JSONParser {
                     }
                     try skipValue(depth: depth + 1)
                     skipWhitespace()
-                    guard index < bytes.count else { throw error(isObject ? "unexpected end of input in an object" : "unexpected end of input in an array") }
+                    guard index < bytes.count else {
+                        throw error(isObject ? "unexpected end of input in an object" : "unexpected end of input in an array")
+                    }
                     if bytes[index] == UInt8(ascii: ",") {
                         index += 1
                     } else if bytes[index] == close {

@@ -41,7 +41,8 @@ extension KafkaConsumer {
     /// (milliseconds since the epoch); ``KafkaOffset/end`` when there is none.
     ///
     /// - Important: librdkafka's mock cluster and tansu answer this wrongly; see docs/testing.md.
-    public func offsets(forTimes times: [TopicPartition: Int64], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartitionOffset] {
+    public func offsets(forTimes times: [TopicPartition: Int64], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartitionOffset]
+    {
         try await core.offsets(forTimes: times, timeout: timeout)
     }
 

@@ -7,9 +7,17 @@
 public final class KafkaMockCluster: Sendable {
     /// Kafka protocol API keys, for ``pushRequestErrors(_:_:)``.
     public enum APIKey: Int16, Sendable {
-        case produce = 0, fetch = 1, listOffsets = 2, metadata = 3
-        case offsetCommit = 8, offsetFetch = 9, findCoordinator = 10
-        case joinGroup = 11, heartbeat = 12, leaveGroup = 13, syncGroup = 14
+        case produce = 0
+        case fetch = 1
+        case listOffsets = 2
+        case metadata = 3
+        case offsetCommit = 8
+        case offsetFetch = 9
+        case findCoordinator = 10
+        case joinGroup = 11
+        case heartbeat = 12
+        case leaveGroup = 13
+        case syncGroup = 14
         case initProducerID = 22
     }
 

@@ -16,12 +16,16 @@ public enum LocKeyUses {
                 guard let text else { continue }
                 let location = SourceLocation(file: m.file, line: m.line)
                 if m.platforms.contains(.android) {
-                    uses.append(KeyUse(platform: .android, key: text.androidKey, argumentCount: text.args.count, field: field,
-                                       eventType: type, location: location, counterpartKey: both ? text.iosKey : nil))
+                    uses.append(
+                        KeyUse(
+                            platform: .android, key: text.androidKey, argumentCount: text.args.count, field: field,
+                            eventType: type, location: location, counterpartKey: both ? text.iosKey : nil))
                 }
                 if m.platforms.contains(.ios) {
-                    uses.append(KeyUse(platform: .ios, key: text.iosKey, argumentCount: text.args.count, field: field,
-                                       eventType: type, location: location, counterpartKey: both ? text.androidKey : nil))
+                    uses.append(
+                        KeyUse(
+                            platform: .ios, key: text.iosKey, argumentCount: text.args.count, field: field,
+                            eventType: type, location: location, counterpartKey: both ? text.androidKey : nil))
                 }
             }
         }
@@ -33,15 +37,17 @@ public enum LocKeyUses {
     public static func pushes(_ message: JSONValue) -> [LocalizedPush] {
         var pushes: [LocalizedPush] = []
         if let n = message["android"]?["notification"] {
-            let push = LocalizedPush(platform: .android,
-                                     title: text(n, key: "title_loc_key", args: "title_loc_args"),
-                                     body: text(n, key: "body_loc_key", args: "body_loc_args"))
+            let push = LocalizedPush(
+                platform: .android,
+                title: text(n, key: "title_loc_key", args: "title_loc_args"),
+                body: text(n, key: "body_loc_key", args: "body_loc_args"))
             if push.title != nil || push.body != nil { pushes.append(push) }
         }
         if let alert = message["apns"]?["payload"]?["aps"]?["alert"] {
-            let push = LocalizedPush(platform: .ios,
-                                     title: text(alert, key: "title-loc-key", args: "title-loc-args"),
-                                     body: text(alert, key: "loc-key", args: "loc-args"))
+            let push = LocalizedPush(
+                platform: .ios,
+                title: text(alert, key: "title-loc-key", args: "title-loc-args"),
+                body: text(alert, key: "loc-key", args: "loc-args"))
             if push.title != nil || push.body != nil { pushes.append(push) }
         }
         return pushes

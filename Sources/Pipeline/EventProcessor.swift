@@ -80,10 +80,12 @@ public struct EventProcessor: Sendable {
                 eventType: eventType, eventID: eventID, nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.deadLettered(code: reason.code)
-            logger.warning("dead-lettered", metadata: [
-                "source": "\(message.topic)/\(message.partition)/\(message.offset)",
-                "reason_code": "\(reason.code)", "reason": "\(reason.reason)",
-            ])
+            logger.warning(
+                "dead-lettered",
+                metadata: [
+                    "source": "\(message.topic)/\(message.partition)/\(message.offset)",
+                    "reason_code": "\(reason.code)", "reason": "\(reason.reason)",
+                ])
         case .fatal(let why):
             logger.critical("cannot send: \(why)")
             return Outcome(verdict: verdict, done: false)
@@ -126,9 +128,11 @@ public struct EventProcessor: Sendable {
                 return true
             } catch {
                 metrics.recordWriteErrors.increment()
-                logger.error("cannot write to \(record.topic), will retry", metadata: [
-                    "source": "\(source.topic)/\(source.partition)/\(source.offset)", "error": "\(error)",
-                ])
+                logger.error(
+                    "cannot write to \(record.topic), will retry",
+                    metadata: [
+                        "source": "\(source.topic)/\(source.partition)/\(source.offset)", "error": "\(error)",
+                    ])
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(5))
             }
@@ -144,12 +148,13 @@ extension FCMError: CodedError {
 extension SendTarget {
     /// The FCM client's view of a rendered message's target.
     init(_ target: MessageTarget) {
-        let kind: SendTarget.Kind = switch target.kind {
-        case .fid: .fid
-        case .token: .token
-        case .topic: .topic
-        case .condition: .condition
-        }
+        let kind: SendTarget.Kind =
+            switch target.kind {
+            case .fid: .fid
+            case .token: .token
+            case .topic: .topic
+            case .condition: .condition
+            }
         self.init(kind, target.value)
     }
 }

@@ -149,9 +149,11 @@ public final class Pipeline: Sendable {
         let drained = await waitUntilDrained(nil, timeout: configuration.shutdownTimeout)
         if !drained {
             let left = coordinator.inFlight
-            logger.warning("stopping with events in flight; they are not committed and will be sent again", metadata: [
-                "in_flight": "\(left)"
-            ])
+            logger.warning(
+                "stopping with events in flight; they are not committed and will be sent again",
+                metadata: [
+                    "in_flight": "\(left)"
+                ])
             // No new attempts or records for them: they belong to the next owner now.
             for task in state.withLock({ $0.runners }) { task.cancel() }
         }

@@ -49,9 +49,11 @@ final class RebalanceHandlers: Sendable {
         let drained = await Self.waitUntilDrained(partitions, coordinator: coordinator, timeout: configuration.revokeTimeout)
         if !drained {
             let left = coordinator.inFlight(partitions)
-            logger.warning("revoke: events still in flight are given up; the new owner sends them again", metadata: [
-                "in_flight": "\(left)"
-            ])
+            logger.warning(
+                "revoke: events still in flight are given up; the new owner sends them again",
+                metadata: [
+                    "in_flight": "\(left)"
+                ])
         }
         await Self.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
         release(partitions)

@@ -121,7 +121,8 @@ enum EndToEndBenchmark {
             let reports = try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in
                 for i in first..<min(first + batch, count) {
                     let sentAt = Int64(Date().timeIntervalSince1970 * 1_000_000)
-                    let value = #"{"type":"user.welcome","id":"e\#(i)","user":{"first_name":"User \#(i)","fcm_token":"bench-token-\#(i)-abcdefghijklmnopqrstuvwxyz0123456789"},"sent_at_us":"\#(sentAt)"}"#
+                    let value =
+                        #"{"type":"user.welcome","id":"e\#(i)","user":{"first_name":"User \#(i)","fcm_token":"bench-token-\#(i)-abcdefghijklmnopqrstuvwxyz0123456789"},"sent_at_us":"\#(sentAt)"}"#
                     group.addTask { try await producer.send(KafkaProducerRecord(topic: s.topic, key: Array("k\(i)".utf8), value: Array(value.utf8))) }
                 }
                 return try await group.reduce(into: [KafkaDeliveryReport]()) { $0.append($1) }

@@ -6,9 +6,13 @@ import Foundation
 /// the HTTP/2 client. To the static nginx stub (the client's own cost) or to the FCM emulator
 /// in this process (which validates every message, so it costs more).
 enum FCMBenchmark {
-    static let message = Array(#"{"android":{"notification":{"title_loc_args":["Alice"],"title_loc_key":"welcome_title"}},"apns":{"payload":{"aps":{"alert":{"title-loc-args":["Alice"],"title-loc-key":"WELCOME_TITLE"}}}},"token":"bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1"}"#.utf8)
+    static let message = Array(
+        #"{"android":{"notification":{"title_loc_args":["Alice"],"title_loc_key":"welcome_title"}},"apns":{"payload":{"aps":{"alert":{"title-loc-args":["Alice"],"title-loc-key":"WELCOME_TITLE"}}}},"token":"bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1"}"#
+            .utf8)
 
-    static func run(_ configuration: FCMClient.Configuration, sends: Int, concurrency: Int, rounds: Int, name: String) async throws -> [(name: String, value: Double)] {
+    static func run(
+        _ configuration: FCMClient.Configuration, sends: Int, concurrency: Int, rounds: Int, name: String
+    ) async throws -> [(name: String, value: Double)] {
         let client = try FCMClient(configuration: configuration)
         guard case .success = await client.send(message).outcome else { throw BenchError("the first send failed") }
         var rates: [Double] = []

@@ -10,7 +10,9 @@ enum HTTP2Benchmark {
         config.maxConcurrentStreams = streams
         let tasks = inFlight ?? streams
         let client = try HTTP2Client(configuration: config)
-        let body = Array(#"{"message":{"token":"bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1","android":{"notification":{"title_loc_key":"welcome_title","title_loc_args":["Alice"]}}}}"#.utf8)
+        let body = Array(
+            #"{"message":{"token":"bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1","android":{"notification":{"title_loc_key":"welcome_title","title_loc_args":["Alice"]}}}}"#
+                .utf8)
         let request = HTTPRequest(url: url, headers: ["content-type": "application/json", "authorization": "Bearer bench"], body: body)
         _ = try await client.send(request)  // connect and negotiate h2 outside the timing
 

@@ -67,7 +67,9 @@ enum LatencySweepBenchmark {
             threads = max(threads, worker.threadCount())
             guard trace, ContinuousClock.now >= nextTrace else { return }
             nextTrace = .now + .seconds(1)
-            let names = ["pushbridge_events_total", "pushbridge_sends_in_flight", "pushbridge_fcm_sends_in_flight_limit", "pushbridge_fcm_connections"]
+            let names = [
+                "pushbridge_events_total", "pushbridge_sends_in_flight", "pushbridge_fcm_sends_in_flight_limit", "pushbridge_fcm_connections",
+            ]
             let line = names.map { "\($0.dropFirst(11))=\(Int(WorkerProcess.sum($0, in: m)))" }.joined(separator: " ")
             FileHandle.standardError.write(Data("trace: \(line) rss_mb=\(Int(worker.rssMegabytes()))\n".utf8))
         }
@@ -125,7 +127,8 @@ extension WorkerProcess {
     /// The worker's threads now (/proc).
     func threadCount() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") })
+        else { return 0 }
         return Double(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
     }
 }

@@ -18,7 +18,8 @@ enum MappingBenchmark {
             data: {chat_id: {field: /chat_id}, screen: chat}
         """
 
-    static let event = Array("""
+    static let event = Array(
+        """
         {"type":"message.received","id":"3f0c9a1e-5b7d-4c2a-9e61-0d2b8f4a7c13","occurred_at":"2026-11-22T10:15:00Z",
          "unread_count":3,"chat_id":"chat-8841","sender":{"id":"u-17","name":"Bob"},
          "recipient":{"id":"u-42","fcm_token":"bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1-JzmJ6PrqB1xq3Yb9e0"}}

@@ -29,8 +29,12 @@ func emit(_ figures: [(name: String, value: Double)]) {
 /// The options `e2e` and `e2e-latency` share: where the broker, the worker and the FCM stub are.
 func e2eSetup() throws -> EndToEndBenchmark.Setup {
     guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let worker = option("--worker"),
-          let dir = option("--dir"), let endpoint = option("--endpoint"), let ca = option("--ca"),
-          let account = option("--service-account") else { print(usage); exit(2) }
+        let dir = option("--dir"), let endpoint = option("--endpoint"), let ca = option("--ca"),
+        let account = option("--service-account")
+    else {
+        print(usage)
+        exit(2)
+    }
     return try EndToEndBenchmark.prepare(
         directory: dir, bootstrap: bootstrap, topic: topic, worker: worker, endpoint: endpoint, caFile: ca, serviceAccount: account)
 }
@@ -39,39 +43,60 @@ let command = CommandLine.arguments.dropFirst().first ?? ""
 do {
     switch command {
     case "kafka":
-        guard let bootstrap = option("--bootstrap"), let topic = option("--topic") else { print(usage); exit(2) }
-        emit(try await KafkaBenchmark.run(
-            bootstrap: bootstrap, topic: topic,
-            messages: Int(option("--messages", "200000")!)!, valueSize: Int(option("--value-size", "200")!)!))
+        guard let bootstrap = option("--bootstrap"), let topic = option("--topic") else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try await KafkaBenchmark.run(
+                bootstrap: bootstrap, topic: topic,
+                messages: Int(option("--messages", "200000")!)!, valueSize: Int(option("--value-size", "200")!)!))
     case "http2":
-        guard let url = option("--url"), let ca = option("--ca") else { print(usage); exit(2) }
-        emit(try await HTTP2Benchmark.run(
-            url: url, caFile: ca,
-            requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!,
-            inFlight: option("--in-flight").flatMap { Int($0) }))
+        guard let url = option("--url"), let ca = option("--ca") else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try await HTTP2Benchmark.run(
+                url: url, caFile: ca,
+                requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!,
+                inFlight: option("--in-flight").flatMap { Int($0) }))
     case "mapping":
         emit(try MappingBenchmark.run(events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!))
     case "fcm":
-        guard let url = option("--url"), let ca = option("--ca"), let account = option("--service-account") else { print(usage); exit(2) }
-        emit(try await FCMBenchmark.stub(
-            baseURL: url, caFile: ca, serviceAccount: account, sends: Int(option("--sends", "50000")!)!,
-            concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!,
-            connections: Int(option("--connections", "1")!)!))
+        guard let url = option("--url"), let ca = option("--ca"), let account = option("--service-account") else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try await FCMBenchmark.stub(
+                baseURL: url, caFile: ca, serviceAccount: account, sends: Int(option("--sends", "50000")!)!,
+                concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!,
+                connections: Int(option("--connections", "1")!)!))
     case "fcm-emulator":
-        emit(try await FCMBenchmark.emulator(
-            sends: Int(option("--sends", "20000")!)!, concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))
+        emit(
+            try await FCMBenchmark.emulator(
+                sends: Int(option("--sends", "20000")!)!, concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))
     case "e2e":
         emit(try await EndToEndBenchmark.throughput(try e2eSetup(), events: Int(option("--events", "100000")!)!))
     case "e2e-sweep":
         guard let bootstrap = option("--bootstrap"), let worker = option("--worker"), let dir = option("--dir"),
-              let base = option("--base"), let ca = option("--ca"), let account = option("--service-account") else { print(usage); exit(2) }
-        emit(try await LatencySweepBenchmark.run(.init(
-            bootstrap: bootstrap, worker: worker, directory: dir, base: base, caFile: ca, serviceAccount: account,
-            events: Int(option("--events", "60000")!)!, delays: option("--delays", "0,20,100,300")!.split(separator: ",").compactMap { Int($0) },
-            partialRate: Int(option("--partial-rate", "2000")!)!, partialSeconds: Int(option("--partial-seconds", "10")!)!)))
+            let base = option("--base"), let ca = option("--ca"), let account = option("--service-account")
+        else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try await LatencySweepBenchmark.run(
+                .init(
+                    bootstrap: bootstrap, worker: worker, directory: dir, base: base, caFile: ca, serviceAccount: account,
+                    events: Int(option("--events", "60000")!)!,
+                    delays: option("--delays", "0,20,100,300")!.split(separator: ",").compactMap { Int($0) },
+                    partialRate: Int(option("--partial-rate", "2000")!)!, partialSeconds: Int(option("--partial-seconds", "10")!)!)))
     case "e2e-latency":
-        emit(try await EndToEndBenchmark.latency(
-            try e2eSetup(), rate: Int(option("--rate", "5000")!)!, seconds: Int(option("--seconds", "10")!)!))
+        emit(
+            try await EndToEndBenchmark.latency(
+                try e2eSetup(), rate: Int(option("--rate", "5000")!)!, seconds: Int(option("--seconds", "10")!)!))
     default:
         print(usage)
         exit(command.isEmpty ? 0 : 2)

@@ -35,8 +35,9 @@ struct Delivery: Sendable {
         fcm.retry.quotaPause = settings.fcm.retry.quotaPause
         client = try FCMClient(configuration: fcm)
 
-        producer = try KafkaProducer(configuration: OutputRecords.producerConfiguration(
-            brokers: settings.kafka.brokers, properties: settings.kafka.properties))
+        producer = try KafkaProducer(
+            configuration: OutputRecords.producerConfiguration(
+                brokers: settings.kafka.brokers, properties: settings.kafka.properties))
 
         var options = EventProcessor.Options(deadLetterTopic: settings.topics.deadLetter, tokenInvalidationTopic: settings.topics.tokenInvalidation)
         options.validateOnly = validateOnly || settings.fcm.validateOnly

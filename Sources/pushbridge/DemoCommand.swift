@@ -65,7 +65,8 @@ struct DemoCommand: AsyncParsableCommand {
         print("== producing \(events.count) events to \(topics.events)")
         var ends: [Int32: Int64] = [:]
         for event in events {
-            let report = try await producer.send(KafkaProducerRecord(topic: topics.events, key: event.key, value: event.value, headers: event.headers))
+            let report = try await producer.send(
+                KafkaProducerRecord(topic: topics.events, key: event.key, value: event.value, headers: event.headers))
             ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1)
         }
 
@@ -140,4 +141,3 @@ final class RecordingProducer: RecordProducing {
 
     var records: [KafkaProducerRecord] { written.withLock { $0 } }
 }
-

@@ -25,11 +25,15 @@ enum DemoEvents {
             events.append(DemoEvent(key: Array(file.utf8), value: Array(data), headers: headers))
         }
         // A dead token: the emulator answers UNREGISTERED → a token-invalidation record.
-        events.append(DemoEvent(key: Array("zoe".utf8), value: Array(#"{"type":"user.welcome","id":"evt-2001","user":{"first_name":"Zoe","fcm_token":"dead-token-of-zoe"}}"#.utf8)))
+        events.append(
+            DemoEvent(
+                key: Array("zoe".utf8),
+                value: Array(#"{"type":"user.welcome","id":"evt-2001","user":{"first_name":"Zoe","fcm_token":"dead-token-of-zoe"}}"#.utf8)))
         // Not JSON → a dead-letter record; every other event is still delivered.
         events.append(DemoEvent(key: Array("broken".utf8), value: Array(#"{"type":"user.welcome","user":{"first_name":"#.utf8)))
         // A required field missing → a dead-letter record naming it.
-        events.append(DemoEvent(key: Array("no-token".utf8), value: Array(#"{"type":"user.welcome","id":"evt-2002","user":{"first_name":"Yan"}}"#.utf8)))
+        events.append(
+            DemoEvent(key: Array("no-token".utf8), value: Array(#"{"type":"user.welcome","id":"evt-2002","user":{"first_name":"Yan"}}"#.utf8)))
         // No mapping for this type → skipped (unknown_event_types: skip).
         events.append(DemoEvent(key: Array("other".utf8), value: Array(#"{"type":"user.logged_in","id":"evt-2003"}"#.utf8)))
         for i in 0..<extra {
@@ -73,7 +77,9 @@ enum DemoResources {
         var catalogs: [ResourceCatalog] = []
         let android = "\(examples)/resources/android/res"
         let ios = "\(examples)/resources/ios"
-        if FileManager.default.fileExists(atPath: android) { catalogs.append(ResourceCatalog.loadAndroid(directories: [android], defaultLocale: "en")) }
+        if FileManager.default.fileExists(atPath: android) {
+            catalogs.append(ResourceCatalog.loadAndroid(directories: [android], defaultLocale: "en"))
+        }
         if FileManager.default.fileExists(atPath: ios) { catalogs.append(ResourceCatalog.loadApple(paths: [ios], developmentLanguage: nil)) }
         return catalogs
     }
@@ -120,7 +126,9 @@ struct DemoReport {
         Swift.print("\n== dead-letter records (\(topics.deadLetter))")
         for r in dead {
             func h(_ n: String) -> String { r.headers.first { $0.name == n }?.stringValue ?? "-" }
-            Swift.print("✗ \(h("pushbridge-source-topic"))/\(h("pushbridge-source-partition"))/\(h("pushbridge-source-offset")) [\(h("pushbridge-reason-code"))] \(h("pushbridge-reason"))")
+            Swift.print(
+                "✗ \(h("pushbridge-source-topic"))/\(h("pushbridge-source-partition"))/\(h("pushbridge-source-offset")) [\(h("pushbridge-reason-code"))] \(h("pushbridge-reason"))"
+            )
         }
         let invalid = written.filter { $0.topic == topics.invalidations }
         Swift.print("\n== token-invalidation records (\(topics.invalidations))")
@@ -133,6 +141,8 @@ struct DemoReport {
         for a in attempts { byStatus[a.status, default: 0] += 1 }
         let statuses = byStatus.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
         Swift.print("\nFCM requests: \(attempts.count) (\(statuses))")
-        Swift.print("\(events) events → \(sent.count) pushes accepted, \(dead.count) dead-lettered, \(invalid.count) token invalidations, in \(String(format: "%.2f", seconds)) s")
+        Swift.print(
+            "\(events) events → \(sent.count) pushes accepted, \(dead.count) dead-lettered, \(invalid.count) token invalidations, in \(String(format: "%.2f", seconds)) s"
+        )
     }
 }

@@ -91,17 +91,19 @@ struct EmulatorCommand: AsyncParsableCommand {
         try emulator.tls.caPEM.write(toFile: "\(dir)/ca.pem", atomically: true, encoding: .utf8)
         try account.writeKeyFile(to: "\(dir)/service-account.json", tokenURI: emulator.tokenURI)
         // Written unbuffered: whoever started it may be waiting for the base URL.
-        FileHandle.standardOutput.write(Data("""
-            FCM emulator listening
-              base URL         \(emulator.baseURL)        (fcm.endpoint)
-              token URI        \(emulator.tokenURI)
-              CA               \(dir)/ca.pem        (fcm.ca_file)
-              service account  \(dir)/service-account.json        (fcm.service_account; project \(account.projectID))
-              admin            \(emulator.baseURL)/admin/messages  /admin/attempts  /admin/stats
-            Try: curl --cacert \(dir)/ca.pem \(emulator.baseURL)/admin/stats
-            Ctrl-C stops it.
+        FileHandle.standardOutput.write(
+            Data(
+                """
+                FCM emulator listening
+                  base URL         \(emulator.baseURL)        (fcm.endpoint)
+                  token URI        \(emulator.tokenURI)
+                  CA               \(dir)/ca.pem        (fcm.ca_file)
+                  service account  \(dir)/service-account.json        (fcm.service_account; project \(account.projectID))
+                  admin            \(emulator.baseURL)/admin/messages  /admin/attempts  /admin/stats
+                Try: curl --cacert \(dir)/ca.pem \(emulator.baseURL)/admin/stats
+                Ctrl-C stops it.
 
-            """.utf8))
+                """.utf8))
         for await _ in signals { break }
         await emulator.stop()
         print("stopped: \(emulator.messages.count) messages accepted, \(emulator.attempts.count) requests")

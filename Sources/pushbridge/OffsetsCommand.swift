@@ -41,7 +41,9 @@ struct OffsetsCommand: AsyncParsableCommand {
             if let config {
                 let s = try OffsetArguments.loadConfig(config)
                 let group = group ?? s.kafka.group
-                return (.standalone(brokers: s.kafka.brokers, properties: s.kafka.properties, group: group), group, topic.isEmpty ? s.kafka.topics : topic)
+                return (
+                    .standalone(brokers: s.kafka.brokers, properties: s.kafka.properties, group: group), group, topic.isEmpty ? s.kafka.topics : topic
+                )
             }
             let list = brokers!.split(separator: ",").map(String.init)
             return (.standalone(brokers: list, properties: [:], group: group!), group!, topic)
@@ -50,7 +52,8 @@ struct OffsetsCommand: AsyncParsableCommand {
         /// The group's state and members, asked with a group-less consumer: the coordinator
         /// answers it like any client.
         static func describe(_ group: String, _ configuration: KafkaConsumerConfiguration) async throws -> Result<KafkaGroupDescription, KafkaError> {
-            let observer = try KafkaConsumer(configuration: .standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
+            let observer = try KafkaConsumer(
+                configuration: .standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
             let described: Result<KafkaGroupDescription, KafkaError>
             do { described = .success(try await observer.describeGroup(group)) } catch { described = .failure(error) }
             await observer.close()
@@ -132,12 +135,13 @@ struct OffsetsCommand: AsyncParsableCommand {
             let (configuration, group, topics) = try target.resolve()
             let position: OffsetPosition
             do {
-                position = try OffsetArguments.exactlyOne([
-                    toOffset.isEmpty ? nil : try OffsetArguments.offsets(toOffset, flag: "--to-offset"),
-                    try toTime.map { try OffsetArguments.time($0, flag: "--to-time") },
-                    toEarliest ? .earliest : nil,
-                    toLatest ? .latest : nil,
-                ], names: "--to-offset, --to-time, --to-earliest, --to-latest")
+                position = try OffsetArguments.exactlyOne(
+                    [
+                        toOffset.isEmpty ? nil : try OffsetArguments.offsets(toOffset, flag: "--to-offset"),
+                        try toTime.map { try OffsetArguments.time($0, flag: "--to-time") },
+                        toEarliest ? .earliest : nil,
+                        toLatest ? .latest : nil,
+                    ], names: "--to-offset, --to-time, --to-earliest, --to-latest")
             } catch {
                 throw OffsetArguments.usage("\(error)")
             }
@@ -150,7 +154,8 @@ struct OffsetsCommand: AsyncParsableCommand {
             if !dryRun {
                 switch try await Target.describe(group, configuration) {
                 case .success(let d) where d.isActive && !force:
-                    throw OffsetArguments.usage("group \(group) has \(d.members.count) active member(s) (\(d.state)); stop the workers first, or --force")
+                    throw OffsetArguments.usage(
+                        "group \(group) has \(d.members.count) active member(s) (\(d.state)); stop the workers first, or --force")
                 case .failure(let error) where !force:
                     throw OffsetArguments.usage("cannot tell whether group \(group) has members (\(error)); stop the workers and use --force")
                 case .failure(let error):
@@ -194,15 +199,19 @@ struct OffsetsCommand: AsyncParsableCommand {
 /// Plain aligned tables for `offsets show` and `offsets reset`.
 enum OffsetsTable {
     static func render(_ rows: [GroupOffsetRow]) -> String {
-        table(["TOPIC", "PARTITION", "COMMITTED", "HIGH", "LAG"], rows.map { r in
-            [r.partition.topic, String(r.partition.partition), r.committed.map(String.init) ?? "-", String(r.high), String(r.lag)]
-        })
+        table(
+            ["TOPIC", "PARTITION", "COMMITTED", "HIGH", "LAG"],
+            rows.map { r in
+                [r.partition.topic, String(r.partition.partition), r.committed.map(String.init) ?? "-", String(r.high), String(r.lag)]
+            })
     }
 
     static func render(_ changes: [OffsetChange]) -> String {
-        table(["TOPIC", "PARTITION", "FROM", "TO"], changes.map { c in
-            [c.partition.topic, String(c.partition.partition), c.from.map(String.init) ?? "-", String(c.to)]
-        })
+        table(
+            ["TOPIC", "PARTITION", "FROM", "TO"],
+            changes.map { c in
+                [c.partition.topic, String(c.partition.partition), c.from.map(String.init) ?? "-", String(c.to)]
+            })
     }
 
     static func table(_ header: [String], _ rows: [[String]]) -> String {

@@ -113,24 +113,30 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         let (from, to): (OffsetPosition, OffsetPosition?)
         do {
-            from = try OffsetArguments.exactlyOne([
-                fromOffset.isEmpty ? nil : try OffsetArguments.offsets(fromOffset, flag: "--from-offset"),
-                try fromTime.map { try OffsetArguments.time($0, flag: "--from-time") },
-                fromBeginning ? .earliest : nil,
-            ], names: "--from-offset, --from-time, --from-beginning")
-            to = toOffset.isEmpty ? try toTime.map { try OffsetArguments.time($0, flag: "--to-time") } : try OffsetArguments.offsets(toOffset, flag: "--to-offset")
+            from = try OffsetArguments.exactlyOne(
+                [
+                    fromOffset.isEmpty ? nil : try OffsetArguments.offsets(fromOffset, flag: "--from-offset"),
+                    try fromTime.map { try OffsetArguments.time($0, flag: "--from-time") },
+                    fromBeginning ? .earliest : nil,
+                ], names: "--from-offset, --from-time, --from-beginning")
+            to =
+                toOffset.isEmpty
+                ? try toTime.map { try OffsetArguments.time($0, flag: "--to-time") } : try OffsetArguments.offsets(toOffset, flag: "--to-offset")
         } catch {
             throw OffsetArguments.usage("\(error)")
         }
         let mappingSet = try MappingFiles.load(mappings.isEmpty ? settings.mappings : mappings)
         let unknownTypes = eventType.filter { !mappingSet.eventTypes.contains($0) }
         if !unknownTypes.isEmpty {
-            throw OffsetArguments.usage("no mapping for --event-type \(unknownTypes.joined(separator: ", ")); the mappings have \(mappingSet.eventTypes.joined(separator: ", "))")
+            throw OffsetArguments.usage(
+                "no mapping for --event-type \(unknownTypes.joined(separator: ", ")); the mappings have \(mappingSet.eventTypes.joined(separator: ", "))"
+            )
         }
 
         LoggingSetup.bootstrap(level: settings.log.level, format: settings.log.format)
         let logger = Logger(label: "pushbridge.replay")
-        let consumerConfiguration = KafkaConsumerConfiguration.standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties, group: group)
+        let consumerConfiguration = KafkaConsumerConfiguration.standalone(
+            brokers: settings.kafka.brokers, properties: settings.kafka.properties, group: group)
 
         let plan: ReplayPlan
         do {
@@ -138,8 +144,9 @@ struct ReplayCommand: AsyncParsableCommand {
             let planner = try KafkaConsumer(configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties))
             let resolved: Result<ReplayPlan, any Error>
             do {
-                resolved = .success(try await ReplayPlan.resolve(
-                    topic: topic, partitions: partition.isEmpty ? nil : partition, from: from, to: to, lookup: planner))
+                resolved = .success(
+                    try await ReplayPlan.resolve(
+                        topic: topic, partitions: partition.isEmpty ? nil : partition, from: from, to: to, lookup: planner))
             } catch {
                 resolved = .failure(error)
             }
@@ -216,7 +223,9 @@ struct ReplayCommand: AsyncParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let p = summary.progress
         let verb = summary.isComplete ? "done" : "stopped"
-        Swift.print("replay \(verb): \(ReplayProgress.grouped(p.done)) events in \(String(format: "%.1f", seconds)) s\(dryRun ? " (dry run: nothing sent or written)" : "")")
+        Swift.print(
+            "replay \(verb): \(ReplayProgress.grouped(p.done)) events in \(String(format: "%.1f", seconds)) s\(dryRun ? " (dry run: nothing sent or written)" : "")"
+        )
         Swift.print(p.counts)
         if summary.isComplete { return }
         if let failure = summary.failure { Swift.print("failure: \(failure)") }
@@ -232,8 +241,14 @@ struct ReplayCommand: AsyncParsableCommand {
         var skipNext = false
         let positional = ["--from-offset", "--from-time", "--to-offset", "--to-time", "--partition"]
         for arg in CommandLine.arguments.dropFirst() {
-            if skipNext { skipNext = false; continue }
-            if positional.contains(arg) { skipNext = true; continue }
+            if skipNext {
+                skipNext = false
+                continue
+            }
+            if positional.contains(arg) {
+                skipNext = true
+                continue
+            }
             if arg == "--from-beginning" || positional.contains(where: { arg.hasPrefix($0 + "=") }) { continue }
             args.append(arg)
         }

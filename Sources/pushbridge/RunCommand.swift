@@ -74,10 +74,12 @@ struct RunCommand: AsyncParsableCommand {
             .init(service: worker, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
         ]
         if let listen = settings.http.listen {
-            let server = OpsHTTPServer(host: listen.host, port: listen.port, metrics: {
-                worker.refreshGauges()
-                return metrics.exposition()
-            }, readiness: { worker.readiness() })
+            let server = OpsHTTPServer(
+                host: listen.host, port: listen.port,
+                metrics: {
+                    worker.refreshGauges()
+                    return metrics.exposition()
+                }, readiness: { worker.readiness() })
             do {
                 try await server.start()
             } catch {

@@ -26,7 +26,9 @@ struct ValidateCommand: ParsableCommand {
         do {
             let set = try MappingSet.load(files: files)
             MappingFiles.printWarnings(set)
-            print("ok: \(files.count) file\(files.count == 1 ? "" : "s"), \(set.mappings.count) event type\(set.mappings.count == 1 ? "" : "s"): \(set.eventTypes.joined(separator: ", "))")
+            print(
+                "ok: \(files.count) file\(files.count == 1 ? "" : "s"), \(set.mappings.count) event type\(set.mappings.count == 1 ? "" : "s"): \(set.eventTypes.joined(separator: ", "))"
+            )
         } catch {
             MappingFiles.printErrors(error)
             throw ExitCode(1)

@@ -35,18 +35,21 @@ final class Worker: Service, Sendable {
         consumer.sessionTimeout = settings.kafka.sessionTimeout
         consumer.properties = settings.kafka.properties
         var configuration = Pipeline.Configuration(consumer: consumer, topics: settings.kafka.topics)
-        configuration.limits = PartitionTable.Limits(maxEventsInFlight: settings.delivery.maxEventsInFlight, partitionBuffer: settings.delivery.partitionBuffer)
+        configuration.limits = PartitionTable.Limits(
+            maxEventsInFlight: settings.delivery.maxEventsInFlight, partitionBuffer: settings.delivery.partitionBuffer)
         configuration.maxEventsRunning = settings.delivery.maxSendsInFlight
         configuration.commitInterval = settings.delivery.commitInterval
         configuration.commitEveryEvents = settings.delivery.commitEveryEvents
         configuration.offsetMap = settings.delivery.offsetMap
         configuration.shutdownTimeout = settings.delivery.shutdownTimeout
         pipeline = try Pipeline(configuration: configuration, processor: processor, metrics: metrics, logger: logger)
-        logger.info("started", metadata: [
-            "group": "\(settings.kafka.group)", "topics": "\(settings.kafka.topics.joined(separator: ","))",
-            "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)",
-            "project": "\(delivery.account.projectID)", "validate_only": "\(delivery.validateOnly)",
-        ])
+        logger.info(
+            "started",
+            metadata: [
+                "group": "\(settings.kafka.group)", "topics": "\(settings.kafka.topics.joined(separator: ","))",
+                "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)",
+                "project": "\(delivery.account.projectID)", "validate_only": "\(delivery.validateOnly)",
+            ])
     }
 
     /// Refreshes the gauges that describe FCM's state now; called per scrape.
@@ -101,7 +104,10 @@ final class Worker: Service, Sendable {
         guard delivery.client.hasAccessToken else { return (false, "no FCM access token yet") }
         let availability = delivery.client.availability
         if let waiting = availability.waiting(at: .now), waiting >= Self.waitingReadinessThreshold {
-            return (false, "waiting on FCM for \(waiting.components.seconds) s (\(availability.lastFailure ?? "no answer")); events are held and retried, not dead-lettered")
+            return (
+                false,
+                "waiting on FCM for \(waiting.components.seconds) s (\(availability.lastFailure ?? "no answer")); events are held and retried, not dead-lettered"
+            )
         }
         let partitions = pipeline.assignment.count
         return (true, partitions == 0 ? "waiting for an assignment" : "consuming \(partitions) partitions")

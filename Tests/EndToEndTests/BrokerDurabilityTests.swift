@@ -37,7 +37,8 @@ struct BrokerDurabilityTests {
                         let key = "k-\(b)-\(i)"
                         group.addTask {
                             do {
-                                let r = try await producer.send(KafkaProducerRecord(topic: topic, partition: 0, key: Array(key.utf8), value: Array(key.utf8)))
+                                let r = try await producer.send(
+                                    KafkaProducerRecord(topic: topic, partition: 0, key: Array(key.utf8), value: Array(key.utf8)))
                                 outcome.acknowledged.withLock { $0.append((key, r.offset)) }
                             } catch {
                                 outcome.failed.withLock { $0.append("\(key): \(error)") }
@@ -64,13 +65,15 @@ struct BrokerDurabilityTests {
         for a in acks { byOffset[a.offset, default: []].append(a.key) }
         let sharedOffsets = byOffset.filter { $0.value.count > 1 }
         let failures = outcome.failed.withLock { $0 }
-        FileHandle.standardError.write(Data("""
-            [durability] idempotent=\(idempotent) acknowledged=\(acks.count) failed=\(failures.count) read=\(records.count) \
-            missing=\(missing.count) offsets acknowledged twice=\(sharedOffsets.count)
-            [durability] missing: \(missing.prefix(10)) shared: \(sharedOffsets.sorted { $0.key < $1.key }.prefix(5)) failed: \(failures.prefix(3))
-            [durability] read offsets: first \(records.first.map { "\($0.offset)" } ?? "-") last \(records.last.map { "\($0.offset)" } ?? "-")
+        FileHandle.standardError.write(
+            Data(
+                """
+                [durability] idempotent=\(idempotent) acknowledged=\(acks.count) failed=\(failures.count) read=\(records.count) \
+                missing=\(missing.count) offsets acknowledged twice=\(sharedOffsets.count)
+                [durability] missing: \(missing.prefix(10)) shared: \(sharedOffsets.sorted { $0.key < $1.key }.prefix(5)) failed: \(failures.prefix(3))
+                [durability] read offsets: first \(records.first.map { "\($0.offset)" } ?? "-") last \(records.last.map { "\($0.offset)" } ?? "-")
 
-            """.utf8))
+                """.utf8))
         #expect(missing.isEmpty, "acknowledged but not readable after the restart: \(missing.prefix(10))")
         #expect(sharedOffsets.isEmpty, "the same offset acknowledged for different records: \(sharedOffsets.prefix(5))")
     }

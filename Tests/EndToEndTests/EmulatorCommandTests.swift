@@ -14,8 +14,10 @@ struct EmulatorCommandTests {
         let state = dir.appendingPathComponent("state").path
         let process = try ChildProcess(
             executable: pushbridgeExecutable,
-            arguments: ["emulator", "--state-dir", state, "--faults", #"{"token_prefixes": {"dead-": "UNREGISTERED"}}"#,
-                        "--record", dir.appendingPathComponent("sent.jsonl").path],
+            arguments: [
+                "emulator", "--state-dir", state, "--faults", #"{"token_prefixes": {"dead-": "UNREGISTERED"}}"#,
+                "--record", dir.appendingPathComponent("sent.jsonl").path,
+            ],
             logFile: log)
         var baseURL: String?
         for _ in 0..<300 where baseURL == nil {
@@ -35,7 +37,10 @@ struct EmulatorCommandTests {
         let ok = await client.send(message)
         #expect(try ok.outcome.get().hasPrefix("projects/demo-project/messages/"))
         let dead = await client.send(Array(#"{"token":"dead-token-1","data":{"a":"b"}}"#.utf8))
-        guard case .failure(let error) = dead.outcome else { Issue.record("a dead token was accepted"); return }
+        guard case .failure(let error) = dead.outcome else {
+            Issue.record("a dead token was accepted")
+            return
+        }
         #expect(error.code == .unregistered)
         await client.shutdown()
 

@@ -43,18 +43,23 @@ struct FCMFidelityEndToEndTests {
         #expect(e.acceptedTokens["chatty-phone"] == 12, "every event to the throttled phone delivered in the end")
         for token in tokens { #expect(e.acceptedTokens[token] == 1, "\(token)") }
         // Nobody else was refused or retried: each other device's only attempt was accepted.
-        let others = emulator.attempts.filter { $0.token != "chatty-phone" && !($0.token ?? "").hasPrefix("dead-") && !($0.token ?? "").hasPrefix("bad-") }
+        let others = emulator.attempts.filter {
+            $0.token != "chatty-phone" && !($0.token ?? "").hasPrefix("dead-") && !($0.token ?? "").hasPrefix("bad-")
+        }
         #expect(others.count == tokens.count && others.allSatisfy { $0.status == 200 })
         let invalid = try await e.read(e.invalidationTopic, count: 6)
-        let reported = Dictionary(invalid.compactMap { record -> (String, String)? in
-            guard let json = try? JSONParser.parse(record.value), case .string(let token)? = json["token"], case .string(let reason)? = json["reason"]
-            else { return nil }
-            return (token, reason)
-        }, uniquingKeysWith: { a, _ in a })
-        #expect(reported == [
-            "dead-token-0": "UNREGISTERED", "dead-token-1": "UNREGISTERED", "dead-token-2": "UNREGISTERED",
-            "bad-token-0": "INVALID_ARGUMENT", "bad-token-1": "INVALID_ARGUMENT", "bad-token-2": "INVALID_ARGUMENT",
-        ])
+        let reported = Dictionary(
+            invalid.compactMap { record -> (String, String)? in
+                guard let json = try? JSONParser.parse(record.value), case .string(let token)? = json["token"],
+                    case .string(let reason)? = json["reason"]
+                else { return nil }
+                return (token, reason)
+            }, uniquingKeysWith: { a, _ in a })
+        #expect(
+            reported == [
+                "dead-token-0": "UNREGISTERED", "dead-token-1": "UNREGISTERED", "dead-token-2": "UNREGISTERED",
+                "bad-token-0": "INVALID_ARGUMENT", "bad-token-1": "INVALID_ARGUMENT", "bad-token-2": "INVALID_ARGUMENT",
+            ])
         #expect(try await e.events.readAll(e.deadLetterTopic, idle: .seconds(3)).isEmpty, "nothing dead-lettered")
         #expect(try worker.metric(#"pushbridge_fcm_quota_exceeded_total{scope="device"}"#) > 0)
         #expect(try worker.metric(#"pushbridge_fcm_quota_exceeded_total{scope="project"}"#) == 0)

@@ -79,7 +79,8 @@ struct ReliabilityTests {
         var workers: [WorkerProcess] = []
         for i in 0..<Self.workers { workers.append(try await start(i)) }
         var everyWorker = workers
-        Self.progress("\(name): \(size.events) events, \(size.kills) kills, seed \(size.seed) (PUSHBRIDGE_RELIABILITY_SEED replays it)", since: started)
+        Self.progress(
+            "\(name): \(size.events) events, \(size.kills) kills, seed \(size.seed) (PUSHBRIDGE_RELIABILITY_SEED replays it)", since: started)
 
         // Production is spread over the time the faults take (at least), so every kill meets work
         // in flight; kills come every 2.3 s on average, or spread over a longer production.
@@ -156,7 +157,8 @@ struct ReliabilityTests {
         let ledger = try await producer.value
 
         let settled = try await Self.waitUntilCommitted(e, timeout: .seconds(300))
-        #expect(settled, "every produced offset committed after the broker restart:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
+        #expect(
+            settled, "every produced offset committed after the broker restart:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
         for w in workers { #expect(await w.terminate() == 0) }
         let settlement = try await Self.settle(e, ledger: ledger, kills: 0, restarts: 1, started: started, name: "broker_restart")
         #expect(settlement.duplicates <= 2 * Self.window)
@@ -187,9 +189,10 @@ struct ReliabilityTests {
                 guard let expected = input.expectedFailures, input.value.count <= maxPoisonBytes else { continue }
                 let key = "poison-\(b)-\(records.count)"
                 poison[key] = expected
-                records.append(KafkaProducerRecord(
-                    topic: e.topic, key: Array(key.utf8), value: input.value,
-                    headers: input.headers.map { KafkaHeader(name: $0.name, value: $0.value) }))
+                records.append(
+                    KafkaProducerRecord(
+                        topic: e.topic, key: Array(key.utf8), value: input.value,
+                        headers: input.headers.map { KafkaHeader(name: $0.name, value: $0.value) }))
             }
             try await e.events.produce(records: records)
             progress("produced batch \(b + 1)/\(batches)", since: nil)
@@ -276,7 +279,8 @@ struct ReliabilityTests {
         let deadLetters = try await e.events.readAll(e.deadLetterTopic)
         let s = ledger.settle(accepted: e.acceptedTokens, deadLetters: deadLetters)
         let crashes = max(1, kills + restarts + losses)
-        print("""
+        print(
+            """
             \(name)_events: \(ledger.events)
             \(name)_kills: \(kills)
             \(name)_graceful_restarts: \(restarts)

@@ -77,15 +77,15 @@ struct ReplayEndToEndTests {
         try await e2e.produceRaw(goodbye.map { #"{"type":"user.goodbye","id":"\#($0)","name":"N","token":"\#($0)"}"# })
         let mappings = e2e.directory.appendingPathComponent("replay-mappings.yaml").path
         try """
-            version: 1
-            events:
-              user.welcome:
-                target: {token: {field: /token}}
-                title: {key: welcome_title, args: [{field: /name}]}
-              user.goodbye:
-                target: {token: {field: /token}}
-                title: {key: goodbye_title, args: [{field: /name}]}
-            """.write(toFile: mappings, atomically: true, encoding: .utf8)
+        version: 1
+        events:
+          user.welcome:
+            target: {token: {field: /token}}
+            title: {key: welcome_title, args: [{field: /name}]}
+          user.goodbye:
+            target: {token: {field: /token}}
+            title: {key: goodbye_title, args: [{field: /name}]}
+        """.write(toFile: mappings, atomically: true, encoding: .utf8)
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
 
         let (status, output) = try await e2e.pushbridge([
@@ -115,10 +115,11 @@ struct ReplayEndToEndTests {
         let ends = e2e.events.producedEnds
 
         let log = e2e.directory.appendingPathComponent("replay.log").path
-        let replay = try e2e.startPushbridge([
-            "replay", "--config", config, "--topic", e2e.topic, "--from-beginning",
-            "--to-offset", "0:\(ends[0]!)", "--to-offset", "1:\(ends[1]!)", "--max-in-flight", "4",
-        ], log: log)
+        let replay = try e2e.startPushbridge(
+            [
+                "replay", "--config", config, "--topic", e2e.topic, "--from-beginning",
+                "--to-offset", "0:\(ends[0]!)", "--to-offset", "1:\(ends[1]!)", "--max-in-flight", "4",
+            ], log: log)
         // Ctrl-C at the 40th acknowledged message, sent from a thread of its own: this task may
         // wait seconds for a pool thread while other tests run, long enough for the range to end.
         let emulator = e2e.emulator
@@ -147,7 +148,9 @@ struct ReplayEndToEndTests {
         try await e2e.produce(8, prefix: "g")
         let config = try e2e.config(group: "prod", httpPort: try FreePort.next())
 
-        let refused = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--group", "prod", "--commit"])
+        let refused = try await e2e.pushbridge([
+            "replay", "--config", config, "--topic", e2e.topic, "--from-beginning", "--group", "prod", "--commit",
+        ])
         #expect(refused.status == 2)
         #expect(refused.output.contains("is the workers' group"))
         let badOffset = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0-5"])
@@ -169,7 +172,9 @@ struct ReplayEndToEndTests {
         await e2e.stop()
     }
 
-    @Test("without an end, a replay stops at the high watermark seen when it starts; past the end, at the partition's end (mock cluster: tansu's watermark is wrong)")
+    @Test(
+        "without an end, a replay stops at the high watermark seen when it starts; past the end, at the partition's end (mock cluster: tansu's watermark is wrong)"
+    )
     func endsAtHighWatermark() async throws {
         let e2e = try await EndToEnd(partitions: 2, broker: .mock)
         let tokens = try await e2e.produce(30, prefix: "h")
@@ -187,7 +192,9 @@ struct ReplayEndToEndTests {
         #expect(e2e.acceptedTokens.count == 30)
 
         // An end past the partition's end: noted in the plan, and the read stops at the end.
-        let (beyond, beyondOutput) = try await e2e.pushbridge(["replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0", "--to-offset", "1000"])
+        let (beyond, beyondOutput) = try await e2e.pushbridge([
+            "replay", "--config", config, "--topic", e2e.topic, "--from-offset", "0", "--to-offset", "1000",
+        ])
         #expect(beyond == 0, "\(beyondOutput.suffix(2000))")
         #expect(beyondOutput.contains("past the high watermark"))
         #expect(beyondOutput.contains("replay done: 30 events"))

@@ -103,7 +103,8 @@ struct RunEndToEndTests {
         let w2 = try await e.startWorker(group: "e2e-two", instanceID: "worker-2")
         var both = false
         for _ in 0..<200 where !both {
-            let r1 = try? w1.get("/readyz"), r2 = try? w2.get("/readyz")
+            let r1 = try? w1.get("/readyz")
+            let r2 = try? w2.get("/readyz")
             both = (r1?.body.hasPrefix("consuming") ?? false) && (r2?.body.hasPrefix("consuming") ?? false)
             if !both { try await Task.sleep(for: .milliseconds(100)) }
         }
@@ -113,10 +114,12 @@ struct RunEndToEndTests {
         let sent1 = try w1.metric("pushbridge_sends_total{result=\"ok\"}")
         let sent2 = try w2.metric("pushbridge_sends_total{result=\"ok\"}")
         #expect(sent1 > 0 && sent2 > 0 && sent1 + sent2 == 500, "\(sent1) + \(sent2)")
-        let held1 = try w1.metric("pushbridge_partitions_assigned"), held2 = try w2.metric("pushbridge_partitions_assigned")
+        let held1 = try w1.metric("pushbridge_partitions_assigned")
+        let held2 = try w2.metric("pushbridge_partitions_assigned")
         #expect(held1 > 0 && held2 > 0 && held1 + held2 == 4, "\(held1) + \(held2)")
         // The first worker gave partitions up: their series went with them.
-        let series1 = try Self.partitionSeries(w1), series2 = try Self.partitionSeries(w2)
+        let series1 = try Self.partitionSeries(w1)
+        let series2 = try Self.partitionSeries(w2)
         #expect(series1.count == Int(held1) && series1.isDisjoint(with: series2), "\(series1) \(series2)")
         #expect(await w1.terminate() == 0)
         #expect(await w2.terminate() == 0)
@@ -127,9 +130,10 @@ struct RunEndToEndTests {
     /// The `partition` labels of a worker's `pushbridge_committed_offset` series.
     static func partitionSeries(_ worker: WorkerProcess) throws -> Set<String> {
         let lines = try worker.get("/metrics").body.split(separator: "\n").filter { $0.hasPrefix("pushbridge_committed_offset{") }
-        return Set(lines.compactMap { line in
-            line.firstRange(of: "partition=\"").map { r in String(line[r.upperBound...].prefix { $0 != "\"" }) }
-        })
+        return Set(
+            lines.compactMap { line in
+                line.firstRange(of: "partition=\"").map { r in String(line[r.upperBound...].prefix { $0 != "\"" }) }
+            })
     }
 
     @Test("a CA that does not match FCM's certificate stops the worker (exit 1) and commits nothing")
@@ -154,7 +158,8 @@ struct RunEndToEndTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("c.yaml").path
-        try "kafka:\n  brokers: [k:1]\n  topics: [t]\nmappings: [m]\ndelivery:\n  max_event_in_flight: 5\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "kafka:\n  brokers: [k:1]\n  topics: [t]\nmappings: [m]\ndelivery:\n  max_event_in_flight: 5\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         let r = try await ChildProcess.run(pushbridgeExecutable, ["run", "--config", config])
         #expect(r.status == 2)
         #expect(r.output.contains("c.yaml:6: unknown key delivery.max_event_in_flight (did you mean delivery.max_events_in_flight?)"), "\(r.output)")

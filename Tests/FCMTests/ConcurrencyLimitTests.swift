@@ -1,5 +1,6 @@
-@testable import FCM
 import Testing
+
+@testable import FCM
 
 /// The sends-in-flight limit, driven by simulated answers: a closed loop of `limit` sends whose
 /// answers come after `answerTime`, optionally capped by what the machine can do (`capacity`
@@ -87,10 +88,12 @@ struct ConcurrencyLimitTests {
         var highest = 0
         var now = t0
         for _ in 0..<6 {
-            now = simulate(&limit, answerTime: { inFlight in
-                let queued = max(0, Double(inFlight) - capacity * base)
-                return .milliseconds(Int((base + queued / capacity) * 1000))
-            }, capacity: capacity, seconds: 10, from: now)
+            now = simulate(
+                &limit,
+                answerTime: { inFlight in
+                    let queued = max(0, Double(inFlight) - capacity * base)
+                    return .milliseconds(Int((base + queued / capacity) * 1000))
+                }, capacity: capacity, seconds: 10, from: now)
             highest = max(highest, limit.limit)
         }
         let needed = Int(capacity * base)

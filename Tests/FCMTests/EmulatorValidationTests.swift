@@ -9,10 +9,16 @@ struct EmulatorValidationTests {
     static let cases: [(body: String, field: String)] = [
         (#"{"message":{"token":"a","topic":"b"}}"#, "message"),  // two targets
         (#"{"message":{"data":{"k":"v"}}}"#, "message"),  // no target
-        (#"{"message":{"token":"a","android":{"notification":{"body_loc_key":"k","body_loc_args":["x",3]}}}}"#, "message.android.notification.body_loc_args[1]"),
+        (
+            #"{"message":{"token":"a","android":{"notification":{"body_loc_key":"k","body_loc_args":["x",3]}}}}"#,
+            "message.android.notification.body_loc_args[1]"
+        ),
         (#"{"message":{"token":"a","android":{"notification":{"title_loc_args":["x"]}}}}"#, "message.android.notification.title_loc_args"),
         (#"{"message":{"token":"a","apns":{"payload":{"aps":{"alert":{"loc-args":["x"]}}}}}}"#, "message.apns.payload.aps.alert.loc-args"),
-        (#"{"message":{"token":"a","apns":{"payload":{"aps":{"alert":{"loc-key":"K","loc-args":[1]}}}}}}"#, "message.apns.payload.aps.alert.loc-args[0]"),
+        (
+            #"{"message":{"token":"a","apns":{"payload":{"aps":{"alert":{"loc-key":"K","loc-args":[1]}}}}}}"#,
+            "message.apns.payload.aps.alert.loc-args[0]"
+        ),
         (#"{"message":{"token":"a","android":{"ttl":"3600"}}}"#, "message.android.ttl"),
         (#"{"message":{"token":"a","android":{"ttl":"2419201s"}}}"#, "message.android.ttl"),
         (#"{"message":{"token":"a","android":{"priority":"URGENT"}}}"#, "message.android.priority"),
@@ -28,14 +34,20 @@ struct EmulatorValidationTests {
         (#"{"message":{"topic":"news flash"}}"#, "message.topic"),
         (#"{"message":{"topic":"\#(String(repeating: "t", count: 901))"}}"#, "message.topic"),  // [a-zA-Z0-9-_.~%]{1,900}
         (#"{"message":{"condition":"'a' in topics &&"}}"#, "message.condition"),
-        (#"{"message":{"condition":"'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics && 'e' in topics && 'f' in topics"}}"#, "message.condition"),
+        (
+            #"{"message":{"condition":"'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics && 'e' in topics && 'f' in topics"}}"#,
+            "message.condition"
+        ),
         (#"{"message":{"condition":"'a b' in topics"}}"#, "message.condition"),
         (#"{"message":{"condition":""}}"#, "message.condition"),
         // proto3 JSON: an int32 takes a number or a decimal string, never a fraction or words; null is refused inside a list.
         (#"{"message":{"token":"a","android":{"notification":{"notification_count":"three"}}}}"#, "message.android.notification.notification_count"),
         (#"{"message":{"token":"a","android":{"notification":{"notification_count":1.5}}}}"#, "message.android.notification.notification_count"),
         (#"{"message":{"token":"a","android":{"notification":{"notification_count":""}}}}"#, "message.android.notification.notification_count"),
-        (#"{"message":{"token":"a","android":{"notification":{"body_loc_key":"k","body_loc_args":[null]}}}}"#, "message.android.notification.body_loc_args[0]"),
+        (
+            #"{"message":{"token":"a","android":{"notification":{"body_loc_key":"k","body_loc_args":[null]}}}}"#,
+            "message.android.notification.body_loc_args[0]"
+        ),
         (#"{"message":{"token":"a","colour":null}}"#, "message.colour"),  // null still names a field, and this one is unknown
     ]
 
@@ -84,7 +96,8 @@ struct EmulatorValidationTests {
         let f = try await EmulatorFixture.start()
         let client = try f.client()
         let filler = String(repeating: "x", count: 2100)
-        let tokenOK = #"{"message":{"token":"a","data":{"k":"\#(filler)"},"android":{"collapseKey":"c","notification":{"bodyLocKey":"k","bodyLocArgs":["1"]}}}}"#
+        let tokenOK =
+            #"{"message":{"token":"a","data":{"k":"\#(filler)"},"android":{"collapseKey":"c","notification":{"bodyLocKey":"k","bodyLocArgs":["1"]}}}}"#
         let topicTooBig = #"{"message":{"topic":"news","data":{"k":"\#(filler)"}}}"#
         let conditionTooBig = #"{"message":{"condition":"'news' in topics","data":{"k":"\#(filler)"}}}"#
         let tokenTooBig = #"{"message":{"token":"a","data":{"k":"\#(filler)\#(filler)"}}}"#

@@ -37,8 +37,9 @@ struct FCMClientFaultTests {
         }
     }
 
-    @Test("one chatty device over its quota is backed off alone: every other device is delivered meanwhile, nothing pauses the project",
-          arguments: [false, true])
+    @Test(
+        "one chatty device over its quota is backed off alone: every other device is delivered meanwhile, nothing pauses the project",
+        arguments: [false, true])
     func deviceQuota(opaque: Bool) async throws {
         var faults = EmulatorFaults()
         faults.quotas.device = .init(limit: 2, window: .seconds(1))
@@ -158,7 +159,10 @@ struct FCMClientFaultTests {
         let result = await client.send(message(token: "doomed-1"), to: SendTarget(.token, "doomed-1"))
         others.cancel()
         _ = await others.value
-        guard case .failure(let error) = result.outcome else { Issue.record("delivered?"); return }
+        guard case .failure(let error) = result.outcome else {
+            Issue.record("delivered?")
+            return
+        }
         #expect(error.code == .internal && error.isRetryable)
         #expect(result.attempts >= 3)
         let times = f.emulator.attempts.filter { $0.token == "doomed-1" }.map(\.time)

@@ -68,19 +68,24 @@ struct FCMClientTests {
         await f.stop()
     }
 
-    @Test("each FCM error class, driven through the emulator", arguments: [
-        ("dead-1", "UNREGISTERED", FCMError.Kind.tokenDead, 404),
-        ("alien-1", "SENDER_ID_MISMATCH", .tokenDead, 403),
-        ("bad-1", "INVALID_ARGUMENT", .tokenDead, 400),
-        ("3p-1", "THIRD_PARTY_AUTH_ERROR", .permanent, 401),
-    ])
+    @Test(
+        "each FCM error class, driven through the emulator",
+        arguments: [
+            ("dead-1", "UNREGISTERED", FCMError.Kind.tokenDead, 404),
+            ("alien-1", "SENDER_ID_MISMATCH", .tokenDead, 403),
+            ("bad-1", "INVALID_ARGUMENT", .tokenDead, 400),
+            ("3p-1", "THIRD_PARTY_AUTH_ERROR", .permanent, 401),
+        ])
     func tokenErrors(token: String, code: String, kind: FCMError.Kind, status: Int) async throws {
         var faults = EmulatorFaults()
         faults.tokenPrefixes = ["dead-": "UNREGISTERED", "alien-": "SENDER_ID_MISMATCH", "bad-": "INVALID_ARGUMENT", "3p-": "THIRD_PARTY_AUTH_ERROR"]
         let f = try await EmulatorFixture.start(faults: faults)
         let client = try f.client()
         let result = await client.send(message(token: token))
-        guard case .failure(let error) = result.outcome else { Issue.record("expected \(code)"); return }
+        guard case .failure(let error) = result.outcome else {
+            Issue.record("expected \(code)")
+            return
+        }
         #expect(error.code == FCMError.Code(fcm: code) && error.kind == kind && error.httpStatus == status)
         #expect(result.attempts == 1, "not retried")
         #expect(f.emulator.messages.isEmpty)
@@ -93,14 +98,19 @@ struct FCMClientTests {
         let f = try await EmulatorFixture.start()
         let client = try f.client()
         let result = await client.send(message(token: "t", extra: #","ttl":"1h""#))
-        guard case .failure(let error) = result.outcome else { Issue.record("expected a failure"); return }
+        guard case .failure(let error) = result.outcome else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error.code == .invalidArgument && error.kind == .permanent)
         #expect(error.fieldViolations.map(\.field) == ["message.android.ttl"])
         await client.shutdown()
         await f.stop()
     }
 
-    @Test("503 and 500 bursts are retried until delivered; retries stop at maxAttempts", arguments: [(503, 2, 8, true), (500, 1, 8, true), (503, 10, 3, false)])
+    @Test(
+        "503 and 500 bursts are retried until delivered; retries stop at maxAttempts",
+        arguments: [(503, 2, 8, true), (500, 1, 8, true), (503, 10, 3, false)])
     func retryable(status: Int, failures: Int, maxAttempts: Int, delivered: Bool) async throws {
         var faults = EmulatorFaults()
         faults.burst = .init(status: status, count: failures)
@@ -112,7 +122,10 @@ struct FCMClientTests {
             #expect(result.attempts == failures + 1)
             #expect(f.emulator.messages.count == 1)
         } else {
-            guard case .failure(let error) = result.outcome else { Issue.record("expected a failure"); return }
+            guard case .failure(let error) = result.outcome else {
+                Issue.record("expected a failure")
+                return
+            }
             #expect(error.code == .unavailable && error.kind == .retryable && result.attempts == maxAttempts)
         }
         await client.shutdown()
@@ -198,7 +211,10 @@ struct FCMClientTests {
         configuration.caFile = f.caFile
         let client = try FCMClient(configuration: configuration)
         let result = await client.send(message(token: "t"))
-        guard case .failure(let error) = result.outcome else { Issue.record("expected a failure"); return }
+        guard case .failure(let error) = result.outcome else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error.kind == .configuration && error.code == .tokenExchange)
         #expect(error.message.contains("Invalid JWT Signature"))
         #expect(!error.message.contains("PRIVATE KEY"))
@@ -214,7 +230,10 @@ struct FCMClientTests {
         try stranger.caPEM.write(toFile: otherCA, atomically: true, encoding: .utf8)
         let client = try f.client { $0.caFile = otherCA }
         let result = await client.send(message(token: "t"))
-        guard case .failure(let error) = result.outcome else { Issue.record("expected a failure"); return }
+        guard case .failure(let error) = result.outcome else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error.code == .tls && error.kind == .configuration)
         #expect(error.message.contains("CA"), "\(error.message)")
         #expect(result.attempts == 1)

@@ -21,15 +21,17 @@ struct FCMErrorClassifierTests {
         return Array(try! JSONSerialization.data(withJSONObject: object))
     }
 
-    @Test("each documented code maps to its action", arguments: [
-        ("INVALID_ARGUMENT", 400, "INVALID_ARGUMENT", FCMError.Kind.permanent),
-        ("NOT_FOUND", 404, "UNREGISTERED", .tokenDead),
-        ("PERMISSION_DENIED", 403, "SENDER_ID_MISMATCH", .tokenDead),
-        ("RESOURCE_EXHAUSTED", 429, "QUOTA_EXCEEDED", .quota),
-        ("UNAVAILABLE", 503, "UNAVAILABLE", .retryable),
-        ("INTERNAL", 500, "INTERNAL", .retryable),
-        ("UNAUTHENTICATED", 401, "THIRD_PARTY_AUTH_ERROR", .permanent),
-    ])
+    @Test(
+        "each documented code maps to its action",
+        arguments: [
+            ("INVALID_ARGUMENT", 400, "INVALID_ARGUMENT", FCMError.Kind.permanent),
+            ("NOT_FOUND", 404, "UNREGISTERED", .tokenDead),
+            ("PERMISSION_DENIED", 403, "SENDER_ID_MISMATCH", .tokenDead),
+            ("RESOURCE_EXHAUSTED", 429, "QUOTA_EXCEEDED", .quota),
+            ("UNAVAILABLE", 503, "UNAVAILABLE", .retryable),
+            ("INTERNAL", 500, "INTERNAL", .retryable),
+            ("UNAUTHENTICATED", 401, "THIRD_PARTY_AUTH_ERROR", .permanent),
+        ])
     func table(status: String, http: Int, code: String, kind: FCMError.Kind) {
         let e = FCMErrorClassifier.classify(status: http, body: Self.body(status: status, httpCode: http, errorCode: code), retryAfter: nil)
         #expect(e.code == FCMError.Code(fcm: code))
@@ -51,22 +53,29 @@ struct FCMErrorClassifierTests {
     enum Real {
         /// The error-codes guide (firebase.google.com/docs/cloud-messaging/error-codes), Example 2:
         /// an invalid registration token. No google.rpc.BadRequest.
-        static let invalidToken = #"{"error":{"code":400,"message":"The registration token is not a valid FCM registration token","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"}]}}"#
+        static let invalidToken =
+            #"{"error":{"code":400,"message":"The registration token is not a valid FCM registration token","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"}]}}"#
         /// The same guide, Example 1: an invalid value in a data message.
-        static let invalidData = #"{"error":{"code":400,"message":"Invalid value at 'message.data[0].value' (TYPE_STRING), 12","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.data[0].value","description":"Invalid value at 'message.data[0].value' (TYPE_STRING), 12"}]}]}}"#
+        static let invalidData =
+            #"{"error":{"code":400,"message":"Invalid value at 'message.data[0].value' (TYPE_STRING), 12","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.data[0].value","description":"Invalid value at 'message.data[0].value' (TYPE_STRING), 12"}]}]}}"#
         /// An older invalid-token answer (pushiko's "FCM responses"): the BadRequest names the token.
-        static let invalidTokenWithField = #"{"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"},{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.token","description":"Invalid registration token"}]}]}}"#
+        static let invalidTokenWithField =
+            #"{"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"},{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.token","description":"Invalid registration token"}]}]}}"#
         /// A payload over the size limit (pushiko): no field, no details.
         static let tooBig = #"{"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}}"#
         /// The project's quota, as firebase-admin-go#719 quotes it: no FcmError detail at all.
-        static let projectQuota = #"{"error":{"code":429,"message":"Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com' for consumer 'project_number:xxx'.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED","domain":"googleapis.com","metadata":{"quota_limit_value":"xxx","consumer":"projects/xxx","quota_metric":"fcm.googleapis.com/send_requests","quota_unit":"1/min/{project}","service":"fcm.googleapis.com","quota_location":"global","quota_limit":"SendsPerMinutePerProject"}},{"@type":"type.googleapis.com/google.rpc.Help","links":[{"description":"Request a higher quota limit.","url":"https://cloud.google.com/docs/quotas/help/request_increase"}]}]}}"#
+        static let projectQuota =
+            #"{"error":{"code":429,"message":"Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com' for consumer 'project_number:xxx'.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED","domain":"googleapis.com","metadata":{"quota_limit_value":"xxx","consumer":"projects/xxx","quota_metric":"fcm.googleapis.com/send_requests","quota_unit":"1/min/{project}","service":"fcm.googleapis.com","quota_location":"global","quota_limit":"SendsPerMinutePerProject"}},{"@type":"type.googleapis.com/google.rpc.Help","links":[{"description":"Request a higher quota limit.","url":"https://cloud.google.com/docs/quotas/help/request_increase"}]}]}}"#
         /// A topic's quota: the message ntfy#289 reports ("Topic quota exceeded.").
-        static let topicQuota = #"{"error":{"code":429,"message":"Topic quota exceeded.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"}]}}"#
+        static let topicQuota =
+            #"{"error":{"code":429,"message":"Topic quota exceeded.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"}]}}"#
         /// A device's quota with the QuotaFailure the ErrorCode reference promises, shaped as
         /// firebase-admin-go#739's fixture (subject is the project; the dimension names the device).
-        static let deviceQuotaFailure = #"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"},{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"subject":"project:test-project","quota_id":"DeviceMessagesPerMinute","quota_dimensions":{"device_token":"abc123"}}]}]}}"#
+        static let deviceQuotaFailure =
+            #"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"},{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"subject":"project:test-project","quota_id":"DeviceMessagesPerMinute","quota_dimensions":{"device_token":"abc123"}}]}]}}"#
         /// A quota answer that says nothing of whose quota it is.
-        static let opaqueQuota = #"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"}]}}"#
+        static let opaqueQuota =
+            #"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"}]}}"#
     }
 
     static func classify(_ status: Int, _ body: String) -> FCMError {
@@ -88,14 +97,16 @@ struct FCMErrorClassifierTests {
         #expect(Self.classify(400, #"{"error":{"code":400,"message":"Android message is too big","status":"INVALID_ARGUMENT"}}"#).kind == .permanent)
     }
 
-    @Test("the three QUOTA_EXCEEDED causes are told apart by the answer's details, then its words", arguments: [
-        (Real.projectQuota, FCMError.QuotaScope.project),
-        (Real.topicQuota, .topic),
-        (Real.deviceQuotaFailure, .device),
-        (#"{"error":{"code":429,"message":"Device message rate exceeded.","status":"RESOURCE_EXHAUSTED"}}"#, .device),
-        (Real.opaqueQuota, .undetermined),
-        ("<html>429 Too Many Requests</html>", .undetermined),
-    ])
+    @Test(
+        "the three QUOTA_EXCEEDED causes are told apart by the answer's details, then its words",
+        arguments: [
+            (Real.projectQuota, FCMError.QuotaScope.project),
+            (Real.topicQuota, .topic),
+            (Real.deviceQuotaFailure, .device),
+            (#"{"error":{"code":429,"message":"Device message rate exceeded.","status":"RESOURCE_EXHAUSTED"}}"#, .device),
+            (Real.opaqueQuota, .undetermined),
+            ("<html>429 Too Many Requests</html>", .undetermined),
+        ])
     func quotaScopes(body: String, scope: FCMError.QuotaScope) {
         let e = Self.classify(429, body)
         #expect(e.code == .quotaExceeded && e.kind == .quota && e.isRetryable, "\(body)")
@@ -240,7 +251,9 @@ struct FCMAvailabilityTests {
 
     @Test("a quota refusal that says nothing is the target's own while others get through since another target was refused")
     func whoseQuota() {
-        let chatty = SendTarget(.token, "chatty"), other = SendTarget(.token, "other"), third = SendTarget(.fid, "third")
+        let chatty = SendTarget(.token, "chatty")
+        let other = SendTarget(.token, "other")
+        let third = SendTarget(.fid, "third")
         var a = FCMAvailability()
         let t0 = self.t0
         func own(_ target: SendTarget, atSecond s: Int) -> Bool { a.refusedOwnQuota(target, at: t0 + .seconds(s)) }

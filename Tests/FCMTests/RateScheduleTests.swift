@@ -1,5 +1,6 @@
-@testable import FCM
 import Testing
+
+@testable import FCM
 
 @Suite("RateSchedule: a rate cap that never bursts above itself, without I/O")
 struct RateScheduleTests {

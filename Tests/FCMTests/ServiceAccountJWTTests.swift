@@ -65,7 +65,8 @@ struct ServiceAccountJWTTests {
 
     @Test("a key file is parsed; missing fields are named; the key never shows in descriptions")
     func parsing() throws {
-        let json = #"{"type":"service_account","project_id":"p1","private_key_id":"abc","private_key":"-----BEGIN PRIVATE KEY-----\nSECRET\n-----END PRIVATE KEY-----\n","client_email":"a@p1.iam.gserviceaccount.com","token_uri":"https://localhost:9/token"}"#
+        let json =
+            #"{"type":"service_account","project_id":"p1","private_key_id":"abc","private_key":"-----BEGIN PRIVATE KEY-----\nSECRET\n-----END PRIVATE KEY-----\n","client_email":"a@p1.iam.gserviceaccount.com","token_uri":"https://localhost:9/token"}"#
         let account = try ServiceAccount(json: Data(json.utf8))
         #expect(account.projectID == "p1" && account.tokenURI == "https://localhost:9/token")
         #expect(!account.description.contains("SECRET"))
@@ -98,8 +99,17 @@ struct AccessTokenCacheTests {
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var n = 0
-        func next() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n }
-        var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+        func next() -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            n += 1
+            return n
+        }
+        var value: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return n
+        }
     }
 
     @Test("200 concurrent callers cause exactly one refresh")

@@ -1,5 +1,6 @@
-@testable import FCM
 import Testing
+
+@testable import FCM
 
 @Suite("TargetBackoff: one throttled device or topic held, the rest free, without I/O")
 struct TargetBackoffTests {

@@ -1,12 +1,18 @@
-@testable import HTTP2
 import Testing
+
+@testable import HTTP2
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
-/// libcurl's `CURL_POLL_*` values (curl/multi.h; the tests do not import CCurl, which only
+/// libcurl's `CURL_POLL_*` values (curl/multi.h: NONE, IN, OUT, INOUT, REMOVE; the tests do not import CCurl, which only
 /// `Sources/HTTP2/Curl/` may).
-private let CURL_POLL_NONE: Int32 = 0, CURL_POLL_IN: Int32 = 1, CURL_POLL_OUT: Int32 = 2, CURL_POLL_INOUT: Int32 = 3, CURL_POLL_REMOVE: Int32 = 4
+private let curlPollNone: Int32 = 0
+private let curlPollIn: Int32 = 1
+private let curlPollOut: Int32 = 2
+private let curlPollInOut: Int32 = 3
+private let curlPollRemove: Int32 = 4
 
 /// The poll set kept from libcurl's socket callback (no I/O).
 @Suite("CurlSocketInterest: the sockets libcurl waits on, as a poll set")
@@ -20,20 +26,20 @@ struct CurlSocketInterestTests {
     @Test("what libcurl asks for becomes poll events; a removed socket leaves the set; the wakeup descriptor comes first")
     func followsCallbacks() {
         let interest = CurlSocketInterest()
-        interest.update(socket: 7, what: CURL_POLL_IN)
-        interest.update(socket: 8, what: CURL_POLL_INOUT)
+        interest.update(socket: 7, what: curlPollIn)
+        interest.update(socket: 8, what: curlPollInOut)
         var set = interest.pollSet(after: wakeup)
         #expect(set.first?.fd == 99)
         #expect(sorted(set) == [[7, Int(POLLIN)], [8, Int(POLLIN | POLLOUT)]])
 
-        interest.update(socket: 7, what: CURL_POLL_OUT)
-        interest.update(socket: 8, what: CURL_POLL_REMOVE)
+        interest.update(socket: 7, what: curlPollOut)
+        interest.update(socket: 8, what: curlPollRemove)
         set = interest.pollSet(after: wakeup)
         #expect(sorted(set) == [[7, Int(POLLOUT)]], "a cached set is rebuilt after a change")
 
-        interest.update(socket: 7, what: CURL_POLL_NONE)
+        interest.update(socket: 7, what: curlPollNone)
         #expect(interest.pollSet(after: wakeup).count == 1)
-        interest.update(socket: 9, what: CURL_POLL_IN)
+        interest.update(socket: 9, what: curlPollIn)
         interest.removeAll()
         #expect(interest.pollSet(after: wakeup).count == 1, "the multi handle was replaced: its sockets are gone")
     }

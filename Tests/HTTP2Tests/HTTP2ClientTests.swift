@@ -40,8 +40,9 @@ struct HTTP2ClientTests {
     /// With answers in 100 ms, streams stay busy: 50 requests at a time fit one connection's
     /// 100 streams; 250 need three, and each of the client's threads may open one more at the
     /// moment they all fill up.
-    @Test("connections follow streams: 50 requests at a time share one connection, 250 at a time open three or four (two threads)",
-          arguments: [(50, 1...1), (250, 3...4)])
+    @Test(
+        "connections follow streams: 50 requests at a time share one connection, 250 at a time open three or four (two threads)",
+        arguments: [(50, 1...1), (250, 3...4)])
     func connectionsFollowStreams(outstanding: Int, connections: ClosedRange<Int>) async throws {
         let server = try await NginxServer.start()
         var config = HTTP2Client.Configuration(caFile: server.caFile)

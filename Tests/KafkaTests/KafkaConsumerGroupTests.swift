@@ -4,8 +4,9 @@ import Testing
 
 @Suite("Consumer groups against real brokers")
 struct KafkaConsumerGroupTests {
-    @Test("10k records: explicit commits, and a restarted consumer resumes exactly at the committed offsets",
-          arguments: BrokerKind.allCases)
+    @Test(
+        "10k records: explicit commits, and a restarted consumer resumes exactly at the committed offsets",
+        arguments: BrokerKind.allCases)
     func resumeFromCommittedOffsets(kind: BrokerKind) async throws {
         let broker = try await TestBroker.start(kind)
         let topic = try await broker.makeTopic(partitions: 4)

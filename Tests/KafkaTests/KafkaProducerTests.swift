@@ -1,6 +1,7 @@
 import Foundation
-@testable import Kafka
 import Testing
+
+@testable import Kafka
 
 @Suite("Producer")
 struct KafkaProducerTests {
@@ -11,10 +12,12 @@ struct KafkaProducerTests {
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers]))
         var reports: [KafkaDeliveryReport] = []
         for i in 0..<3 {
-            reports.append(try await producer.send(KafkaProducerRecord(
-                topic: topic, partition: 0, key: Array("key-\(i)".utf8), value: Array("{\"n\":\(i)}".utf8),
-                headers: [KafkaHeader(name: "ce_type", string: "order.shipped"), KafkaHeader(name: "empty", value: nil)]
-            )))
+            reports.append(
+                try await producer.send(
+                    KafkaProducerRecord(
+                        topic: topic, partition: 0, key: Array("key-\(i)".utf8), value: Array("{\"n\":\(i)}".utf8),
+                        headers: [KafkaHeader(name: "ce_type", string: "order.shipped"), KafkaHeader(name: "empty", value: nil)]
+                    )))
         }
         #expect(reports.map(\.offset) == [0, 1, 2])
         #expect(reports.allSatisfy { $0.topic == topic && $0.partition == 0 })

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Kafka
+import Synchronization
 import Testing
 import Threading
 

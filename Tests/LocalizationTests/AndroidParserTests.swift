@@ -45,16 +45,18 @@ struct AndroidParserTests {
         #expect(parsed.problems.isEmpty)
     }
 
-    @Test("what aapt2 refuses in a value is an error at its line, an unmatched quote a warning; the text is read as aapt2 reads it", arguments: [
-        ("It's here", "It's here", ["error 3: s: an apostrophe outside double quotes"]),
-        (#""It's here" now"#, "It's here now", []),
-        (#"It\'s here"#, "It's here", []),
-        ("first line\n        it's the second", "first line it's the second", ["error 4: s: an apostrophe outside double quotes"]),
-        (#"arrow \u21g2"#, "arrow g2", [#"error 3: s: \u21g is not a \uXXXX escape"#]),
-        (#"short \u41"#, "short A", []),  // fewer than four digits at the end: accepted
-        (#"a \r b \q"#, "a r b q", []),  // an unknown escape keeps the character
-        (#"She said "hi"#, "She said hi", ["warning 3: s: a double quote with no closing one"]),
-    ])
+    @Test(
+        "what aapt2 refuses in a value is an error at its line, an unmatched quote a warning; the text is read as aapt2 reads it",
+        arguments: [
+            ("It's here", "It's here", ["error 3: s: an apostrophe outside double quotes"]),
+            (#""It's here" now"#, "It's here now", []),
+            (#"It\'s here"#, "It's here", []),
+            ("first line\n        it's the second", "first line it's the second", ["error 4: s: an apostrophe outside double quotes"]),
+            (#"arrow \u21g2"#, "arrow g2", [#"error 3: s: \u21g is not a \uXXXX escape"#]),
+            (#"short \u41"#, "short A", []),  // fewer than four digits at the end: accepted
+            (#"a \r b \q"#, "a r b q", []),  // an unknown escape keeps the character
+            (#"She said "hi"#, "She said hi", ["warning 3: s: a double quote with no closing one"]),
+        ])
     func aapt2Refusals(value: String, text: String, problems: [String]) throws {
         let xml = "<resources>\n\n    <string name=\"s\">\(value)</string>\n</resources>"
         let parsed = try AndroidStringsParser.parse(bytes(xml), file: "values/strings.xml")
@@ -81,8 +83,13 @@ struct AndroidParserTests {
         #expect(v["a"]?.translatable == false)
         #expect(v["c"]?.formatted == true)
         #expect(parsed.problems.map(\.location.line) == [3, 5])
-        #expect(parsed.problems.first?.message == #"b: translatable="no" is not a boolean: aapt2 stops with "invalid value for 'translatable'. Must be a boolean" (write true or false)"#)
-        let untranslatable = try AndroidStringsParser.parse(bytes(#"<resources><string name="e">E</string><string name="f" translatable="true">F</string></resources>"#), file: "res/values/donottranslate.xml")
+        #expect(
+            parsed.problems.first?.message
+                == #"b: translatable="no" is not a boolean: aapt2 stops with "invalid value for 'translatable'. Must be a boolean" (write true or false)"#
+        )
+        let untranslatable = try AndroidStringsParser.parse(
+            bytes(#"<resources><string name="e">E</string><string name="f" translatable="true">F</string></resources>"#),
+            file: "res/values/donottranslate.xml")
         #expect(untranslatable.entries.map(\.translatable) == [false, true])
     }
 
@@ -108,15 +115,19 @@ struct AndroidParserTests {
     func problems() throws {
         let xml = "<resources>\n<string name=\"a\">x</string>\n<string>y</string>\n<string name=\"a\">z</string>\n</resources>"
         let parsed = try AndroidStringsParser.parse(bytes(xml), file: "values/strings.xml")
-        #expect(parsed.problems.map(\.description) == [
-            "values/strings.xml:3: error: <string> without a name",
-            "values/strings.xml:4: error: duplicate resource a (first at line 2); aapt2 rejects this file",
-        ])
+        #expect(
+            parsed.problems.map(\.description) == [
+                "values/strings.xml:3: error: <string> without a name",
+                "values/strings.xml:4: error: duplicate resource a (first at line 2); aapt2 rejects this file",
+            ])
     }
 
     @Test("malformed XML and a wrong root fail with file:line")
     func parseErrors() {
-        #expect(throws: ResourceProblem(.error, SourceLocation(file: "s.xml", line: 3), "invalid XML: </resources> does not match <string> opened at line 2")) {
+        #expect(
+            throws: ResourceProblem(
+                .error, SourceLocation(file: "s.xml", line: 3), "invalid XML: </resources> does not match <string> opened at line 2")
+        ) {
             try AndroidStringsParser.parse(bytes("<resources>\n<string name=\"a\">x\n</resources>"), file: "s.xml")
         }
         #expect(throws: ResourceProblem(.error, SourceLocation(file: "s.xml", line: 1), "the root element is <plist>, expected <resources>")) {
@@ -126,21 +137,24 @@ struct AndroidParserTests {
 
     @Test("a UTF-16 strings.xml is read too")
     func utf16File() throws {
-        let parsed = try AndroidStringsParser.parse(utf16(#"<resources><string name="a">Größe</string></resources>"#, littleEndian: true), file: "f.xml")
+        let parsed = try AndroidStringsParser.parse(
+            utf16(#"<resources><string name="a">Größe</string></resources>"#, littleEndian: true), file: "f.xml")
         #expect(parsed.entries.first?.value == "Größe")
     }
 
-    @Test("directory qualifiers give the locale", arguments: [
-        ("values", nil, []),
-        ("values-fr", "fr", []),
-        ("values-pt-rBR", "pt-BR", []),
-        ("values-b+sr+Latn", "sr-Latn", []),
-        ("values-b+es+419", "es-419", []),
-        ("values-fr-night", "fr", ["night"]),
-        ("values-night", nil, ["night"]),
-        ("values-v21", nil, ["v21"]),
-        ("values-mcc310-en-rUS", "en-US", ["mcc310"]),
-    ] as [(String, String?, [String])])
+    @Test(
+        "directory qualifiers give the locale",
+        arguments: [
+            ("values", nil, []),
+            ("values-fr", "fr", []),
+            ("values-pt-rBR", "pt-BR", []),
+            ("values-b+sr+Latn", "sr-Latn", []),
+            ("values-b+es+419", "es-419", []),
+            ("values-fr-night", "fr", ["night"]),
+            ("values-night", nil, ["night"]),
+            ("values-v21", nil, ["v21"]),
+            ("values-mcc310-en-rUS", "en-US", ["mcc310"]),
+        ] as [(String, String?, [String])])
     func qualifiers(directory: String, locale: String?, others: [String]) {
         #expect(ResourceQualifier.parse(directoryName: directory) == ResourceQualifier(locale: locale, others: others))
     }

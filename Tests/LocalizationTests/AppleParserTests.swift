@@ -51,8 +51,10 @@ struct AppleParserTests {
 
     @Test("the fixture files in UTF-16LE and UTF-16BE")
     func utf16Fixtures() throws {
-        for (path, expected) in [("clean/ios/fr.lproj/Localizable.strings", TextEncoding.utf16LE),
-                                 ("clean/ios/sr-Latn.lproj/Localizable.strings", .utf16BE)] {
+        for (path, expected) in [
+            ("clean/ios/fr.lproj/Localizable.strings", TextEncoding.utf16LE),
+            ("clean/ios/sr-Latn.lproj/Localizable.strings", .utf16BE),
+        ] {
             let data = try #require(FileManager.default.contents(atPath: "\(fixtures)/\(path)"))
             #expect(TextDecoding.decode(Array(data))?.encoding == expected)
             let parsed = try StringsFileParser.parse(Array(data), file: path)
@@ -67,15 +69,17 @@ struct AppleParserTests {
         #expect(parsed.problems.map(\.description) == [#"x.strings:2: warning: duplicate key "A" (first at line 1); the last one wins"#])
     }
 
-    @Test("syntax errors carry file:line", arguments: [
-        // A missing ; is reported on the pair's line, not on the next token's (as CoreFoundation does).
-        ("\"A\" = \"1\";\n\"B\" = \"2\"\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
-        ("\"A\" = \"1\";\n\"B\" = \"2\" // two\n\n/* next */\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
-        ("\"A\" = \"1\";\n\"B\"\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
-        ("\"A\" = \"1\";\n\n\"B\" = \"never closed;\n", 3, "unterminated string"),
-        ("/* open\n\n", 1, "unterminated /* comment"),
-        ("\"A\" = ;", 1, "expected a value in double quotes"),
-    ])
+    @Test(
+        "syntax errors carry file:line",
+        arguments: [
+            // A missing ; is reported on the pair's line, not on the next token's (as CoreFoundation does).
+            ("\"A\" = \"1\";\n\"B\" = \"2\"\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
+            ("\"A\" = \"1\";\n\"B\" = \"2\" // two\n\n/* next */\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
+            ("\"A\" = \"1\";\n\"B\"\n\"C\" = \"3\";", 2, "expected ; after the value of \"B\""),
+            ("\"A\" = \"1\";\n\n\"B\" = \"never closed;\n", 3, "unterminated string"),
+            ("/* open\n\n", 1, "unterminated /* comment"),
+            ("\"A\" = ;", 1, "expected a value in double quotes"),
+        ])
     func syntaxErrors(text: String, line: Int, message: String) {
         #expect {
             _ = try StringsFileParser.parse(bytes(text), file: "x.strings")
@@ -144,7 +148,10 @@ struct AppleParserTests {
     @Test(".stringsdict errors carry file:line")
     func stringsdictErrors() throws {
         let data = try #require(FileManager.default.contents(atPath: "\(fixtures)/broken/ios/fr.lproj/Localizable.stringsdict"))
-        #expect(throws: ResourceProblem(.error, SourceLocation(file: "f", line: 6), "invalid property list: <key>NSStringLocalizedFormatKey</key> has no value")) {
+        #expect(
+            throws: ResourceProblem(
+                .error, SourceLocation(file: "f", line: 6), "invalid property list: <key>NSStringLocalizedFormatKey</key> has no value")
+        ) {
             try StringsDictParser.parse(Array(data), file: "f")
         }
     }
@@ -173,7 +180,8 @@ struct AppleParserTests {
 
     @Test(".xcstrings in UTF-16 and broken JSON")
     func xcstringsEncodingAndErrors() throws {
-        let json = #"{"sourceLanguage":"de","strings":{"A":{"localizations":{"de":{"stringUnit":{"state":"translated","value":"Grüße"}}}}},"version":"1.0"}"#
+        let json =
+            #"{"sourceLanguage":"de","strings":{"A":{"localizations":{"de":{"stringUnit":{"state":"translated","value":"Grüße"}}}}},"version":"1.0"}"#
         for littleEndian in [true, false] {
             let catalog = try XCStringsParser.parse(utf16(json, littleEndian: littleEndian), file: "x.xcstrings")
             #expect(catalog.sourceLanguage == "de")

@@ -5,7 +5,12 @@ import Testing
 struct CatalogTests {
     static func android() -> ResourceCatalog {
         ResourceCatalog.android(files: [
-            ("res/values/strings.xml", bytes(#"<resources><string name="hi">Hi %1$s</string><string name="bye">Bye</string><string name="alias">@string/hi</string></resources>"#)),
+            (
+                "res/values/strings.xml",
+                bytes(
+                    #"<resources><string name="hi">Hi %1$s</string><string name="bye">Bye</string><string name="alias">@string/hi</string></resources>"#
+                )
+            ),
             ("res/values-pt/strings.xml", bytes(#"<resources><string name="hi">Olá %1$s</string><string name="bye">Tchau</string></resources>"#)),
             ("res/values-pt-rBR/strings.xml", bytes(#"<resources><string name="hi">Oi %1$s</string></resources>"#)),
             ("res/values-es-rES/strings.xml", bytes(#"<resources><string name="hi">Hola %1$s</string></resources>"#)),
@@ -33,7 +38,9 @@ struct CatalogTests {
 
     @Test("a @string/ reference cycle ends instead of looping")
     func referenceCycle() {
-        let c = ResourceCatalog.android(files: [("values/strings.xml", bytes(#"<resources><string name="a">@string/b</string><string name="b">@string/a</string></resources>"#))])
+        let c = ResourceCatalog.android(files: [
+            ("values/strings.xml", bytes(#"<resources><string name="a">@string/b</string><string name="b">@string/a</string></resources>"#))
+        ])
         let r = c.resolve("a", locale: "en")
         #expect(r.entry == nil)
         #expect(r.note == "via @string/b; @string/a refers back to itself")
@@ -44,7 +51,12 @@ struct CatalogTests {
         let c = ResourceCatalog.apple(files: [
             ("Base.lproj/Localizable.strings", bytes(#""HI" = "Hi %1$@"; "BYE" = "Bye";"#)),
             ("fr.lproj/Localizable.strings", bytes(#""HI" = "Salut %1$@";"#)),
-            ("fr.lproj/Localizable.stringsdict", bytes(#"<plist><dict><key>N</key><dict><key>NSStringLocalizedFormatKey</key><string>%#@n@</string><key>n</key><dict><key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string><key>other</key><string>%d</string></dict></dict></dict></plist>"#)),
+            (
+                "fr.lproj/Localizable.stringsdict",
+                bytes(
+                    #"<plist><dict><key>N</key><dict><key>NSStringLocalizedFormatKey</key><string>%#@n@</string><key>n</key><dict><key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string><key>other</key><string>%d</string></dict></dict></dict></plist>"#
+                )
+            ),
             ("pt_BR.lproj/Localizable.strings", bytes(#""HI" = "Oi %1$@";"#)),
         ])
         #expect(c.defaultLocale == "en")
@@ -76,16 +88,18 @@ struct CatalogTests {
     @Test("loading collects parse errors with file:line and keeps the other files")
     func loadingProblems() {
         let android = ResourceCatalog.loadAndroid(directories: ["\(fixtures)/broken/android/res", "\(fixtures)/nowhere"])
-        #expect(android.problems.map(\.description) == [
-            "\(fixtures)/nowhere:1: error: no such directory",
-            "\(fixtures)/broken/android/res/values/strings.xml:4: error: invalid XML: & must start an entity such as &amp; (write &amp; for a literal &)",
-            "\(fixtures)/broken/android/res/values-fr/strings.xml:5: error: invalid XML: </resources> does not match <string> opened at line 4",
-        ])
+        #expect(
+            android.problems.map(\.description) == [
+                "\(fixtures)/nowhere:1: error: no such directory",
+                "\(fixtures)/broken/android/res/values/strings.xml:4: error: invalid XML: & must start an entity such as &amp; (write &amp; for a literal &)",
+                "\(fixtures)/broken/android/res/values-fr/strings.xml:5: error: invalid XML: </resources> does not match <string> opened at line 4",
+            ])
         let ios = ResourceCatalog.loadApple(paths: ["\(fixtures)/broken/ios"])
-        #expect(ios.problems.map(\.description) == [
-            "\(fixtures)/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\"",
-            "\(fixtures)/broken/ios/fr.lproj/Localizable.stringsdict:6: error: invalid property list: <key>NSStringLocalizedFormatKey</key> has no value",
-        ])
+        #expect(
+            ios.problems.map(\.description) == [
+                "\(fixtures)/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\"",
+                "\(fixtures)/broken/ios/fr.lproj/Localizable.stringsdict:6: error: invalid property list: <key>NSStringLocalizedFormatKey</key> has no value",
+            ])
     }
 
     @Test("values-night and other non-locale qualifiers are skipped; b+ tags are read")

@@ -14,12 +14,17 @@ struct LintCLITests {
         #expect(r.out.hasPrefix("examples/resources/android/res/values/strings.xml:9: error: %1$d in new_message_body receives a string loc arg"))
         #expect(r.out.contains("\nexamples/mappings/fcm-docs.yaml:20: note: sent as the body of message.received with 2 args\n"))
         #expect(r.out.contains("[android-specifier]"))
-        #expect(r.out.hasSuffix("8 errors, 0 warnings; coverage android: en 100%, ar 100%, de 100%, es 100%, fr 100%, id 100%, it 100%, tr 100%; ios: en 100%, ar 100%, de 100%, es 100%, fr 100%, id 100%, it 100%, tr 100%\n"))
+        #expect(
+            r.out.hasSuffix(
+                "8 errors, 0 warnings; coverage android: en 100%, ar 100%, de 100%, es 100%, fr 100%, id 100%, it 100%, tr 100%; ios: en 100%, ar 100%, de 100%, es 100%, fr 100%, id 100%, it 100%, tr 100%\n"
+            ))
     }
 
     @Test("lint of the clean fixture: no findings, exit 0")
     func lintClean() async throws {
-        let r = try await runPushbridge(["lint", "--mappings", "\(Self.clean)/mappings.yaml", "--android-res", "\(Self.clean)/android/res", "--ios", "\(Self.clean)/ios"])
+        let r = try await runPushbridge([
+            "lint", "--mappings", "\(Self.clean)/mappings.yaml", "--android-res", "\(Self.clean)/android/res", "--ios", "\(Self.clean)/ios",
+        ])
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(r.out == "0 errors, 0 warnings; coverage android: en 100%, fr 100%, sr-Latn 100%; ios: en 100%, fr 100%, sr-Latn 100%\n")
     }
@@ -71,25 +76,30 @@ struct LintCLITests {
         #expect(none.err.contains("give --android-res and/or --ios"))
         let broken = try await runPushbridge(["lint", "--mappings", "examples/mappings", "--ios", "Tests/LocalizationTests/Fixtures/broken/ios"])
         #expect(broken.status == 1)
-        #expect(broken.out.hasPrefix("Tests/LocalizationTests/Fixtures/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]\n"))
+        #expect(
+            broken.out.hasPrefix(
+                "Tests/LocalizationTests/Fixtures/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]\n"
+            ))
     }
 
     @Test("preview prints the table, with the crash where Android would crash")
     func preview() async throws {
-        let r = try await runPushbridge(["preview"] + Self.examples + ["--event", "examples/events/new-message.json", "--locale", "en,ar", "--locale", "tr"])
+        let r = try await runPushbridge(
+            ["preview"] + Self.examples + ["--event", "examples/events/new-message.json", "--locale", "en,ar", "--locale", "tr"])
         #expect(r.status == 0, "\(r.err)")
-        #expect(r.out == """
-            message.received (examples/mappings/fcm-docs.yaml:20): 1 message
-            locale | platform | field | key              | args         | final text
-            -------|----------|-------|------------------|--------------|-----------
-            en     | android  | body  | new_message_body | ["3", "Bob"] | ✗ Android: IllegalFormatConversionException (d != java.lang.String) — app crashes in background
-            en     | ios      | body  | NEW_MESSAGE_BODY | ["3", "Bob"] | 3 new messages from Bob
-            ar     | android  | body  | new_message_body | ["3", "Bob"] | ✗ Android: IllegalFormatConversionException (d != java.lang.String) — app crashes in background
-            ar     | ios      | body  | NEW_MESSAGE_BODY | ["3", "Bob"] | 3 رسائل جديدة من Bob
-            tr     | android  | body  | new_message_body | ["3", "Bob"] | ✗ Android: IllegalFormatConversionException (d != java.lang.String) — app crashes in background
-            tr     | ios      | body  | NEW_MESSAGE_BODY | ["3", "Bob"] | Bob size 3 yeni mesaj gönderdi
+        #expect(
+            r.out == """
+                message.received (examples/mappings/fcm-docs.yaml:20): 1 message
+                locale | platform | field | key              | args         | final text
+                -------|----------|-------|------------------|--------------|-----------
+                en     | android  | body  | new_message_body | ["3", "Bob"] | ✗ Android: IllegalFormatConversionException (d != java.lang.String) — app crashes in background
+                en     | ios      | body  | NEW_MESSAGE_BODY | ["3", "Bob"] | 3 new messages from Bob
+                ar     | android  | body  | new_message_body | ["3", "Bob"] | ✗ Android: IllegalFormatConversionException (d != java.lang.String) — app crashes in background
+                ar     | ios      | body  | NEW_MESSAGE_BODY | ["3", "Bob"] | 3 رسائل جديدة من Bob
+                tr     | android  | body  | new_message_body | ["3", "Bob"] | ✗ Android: IllegalFormatConversionException (d != java.lang.String) — app crashes in background
+                tr     | ios      | body  | NEW_MESSAGE_BODY | ["3", "Bob"] | Bob size 3 yeni mesaj gönderdi
 
-            """)
+                """)
     }
 
     @Test("preview: every locale by default; a silent push; an event that cannot render exits 2")
@@ -102,8 +112,10 @@ struct LintCLITests {
         #expect(silent.out.hasSuffix("no visible text: a silent (data-only) push\n"))
         let fail = try await runPushbridge(["preview"] + Self.examples + ["--event", "examples/events/does-not-exist.json"])
         #expect(fail.status == 64)
-        let iosOnly = try await runPushbridge(["preview", "--mappings", "examples/mappings", "--ios", "examples/resources/ios",
-                                      "--event", "examples/events/welcome.json", "--locale", "fr"])
+        let iosOnly = try await runPushbridge([
+            "preview", "--mappings", "examples/mappings", "--ios", "examples/resources/ios",
+            "--event", "examples/events/welcome.json", "--locale", "fr",
+        ])
         #expect(iosOnly.out.contains("fr     | ios      | title | WELCOME_TITLE | [\"Alice\"] | Bienvenue, Alice !\n"))
         #expect(!iosOnly.out.contains("android"))
     }

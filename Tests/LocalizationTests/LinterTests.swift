@@ -1,6 +1,6 @@
 import Localization
-import Testing
 import MappingLocalization
+import Testing
 
 @Suite("lint: every defect class on each platform")
 struct LinterTests {
@@ -107,7 +107,8 @@ struct LinterTests {
             ("values/strings.xml", bytes(#"<resources><string name="k">%1$s and %2$s</string></resources>"#)),
             ("values-de/strings.xml", bytes(#"<resources><string name="k">nur %1$s</string></resources>"#)),
         ])
-        let use = KeyUse(platform: .android, key: "k", argumentCount: 2, field: .body, eventType: "e", location: SourceLocation(file: "m.yaml", line: 3))
+        let use = KeyUse(
+            platform: .android, key: "k", argumentCount: 2, field: .body, eventType: "e", location: SourceLocation(file: "m.yaml", line: 3))
         let r = Linter.lint(uses: [use], catalogs: [android])
         #expect(r.findings.map(\.rule) == [.translationMismatch])
         #expect(r.findings.first?.severity == .warning)
@@ -162,11 +163,16 @@ struct LinterTests {
 
     @Test("no args: %% shows twice on Android; a literal percent is not a placeholder")
     func noArguments() {
-        let android = ResourceCatalog.android(files: [("values/strings.xml", bytes(#"<resources><string name="a">100%% sure</string><string name="b">100% free</string></resources>"#))])
+        let android = ResourceCatalog.android(files: [
+            ("values/strings.xml", bytes(#"<resources><string name="a">100%% sure</string><string name="b">100% free</string></resources>"#))
+        ])
         let at = SourceLocation(file: "m.yaml", line: 1)
-        let r = Linter.lint(uses: [KeyUse(platform: .android, key: "a", argumentCount: 0, field: .body, eventType: "e", location: at),
-                                   KeyUse(platform: .android, key: "b", argumentCount: 0, field: .body, eventType: "e", location: at)],
-                            catalogs: [android])
+        let r = Linter.lint(
+            uses: [
+                KeyUse(platform: .android, key: "a", argumentCount: 0, field: .body, eventType: "e", location: at),
+                KeyUse(platform: .android, key: "b", argumentCount: 0, field: .body, eventType: "e", location: at),
+            ],
+            catalogs: [android])
         #expect(r.findings.map(\.key) == ["a"])
         #expect(r.findings.first?.severity == .warning)
     }
@@ -177,6 +183,7 @@ struct LinterTests {
         let r = Linter.lint(uses: LocKeyUses.uses(set), catalogs: [ResourceCatalog.loadApple(paths: ["\(fixtures)/broken/ios"])])
         let parse = r.findings.filter { $0.rule == .parseError }
         #expect(parse.map { $0.primaryLocation?.line } == [3, 6])
-        #expect(parse.first?.text == "\(fixtures)/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]")
+        #expect(
+            parse.first?.text == "\(fixtures)/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]")
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Localization
 import Mapping
-import Testing
 import MappingLocalization
+import Testing
 
 @Suite("preview: what each device shows")
 struct PreviewTests {
@@ -22,8 +22,10 @@ struct PreviewTests {
     @Test("welcome title in en, fr, de, ar and tr on both platforms")
     func welcome() throws {
         let rows = try Self.rows("welcome.json", locales: ["en", "fr", "de", "ar", "tr"])
-        let expected = ["en": "Welcome, Alice!", "fr": "Bienvenue, Alice !", "de": "Willkommen, Alice!",
-                        "ar": "مرحبًا بك يا Alice!", "tr": "Hoş geldin, Alice!"]
+        let expected = [
+            "en": "Welcome, Alice!", "fr": "Bienvenue, Alice !", "de": "Willkommen, Alice!",
+            "ar": "مرحبًا بك يا Alice!", "tr": "Hoş geldin, Alice!",
+        ]
         for (locale, text) in expected {
             for p in DevicePlatform.allCases {
                 #expect(Self.text(rows, locale, p, .title) == .text(text), "\(locale) \(p)")
@@ -39,8 +41,10 @@ struct PreviewTests {
         let expected = "ارتفع سهم FooCorp بمقدار 11.80 نقطة ليغلق عند 835.67، بزيادة 1.43% خلال اليوم."
         #expect(Self.text(rows, "ar", .android) == .text(expected))
         #expect(Self.text(rows, "ar", .ios) == .text(expected))
-        let isolated = ResourceCatalog.android(files: [("values-ar/strings.xml", bytes("<resources><string name=\"t\">\u{200F}مرحبًا \u{2068}%1$s\u{2069}!</string></resources>")),
-                                                      ("values/strings.xml", bytes(#"<resources><string name="t">Hi %1$s!</string></resources>"#))])
+        let isolated = ResourceCatalog.android(files: [
+            ("values-ar/strings.xml", bytes("<resources><string name=\"t\">\u{200F}مرحبًا \u{2068}%1$s\u{2069}!</string></resources>")),
+            ("values/strings.xml", bytes(#"<resources><string name="t">Hi %1$s!</string></resources>"#)),
+        ])
         let row = Previewer.render(.init(key: "t", args: ["Alice"]), field: .title, locale: "ar", catalog: isolated)
         #expect(row.outcome == .text("\u{200F}مرحبًا \u{2068}Alice\u{2069}!"))
         #expect(Previewer.table([row]).contains("\u{200F}مرحبًا \u{2068}Alice\u{2069}!"))
@@ -50,7 +54,9 @@ struct PreviewTests {
     func docsCrash() throws {
         let rows = try Self.rows("new-message.json", locales: ["en", "fr", "de", "ar", "tr"])
         for locale in ["en", "fr", "de", "ar", "tr"] {
-            #expect(Self.text(rows, locale, .android) == .failure("Android: IllegalFormatConversionException (d != java.lang.String) — app crashes in background"))
+            #expect(
+                Self.text(rows, locale, .android)
+                    == .failure("Android: IllegalFormatConversionException (d != java.lang.String) — app crashes in background"))
         }
         #expect(Self.text(rows, "en", .ios) == .text("3 new messages from Bob"))
         #expect(Self.text(rows, "de", .ios) == .text("3 neue Nachrichten von Bob"))
@@ -78,16 +84,28 @@ struct PreviewTests {
 
     @Test("failures instead of invented text")
     func failures() {
-        let android = ResourceCatalog.android(files: [("values/strings.xml", bytes(#"<resources><string name="two">%1$s and %2$s</string><plurals name="p"><item quantity="other">%d</item></plurals></resources>"#))])
+        let android = ResourceCatalog.android(files: [
+            (
+                "values/strings.xml",
+                bytes(
+                    #"<resources><string name="two">%1$s and %2$s</string><plurals name="p"><item quantity="other">%d</item></plurals></resources>"#)
+            )
+        ])
         let missingArg = Previewer.render(.init(key: "two", args: ["a"]), field: .title, locale: "en", catalog: android)
-        #expect(missingArg.outcome == .failure("Android: MissingFormatArgumentException (Format specifier '%2$s'), caught by FCM: shows the plain title (not sent: the app's name)"))
+        #expect(
+            missingArg.outcome
+                == .failure(
+                    "Android: MissingFormatArgumentException (Format specifier '%2$s'), caught by FCM: shows the plain title (not sent: the app's name)"
+                ))
         let plural = Previewer.render(.init(key: "p", args: ["3"]), field: .body, locale: "en", catalog: android)
         #expect(plural.outcome == .failure("p is a <plurals> resource, not a <string>: FCM shows the plain body (not sent: no text)"))
         let noArgs = Previewer.render(.init(key: "two", args: nil), field: .body, locale: "en", catalog: android)
         #expect(noArgs.outcome == .text("%1$s and %2$s"))  // getString(id): not formatted
 
-        let ios = ResourceCatalog.apple(files: [("en.lproj/Localizable.strings", bytes(#""N" = "%ld new"; "A" = "Hi";"#)),
-                                                ("fr.lproj/Localizable.strings", bytes(#""A" = "Salut";"#))])
+        let ios = ResourceCatalog.apple(files: [
+            ("en.lproj/Localizable.strings", bytes(#""N" = "%ld new"; "A" = "Hi";"#)),
+            ("fr.lproj/Localizable.strings", bytes(#""A" = "Salut";"#)),
+        ])
         let undefined = Previewer.render(.init(key: "N", args: ["3"]), field: .body, locale: "en", catalog: ios)
         #expect(undefined.outcome == .failure("iOS: %ld given a string loc arg: undefined behaviour (use %@ or %n$@)"))
         let missing = Previewer.render(.init(key: "N", args: ["3"]), field: .body, locale: "fr", catalog: ios)
@@ -99,14 +117,15 @@ struct PreviewTests {
     func table() throws {
         let rows = try Self.rows("welcome.json", locales: ["fr", "pt-BR"])
         let table = Previewer.table(rows)
-        #expect(table == """
-            locale | platform | field | key           | args      | final text
-            -------|----------|-------|---------------|-----------|-----------
-            fr     | android  | title | welcome_title | ["Alice"] | Bienvenue, Alice !
-            fr     | ios      | title | WELCOME_TITLE | ["Alice"] | Bienvenue, Alice !
-            pt-BR  | android  | title | welcome_title | ["Alice"] | Welcome, Alice! [no values-pt-rBR: default values/ used]
-            pt-BR  | ios      | title | WELCOME_TITLE | ["Alice"] | Welcome, Alice! [app not localized for pt-BR: development language en used]
+        #expect(
+            table == """
+                locale | platform | field | key           | args      | final text
+                -------|----------|-------|---------------|-----------|-----------
+                fr     | android  | title | welcome_title | ["Alice"] | Bienvenue, Alice !
+                fr     | ios      | title | WELCOME_TITLE | ["Alice"] | Bienvenue, Alice !
+                pt-BR  | android  | title | welcome_title | ["Alice"] | Welcome, Alice! [no values-pt-rBR: default values/ used]
+                pt-BR  | ios      | title | WELCOME_TITLE | ["Alice"] | Welcome, Alice! [app not localized for pt-BR: development language en used]
 
-            """)
+                """)
     }
 }

@@ -1,6 +1,6 @@
 import Localization
-import Testing
 import MappingLocalization
+import Testing
 
 /// The classes of defect found in real apps' resources (docs/localization.md, "Real apps"), in
 /// a fixture of our own: `Fixtures/realworld`, Android resources only.
@@ -17,12 +17,13 @@ struct RealWorldLintTests {
     func aapt2() throws {
         let found = try Self.report().findings.filter { $0.rule == .androidBuild }
         let res = "\(Self.dir)/android/res"
-        #expect(found.map { "\($0.severity.rawValue) \($0.resource?.description ?? "")" } == [
-            "error \(res)/values-de/strings.xml:5",  // translatable="nein"
-            "warning \(res)/values-de/strings.xml:6",  // Sie sagte "zugestellt
-            "error \(res)/values-de/strings.xml:7",  // \u21g2
-            "error \(res)/values-fr/strings.xml:9",  // d'articles, on the value's second line
-        ])
+        #expect(
+            found.map { "\($0.severity.rawValue) \($0.resource?.description ?? "")" } == [
+                "error \(res)/values-de/strings.xml:5",  // translatable="nein"
+                "warning \(res)/values-de/strings.xml:6",  // Sie sagte "zugestellt
+                "error \(res)/values-de/strings.xml:7",  // \u21g2
+                "error \(res)/values-fr/strings.xml:9",  // d'articles, on the value's second line
+            ])
         #expect(found[0].message.contains("invalid value for 'translatable'. Must be a boolean"))
         #expect(found[1].message.contains("double quote with no closing one"))
         #expect(found[2].message.contains("invalid unicode escape sequence in string"))
@@ -31,7 +32,9 @@ struct RealWorldLintTests {
         #expect(found.allSatisfy { $0.platform == .android && $0.key == nil })
     }
 
-    @Test("an @string/ alias is resolved per locale, as the device does; translatable=\"false\" strings and files, and *donottranslate* files, need no translation")
+    @Test(
+        "an @string/ alias is resolved per locale, as the device does; translatable=\"false\" strings and files, and *donottranslate* files, need no translation"
+    )
     func aliases() throws {
         let r = try Self.report()
         let missing = r.findings.filter { $0.rule == .missingLocale }
@@ -39,7 +42,9 @@ struct RealWorldLintTests {
         // donottranslate.xml, test_channel in a <resources translatable="false"> file;
         // welcome_title → @string/brand_welcome lacks only German.
         #expect(missing.map { "\($0.key ?? "") \($0.locale ?? "")" } == ["welcome_title de"])
-        #expect(missing.first?.message == "welcome_title (via @string/brand_welcome) is not translated for de: Android falls back to the default string there")
+        #expect(
+            missing.first?.message
+                == "welcome_title (via @string/brand_welcome) is not translated for de: Android falls back to the default string there")
         let de = try #require(r.coverage.first { $0.locale == "de" })
         let fr = try #require(r.coverage.first { $0.locale == "fr" })
         #expect((de.present, de.total) == (7, 8))

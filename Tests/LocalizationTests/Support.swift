@@ -1,9 +1,9 @@
 import Foundation
 import Localization
 import Mapping
+import MappingLocalization
 import TestSupport
 import Testing
-import MappingLocalization
 
 /// Tests/LocalizationTests/Fixtures, by path.
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
@@ -17,7 +17,8 @@ func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 func utf16(_ text: String, littleEndian: Bool) -> [UInt8] {
     var out: [UInt8] = littleEndian ? [0xFF, 0xFE] : [0xFE, 0xFF]
     for unit in text.utf16 {
-        let hi = UInt8(unit >> 8), lo = UInt8(unit & 0xFF)
+        let hi = UInt8(unit >> 8)
+        let lo = UInt8(unit & 0xFF)
         out += littleEndian ? [lo, hi] : [hi, lo]
     }
     return out
@@ -32,15 +33,19 @@ func mappingSet(_ path: String) throws -> MappingSet {
 func lintFixture(_ name: String) throws -> LintReport {
     let dir = "\(fixtures)/\(name)"
     let set = try mappingSet("\(dir)/mappings.yaml")
-    let catalogs = [ResourceCatalog.loadAndroid(directories: ["\(dir)/android/res"]),
-                    ResourceCatalog.loadApple(paths: ["\(dir)/ios"])]
+    let catalogs = [
+        ResourceCatalog.loadAndroid(directories: ["\(dir)/android/res"]),
+        ResourceCatalog.loadApple(paths: ["\(dir)/ios"]),
+    ]
     return Linter.lint(uses: LocKeyUses.uses(set), catalogs: catalogs)
 }
 
 /// The example resources shipped in examples/resources.
 func exampleCatalogs() -> [ResourceCatalog] {
-    [ResourceCatalog.loadAndroid(directories: ["\(repositoryRoot)/examples/resources/android/res"]),
-     ResourceCatalog.loadApple(paths: ["\(repositoryRoot)/examples/resources/ios"])]
+    [
+        ResourceCatalog.loadAndroid(directories: ["\(repositoryRoot)/examples/resources/android/res"]),
+        ResourceCatalog.loadApple(paths: ["\(repositoryRoot)/examples/resources/ios"]),
+    ]
 }
 
 extension LintReport {

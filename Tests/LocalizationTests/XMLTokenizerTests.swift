@@ -16,28 +16,40 @@ struct XMLTokenizerTests {
         let tokens = try XMLTokenizer.tokenize(Array(xml.utf8))
         #expect(tokens[0] == XMLToken(kind: .processingInstruction(target: "xml", content: "version=\"1.0\" encoding=\"utf-8\""), line: 1))
         #expect(tokens[1].line == 1)  // the newline after the PI is text on line 1
-        guard case .doctype(let d) = tokens[2].kind else { Issue.record("no DOCTYPE: \(tokens[2])"); return }
+        guard case .doctype(let d) = tokens[2].kind else {
+            Issue.record("no DOCTYPE: \(tokens[2])")
+            return
+        }
         #expect(d.hasPrefix("<!DOCTYPE plist"))
         #expect(tokens.contains(XMLToken(kind: .comment(" a comment "), line: 3)))
-        #expect(tokens.contains(XMLToken(kind: .startTag(name: "r", attributes: [XMLAttribute(name: "a", value: "1"),
-                                                                               XMLAttribute(name: "b", value: "two & \"three\"")],
-                                                         selfClosing: false), line: 4)))
+        #expect(
+            tokens.contains(
+                XMLToken(
+                    kind: .startTag(
+                        name: "r",
+                        attributes: [
+                            XMLAttribute(name: "a", value: "1"),
+                            XMLAttribute(name: "b", value: "two & \"three\""),
+                        ],
+                        selfClosing: false), line: 4)))
         #expect(tokens.contains(XMLToken(kind: .text("\n  text <>'AB😀"), line: 4)))
         #expect(tokens.contains(XMLToken(kind: .cdata("<b>raw & kept</b>"), line: 5)))
         #expect(tokens.contains(XMLToken(kind: .startTag(name: "e", attributes: [], selfClosing: true), line: 5)))
         #expect(tokens.last == XMLToken(kind: .endTag(name: "r"), line: 6))
     }
 
-    @Test("malformed input fails with the line", arguments: [
-        ("<r>\n\n<a>x</b></r>", 3, "</b> does not match <a> opened at line 3"),
-        ("<r>\n  Tom &amp Jerry\n</r>", 2, "& must start an entity"),
-        ("<r>&nbsp;</r>", 1, "unknown entity &nbsp;"),
-        ("<r>\n<!-- never closed\n</r>", 2, "unterminated comment"),
-        ("<r a=1/>", 1, "must be quoted"),
-        ("<r>\n<s>\n</r>", 3, "</r> does not match <s>"),
-        ("<r/>\n<q/>", 2, "a second root element"),
-        ("text", 1, "text outside the root element"),
-    ])
+    @Test(
+        "malformed input fails with the line",
+        arguments: [
+            ("<r>\n\n<a>x</b></r>", 3, "</b> does not match <a> opened at line 3"),
+            ("<r>\n  Tom &amp Jerry\n</r>", 2, "& must start an entity"),
+            ("<r>&nbsp;</r>", 1, "unknown entity &nbsp;"),
+            ("<r>\n<!-- never closed\n</r>", 2, "unterminated comment"),
+            ("<r a=1/>", 1, "must be quoted"),
+            ("<r>\n<s>\n</r>", 3, "</r> does not match <s>"),
+            ("<r/>\n<q/>", 2, "a second root element"),
+            ("text", 1, "text outside the root element"),
+        ])
     func errors(xml: String, line: Int, message: String) {
         #expect {
             _ = try XMLElement.parseDocument(Array(xml.utf8))

@@ -17,7 +17,8 @@ struct CLITests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let bad = dir.appendingPathComponent("bad.yaml").path
-        try "version: 1\nevents:\n  e:\n    target: {token: t, topic: x}\n    body: {key: k}\n    data: {from: x}\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        try "version: 1\nevents:\n  e:\n    target: {token: t, topic: x}\n    body: {key: k}\n    data: {from: x}\n".write(
+            toFile: bad, atomically: true, encoding: .utf8)
         let r = try await runPushbridge(["validate", bad])
         #expect(r.status == 1)
         #expect(r.err.contains("\(bad):4:13: error: `target` has more than one kind: token, topic"))

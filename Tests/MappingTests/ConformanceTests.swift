@@ -1,6 +1,7 @@
 import Foundation
-@testable import Mapping
 import Testing
+
+@testable import Mapping
 
 @Suite("Output conforms to the FCM v1 API reference")
 struct ConformanceTests {
@@ -38,9 +39,11 @@ struct ConformanceTests {
         return items.allSatisfy { if case .string = $0 { true } else { false } } ? [] : ["\(name) has non-strings"]
     }
 
-    @Test("every example event renders to messages with no violations", arguments: [
-        "welcome.json", "new-message.json", "stock.json", "order-shipped.cloudevent.json", "inbox-sync.json",
-    ])
+    @Test(
+        "every example event renders to messages with no violations",
+        arguments: [
+            "welcome.json", "new-message.json", "stock.json", "order-shipped.cloudevent.json", "inbox-sync.json",
+        ])
     func examples(event: String) throws {
         let rendered = try exampleMappings().render(EventRecord(value: Array(try exampleEvent(event).utf8))).get()
         #expect(!rendered.messages.isEmpty)
@@ -62,18 +65,22 @@ struct JSONParserTests {
         #expect(v["b"] == .object([]))
     }
 
-    @Test("invalid documents are refused with a position", arguments: [
-        "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "\"a", "tru", "{} x", "\"\u{01}\"", "\"\\ud800\"",
-    ])
+    @Test(
+        "invalid documents are refused with a position",
+        arguments: [
+            "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "\"a", "tru", "{} x", "\"\u{01}\"", "\"\\ud800\"",
+        ])
     func invalid(text: String) {
         #expect(throws: JSONParser.Error.self) { try JSONParser.parse(text) }
     }
 
-    @Test("a sparse parse refuses what a full parse refuses, at the same byte", arguments: [
-        #"{"skip":[1,]}"#, #"{"skip":{"a" 1}}"#, #"{"skip":01}"#, #"{"skip":"\x"}"#, #"{"skip":"\ud800"}"#,
-        #"{"skip":tru}"#, #"{"skip":1e999}"#, "{\"skip\":\"\u{01}\"}", #"{"sk\u0069p":[}"#, #"{"skip":{"k":"v"}"#,
-        #"{"skip":[[[]]}"#, #"{"keep":1,"skip":"x"} y"#,
-    ])
+    @Test(
+        "a sparse parse refuses what a full parse refuses, at the same byte",
+        arguments: [
+            #"{"skip":[1,]}"#, #"{"skip":{"a" 1}}"#, #"{"skip":01}"#, #"{"skip":"\x"}"#, #"{"skip":"\ud800"}"#,
+            #"{"skip":tru}"#, #"{"skip":1e999}"#, "{\"skip\":\"\u{01}\"}", #"{"sk\u0069p":[}"#, #"{"skip":{"k":"v"}"#,
+            #"{"skip":[[[]]}"#, #"{"keep":1,"skip":"x"} y"#,
+        ])
     func sparseInvalid(text: String) {
         var paths = JSONPathSet()
         paths.insert(["keep"])
@@ -92,15 +99,18 @@ struct JSONParserTests {
         paths.insert(["a", "b"])
         paths.insert(["list", "0"])
         paths.insert(["w\u{e9}"])
-        let doc = try JSONParser.parse(Array(#"{"x":{"y":[1,2]},"a":{"b":"B","c":"C"},"list":[{"p":1},2],"w\u00e9":true,"zé":false}"#.utf8), keeping: paths)
+        let doc = try JSONParser.parse(
+            Array(#"{"x":{"y":[1,2]},"a":{"b":"B","c":"C"},"list":[{"p":1},2],"w\u00e9":true,"zé":false}"#.utf8), keeping: paths)
         #expect(JSONWriter.string(doc) == #"{"a":{"b":"B"},"list":[{"p":1},2],"wé":true}"#)
     }
 
-    @Test("integers: the full Int64 range, then their exact text; numbers with a fraction or exponent are doubles", arguments: [
-        ("9223372036854775807", JSONValue.int(.max)), ("-9223372036854775808", .int(.min)), ("-0", .int(0)),
-        ("9223372036854775808", .bigInteger("9223372036854775808")), ("-12345678901234567890123", .bigInteger("-12345678901234567890123")),
-        ("12", .int(12)), ("1e19", .double(1e19)), ("12345678901234567890.0", .double(12345678901234567890)),
-    ])
+    @Test(
+        "integers: the full Int64 range, then their exact text; numbers with a fraction or exponent are doubles",
+        arguments: [
+            ("9223372036854775807", JSONValue.int(.max)), ("-9223372036854775808", .int(.min)), ("-0", .int(0)),
+            ("9223372036854775808", .bigInteger("9223372036854775808")), ("-12345678901234567890123", .bigInteger("-12345678901234567890123")),
+            ("12", .int(12)), ("1e19", .double(1e19)), ("12345678901234567890.0", .double(12_345_678_901_234_567_890)),
+        ])
     func integers(text: String, value: JSONValue) throws {
         #expect(try JSONParser.parse(text) == value)
         if case .bigInteger = value { #expect(JSONWriter.string(try JSONParser.parse(text)) == text, "written back digit for digit") }

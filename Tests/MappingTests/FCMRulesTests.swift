@@ -25,7 +25,9 @@ struct FCMRulesTests {
         let one = try load(Self.mapping(target: "{fid: {field: /fid}}") + "\n    platforms: [android]")
         let rendered = try one.render(EventRecord(value: Array(#"{"type":"e","fid":"cYz5ANl0QjePd9BlxiXjt8"}"#.utf8)), now: renderNow).get()
         #expect(rendered.messages.map(\.target) == [MessageTarget(.fid, "cYz5ANl0QjePd9BlxiXjt8")])
-        #expect(String(decoding: rendered.messages[0].encoded, as: UTF8.self) == #"{"android":{"notification":{"body_loc_key":"k"}},"fid":"cYz5ANl0QjePd9BlxiXjt8"}"#)
+        #expect(
+            String(decoding: rendered.messages[0].encoded, as: UTF8.self)
+                == #"{"android":{"notification":{"body_loc_key":"k"}},"fid":"cYz5ANl0QjePd9BlxiXjt8"}"#)
 
         let many = try load(Self.mapping(target: "{fids: {field: /fids}}") + "\n    platforms: [android]")
         let out = try bodies(many, #"{"type":"e","fids":["f1","f2"]}"#)
@@ -34,10 +36,12 @@ struct FCMRulesTests {
         #expect(try bodies(literal, #"{"type":"e"}"#).count == 2)
     }
 
-    @Test("a device identifier from the event must be a non-empty string: never a number or boolean turned into one", arguments: [
-        (#"{"type":"e","t":""}"#, "no_targets"), (#"{"type":"e","t":true}"#, "wrong_type"), (#"{"type":"e","t":12345}"#, "wrong_type"),
-        (#"{"type":"e","t":null}"#, "missing_field"), (#"{"type":"e","t":["a"]}"#, "wrong_type"),
-    ])
+    @Test(
+        "a device identifier from the event must be a non-empty string: never a number or boolean turned into one",
+        arguments: [
+            (#"{"type":"e","t":""}"#, "no_targets"), (#"{"type":"e","t":true}"#, "wrong_type"), (#"{"type":"e","t":12345}"#, "wrong_type"),
+            (#"{"type":"e","t":null}"#, "missing_field"), (#"{"type":"e","t":["a"]}"#, "wrong_type"),
+        ])
     func deviceIdentifierTypes(event: String, code: String) throws {
         for kind in ["token", "fid"] {
             let set = try load(Self.mapping(target: "{\(kind): {field: /t}}"))
@@ -47,31 +51,39 @@ struct FCMRulesTests {
 
     // MARK: Conditions (FCM topic messaging guide: "up to five topics", operators &&, ||, !, parentheses)
 
-    @Test("conditions FCM accepts", arguments: [
-        "'a' in topics", "'TopicA' in topics && ('TopicB' in topics || 'TopicC' in topics)", "!('a' in topics)",
-        "!'a' in topics || 'b' in topics", "('a' in topics)&&('b' in topics)", "'a-b_c.d~e%f' in topics && !('x' in topics || 'y' in topics)",
-        "'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics && 'e' in topics",
-    ])
+    @Test(
+        "conditions FCM accepts",
+        arguments: [
+            "'a' in topics", "'TopicA' in topics && ('TopicB' in topics || 'TopicC' in topics)", "!('a' in topics)",
+            "!'a' in topics || 'b' in topics", "('a' in topics)&&('b' in topics)", "'a-b_c.d~e%f' in topics && !('x' in topics || 'y' in topics)",
+            "'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics && 'e' in topics",
+        ])
     func validConditions(condition: String) throws {
         #expect(try TopicCondition.check(condition).count >= 1)
         let set = try load(Self.mapping(target: "{condition: {field: /c}}"))
         #expect(throws: Never.self) { try bodies(set, #"{"type":"e","c":"\#(condition.replacingOccurrences(of: "'", with: "\\u0027"))"}"#) }
     }
 
-    @Test("conditions FCM refuses, with why", arguments: [
-        ("", "empty"), ("   ", "empty"), ("'a' in topics &&", "expected a topic"), ("'a' in topic", "expected `in topics`"),
-        ("a in topics", "single quotes"), ("('a' in topics", "expected )"), ("'a' in topics)", "expected && or ||"),
-        ("'a b' in topics", "not a valid topic name"), ("'' in topics", "empty"), ("'a' in topics || 'b' in topics & 'c' in topics", "expected && or ||"),
-        ("'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics && 'e' in topics && 'f' in topics", "at most 5"),
-        ("'a in topics", "not closed"),
-    ])
+    @Test(
+        "conditions FCM refuses, with why",
+        arguments: [
+            ("", "empty"), ("   ", "empty"), ("'a' in topics &&", "expected a topic"), ("'a' in topic", "expected `in topics`"),
+            ("a in topics", "single quotes"), ("('a' in topics", "expected )"), ("'a' in topics)", "expected && or ||"),
+            ("'a b' in topics", "not a valid topic name"), ("'' in topics", "empty"),
+            ("'a' in topics || 'b' in topics & 'c' in topics", "expected && or ||"),
+            ("'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics && 'e' in topics && 'f' in topics", "at most 5"),
+            ("'a in topics", "not closed"),
+        ])
     func invalidConditions(condition: String, why: String) throws {
         #expect(throws: TopicCondition.Invalid.self) { try TopicCondition.check(condition) }
         do { _ = try TopicCondition.check(condition) } catch { #expect(error.description.contains(why), "\(condition): \(error)") }
         // From an event: a dead-letter reason; written in the mapping: a load error with file:line.
         let set = try load(Self.mapping(target: "{condition: {field: /c}}"))
         let event = #"{"type":"e","c":"\#(condition.replacingOccurrences(of: "'", with: "\\u0027"))"}"#
-        guard case .invalidValue(let field, let reason)? = failure(set, event) else { Issue.record("rendered: \(condition)"); return }
+        guard case .invalidValue(let field, let reason)? = failure(set, event) else {
+            Issue.record("rendered: \(condition)")
+            return
+        }
         #expect(field == "/c" && reason.contains(why))
         let errors = loadErrors(Self.mapping(target: "{condition: \"\(condition)\"}"))
         #expect(errors.count == 1 && errors.first?.line == 5 && errors.first?.message.contains(why) == true, "\(errors)")
@@ -86,7 +98,10 @@ struct FCMRulesTests {
             let set = try load(Self.mapping(target: target) + "\n    data: {v: {field: /v}}")
             let outcome = failure(set, #"{"type":"e","v":"\#(filler)"}"#)
             if limit == 2048 {
-                guard case .tooLarge(_, let l)? = outcome else { Issue.record("\(target): \(String(describing: outcome))"); continue }
+                guard case .tooLarge(_, let l)? = outcome else {
+                    Issue.record("\(target): \(String(describing: outcome))")
+                    continue
+                }
                 #expect(l == 2048)
             } else {
                 #expect(outcome == nil, "\(target)")
@@ -96,11 +111,13 @@ struct FCMRulesTests {
 
     // MARK: Mappings that load but could never send: refused with file:line
 
-    @Test("literal targets FCM would refuse", arguments: [
-        ("{topic: \"news flash\"}", "not a valid topic name"), ("{topic: \"\(String(repeating: "t", count: 901))\"}", "FCM allows 900"),
-        ("{topic: \"/topics/\"}", "empty"), ("{token: \"\"}", "the token is empty"), ("{fid: \"\"}", "the fid is empty"),
-        ("{tokens: []}", "empty list"), ("{fids: [\"\"]}", "empty or non-string"), ("{condition: \"'a' in topics &&\"}", "expected a topic"),
-    ])
+    @Test(
+        "literal targets FCM would refuse",
+        arguments: [
+            ("{topic: \"news flash\"}", "not a valid topic name"), ("{topic: \"\(String(repeating: "t", count: 901))\"}", "FCM allows 900"),
+            ("{topic: \"/topics/\"}", "empty"), ("{token: \"\"}", "the token is empty"), ("{fid: \"\"}", "the fid is empty"),
+            ("{tokens: []}", "empty list"), ("{fids: [\"\"]}", "empty or non-string"), ("{condition: \"'a' in topics &&\"}", "expected a topic"),
+        ])
     func literalTargets(target: String, why: String) {
         let errors = loadErrors(Self.mapping(target: target))
         #expect(errors.count == 1, "\(errors)")
@@ -124,11 +141,14 @@ struct FCMRulesTests {
         #expect(throws: Never.self) { try load(Self.mapping(target: "{token: t}", extra: "collapse_key: \(long)\nplatforms: [android]")) }
     }
 
-    @Test("silent: true with options that show something, which would be dropped, is refused", arguments: [
-        "android: {channel_id: c}", "apns: {sound: default}", "apns: {badge: 1}", "replace_id: {from: event_id}",
-    ])
+    @Test(
+        "silent: true with options that show something, which would be dropped, is refused",
+        arguments: [
+            "android: {channel_id: c}", "apns: {sound: default}", "apns: {badge: 1}", "replace_id: {from: event_id}",
+        ])
     func silentWithVisibleOptions(option: String) {
-        let errors = loadErrors("""
+        let errors = loadErrors(
+            """
             version: 1
             events:
               e:
@@ -146,13 +166,15 @@ struct FCMRulesTests {
     @Test("replace_id sets Android's tag and apns-collapse-id; beside a collapse key, the group keeps apns-collapse-id")
     func replaceID() throws {
         let alone = try load(Self.mapping(target: "{token: t}", extra: "replace_id: {from: event_id}"))
-        #expect(try bodies(alone, #"{"type":"e","id":"ev-9"}"#) == [
-            #"{"message":{"android":{"notification":{"body_loc_key":"k","tag":"ev-9"}},"apns":{"headers":{"apns-collapse-id":"ev-9","apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-key":"K"}}}},"token":"t"}}"#,
-        ])
+        #expect(
+            try bodies(alone, #"{"type":"e","id":"ev-9"}"#) == [
+                #"{"message":{"android":{"notification":{"body_loc_key":"k","tag":"ev-9"}},"apns":{"headers":{"apns-collapse-id":"ev-9","apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-key":"K"}}}},"token":"t"}}"#
+            ])
         let both = try load(Self.mapping(target: "{token: t}", extra: "replace_id: {from: event_id}\ncollapse_key: {field: /chat}"))
-        #expect(try bodies(both, #"{"type":"e","id":"ev-9","chat":"chat-42"}"#) == [
-            #"{"message":{"android":{"collapse_key":"chat-42","notification":{"body_loc_key":"k","tag":"ev-9"}},"apns":{"headers":{"apns-collapse-id":"chat-42","apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-key":"K"}}}},"token":"t"}}"#,
-        ])
+        #expect(
+            try bodies(both, #"{"type":"e","id":"ev-9","chat":"chat-42"}"#) == [
+                #"{"message":{"android":{"collapse_key":"chat-42","notification":{"body_loc_key":"k","tag":"ev-9"}},"apns":{"headers":{"apns-collapse-id":"chat-42","apns-push-type":"alert"},"payload":{"aps":{"alert":{"loc-key":"K"}}}},"token":"t"}}"#
+            ])
         let errors = loadErrors(Self.mapping(target: "{token: t}", extra: "replace_id: {from: event_id}\nandroid: {tag: x}"))
         #expect(errors.count == 1 && errors[0].message.contains("both set Android's notification tag"), "\(errors)")
     }
@@ -172,11 +194,16 @@ struct FCMRulesTests {
 
     // MARK: Header values (RFC 9113 §8.2.1: no NUL, CR or LF; no leading or trailing whitespace)
 
-    @Test("an event ID that cannot be an HTTP/2 header never reaches apns-collapse-id", arguments: ["ev\r\nx-injected: 1", "ev\u{0}1", " ev", "ev\t", "ev\n"])
+    @Test(
+        "an event ID that cannot be an HTTP/2 header never reaches apns-collapse-id",
+        arguments: ["ev\r\nx-injected: 1", "ev\u{0}1", " ev", "ev\t", "ev\n"])
     func headerValues(id: String) throws {
         let set = try load(Self.mapping(target: "{token: t}", extra: "replace_id: {from: event_id}"))
         let json = JSONWriter.string(.object([("type", .string("e")), ("id", .string(id))]))
-        guard case .invalidValue(_, let reason)? = failure(set, json) else { Issue.record("rendered \(id.debugDescription)"); return }
+        guard case .invalidValue(_, let reason)? = failure(set, json) else {
+            Issue.record("rendered \(id.debugDescription)")
+            return
+        }
         #expect(reason.contains("apns-collapse-id"), "\(reason)")
         // Android only: the tag is a JSON field, not a header.
         let android = try load(Self.mapping(target: "{token: t}", extra: "replace_id: {from: event_id}\nplatforms: [android]"))

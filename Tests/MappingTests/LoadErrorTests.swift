@@ -5,7 +5,8 @@ import Testing
 struct LoadErrorTests {
     @Test("unknown field, with the allowed ones")
     func unknownField() {
-        let e = loadErrors("""
+        let e = loadErrors(
+            """
             version: 1
             events:
               e:
@@ -13,7 +14,10 @@ struct LoadErrorTests {
                 body: {key: k}
                 colour: red
             """)
-        #expect(e.map(\.description) == ["test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label"])
+        #expect(
+            e.map(\.description) == [
+                "test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label"
+            ])
     }
 
     @Test("duplicate event type across files names the first definition")
@@ -28,7 +32,8 @@ struct LoadErrorTests {
 
     @Test("reserved data keys", arguments: ["from", "message_type", "google.c.a", "gcm_thing", "GoogleX"])
     func reservedDataKey(key: String) {
-        let e = loadErrors("""
+        let e = loadErrors(
+            """
             version: 1
             events:
               e:
@@ -49,7 +54,8 @@ struct LoadErrorTests {
         #expect(over.first?.description == "test.yaml:6:10: error: ttl 5w is over FCM's maximum of 4 weeks (2419200s)\n    hint: use at most 4w")
         let bad = loadErrors("version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    ttl: soon\n")
         #expect(bad.first?.message == "ttl \"soon\" is not a duration")
-        #expect(try load("version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    ttl: 4w\n").mappings["e"]?.ttlSeconds == 2_419_200)
+        #expect(
+            try load("version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    ttl: 4w\n").mappings["e"]?.ttlSeconds == 2_419_200)
     }
 
     @Test("invalid JSON Pointer")
@@ -104,7 +110,8 @@ struct LoadErrorTests {
 
     @Test("bad colour, priority, badge and analytics label")
     func optionValues() {
-        let e = loadErrors("""
+        let e = loadErrors(
+            """
             version: 1
             events:
               e:
@@ -115,12 +122,13 @@ struct LoadErrorTests {
                 apns: {badge: many}
                 analytics_label: "has space"
             """)
-        #expect(e.map(\.message) == [
-            "priority must be `high` or `normal`",
-            "color \"red\" is not #rrggbb",
-            "badge must be an integer or `{field: /pointer}` to one",
-            "analytics_label must be 1-50 characters of [a-zA-Z0-9-_.~%]",
-        ])
+        #expect(
+            e.map(\.message) == [
+                "priority must be `high` or `normal`",
+                "color \"red\" is not #rrggbb",
+                "badge must be an integer or `{field: /pointer}` to one",
+                "analytics_label must be 1-50 characters of [a-zA-Z0-9-_.~%]",
+            ])
     }
 
     @Test("every error in every file is reported, not just the first")
@@ -134,7 +142,8 @@ struct LoadErrorTests {
 
     @Test("key derivation: android lower_snake, iOS UPPER_SNAKE; explicit keys win")
     func keyDerivation() throws {
-        let set = try load("""
+        let set = try load(
+            """
             version: 1
             events:
               e:

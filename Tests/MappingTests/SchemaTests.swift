@@ -35,32 +35,34 @@ struct SchemaTests {
     func newFields() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path
         try """
-            version: 1
-            events:
-              a: {target: {fid: {field: /fid}}, body: {key: k}, replace_id: {from: event_id}}
-              b: {target: {fids: [f1, f2]}, body: {key: k}, collapse_key: {field: /chat}}
-              c: {target: {condition: "'a' in topics && !('b' in topics)"}, body: {key: k}}
-              d: {target: {topic: /topics/news}, silent: true, data: {k: v}}
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        version: 1
+        events:
+          a: {target: {fid: {field: /fid}}, body: {key: k}, replace_id: {from: event_id}}
+          b: {target: {fids: [f1, f2]}, body: {key: k}, collapse_key: {field: /chat}}
+          c: {target: {condition: "'a' in topics && !('b' in topics)"}, body: {key: k}}
+          d: {target: {topic: /topics/news}, silent: true, data: {k: v}}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(try await Self.check([file]).first?.hasSuffix(" valid") == true)
     }
 
-    @Test("files that pushbridge rejects are rejected by the schema too", arguments: [
-        "version: 1\nevents:\n  e:\n    target: {token: t, topic: x}\n    body: {key: k}\n",
-        "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    data: {from: x}\n",
-        "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {args: [{field: /x}]}\n",
-        "version: 1\nevents:\n  e:\n    target: {token: {field: user}}\n    body: {key: k}\n",
-        "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    colour: red\n",
-        "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    silent: true\n",
-        "version: 1\nevents:\n  e:\n    target: {token: t}\n    ttl: 3000000\n    body: {key: k}\n",
-        "version: 1\nevents:\n  e:\n    target: {fid: \"\"}\n    body: {key: k}\n",
-        "version: 1\nevents:\n  e:\n    target: {tokens: []}\n    body: {key: k}\n",
-        "version: 1\nevents:\n  e:\n    target: {topic: news flash}\n    body: {key: k}\n",
-        "version: 1\nevents:\n  e:\n    target: {condition: news}\n    body: {key: k}\n",
-        "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    android: {channel_id: c}\n",
-        "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    replace_id: {from: event_id}\n",
-    ])
+    @Test(
+        "files that pushbridge rejects are rejected by the schema too",
+        arguments: [
+            "version: 1\nevents:\n  e:\n    target: {token: t, topic: x}\n    body: {key: k}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    data: {from: x}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {args: [{field: /x}]}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: {field: user}}\n    body: {key: k}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    colour: red\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    silent: true\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    ttl: 3000000\n    body: {key: k}\n",
+            "version: 1\nevents:\n  e:\n    target: {fid: \"\"}\n    body: {key: k}\n",
+            "version: 1\nevents:\n  e:\n    target: {tokens: []}\n    body: {key: k}\n",
+            "version: 1\nevents:\n  e:\n    target: {topic: news flash}\n    body: {key: k}\n",
+            "version: 1\nevents:\n  e:\n    target: {condition: news}\n    body: {key: k}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    android: {channel_id: c}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    replace_id: {from: event_id}\n",
+        ])
     func invalidRejected(yaml: String) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path
         try yaml.write(toFile: file, atomically: true, encoding: .utf8)

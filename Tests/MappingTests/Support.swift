@@ -28,7 +28,8 @@ let renderNow: Int64 = 1_800_000_000
 
 /// Renders and returns the compact request bodies.
 func bodies(_ set: MappingSet, _ json: String, headers: [(name: String, value: [UInt8]?)] = []) throws -> [String] {
-    let rendered = try set.render(EventRecord(value: Array(json.utf8), headers: headers, topic: "events", partition: 2, offset: 77), now: renderNow).get()
+    let rendered = try set.render(EventRecord(value: Array(json.utf8), headers: headers, topic: "events", partition: 2, offset: 77), now: renderNow)
+        .get()
     return rendered.messages.map { String(decoding: $0.requestBody(), as: UTF8.self) }
 }
 

@@ -1,5 +1,6 @@
-@testable import Mapping
 import Testing
+
+@testable import Mapping
 
 @Suite("Byte templates render exactly what the JSON tree renders")
 struct TemplateTests {
@@ -59,7 +60,7 @@ struct TemplateTests {
         let viaTemplate: Result<[FCMMessage], MappingFailure> = Result { () throws(MappingFailure) in try template.render(event, now: 1_800_000_000) }
         let viaTree: Result<[FCMMessage], MappingFailure> = Result { () throws(MappingFailure) in try mapping.renderTree(event, now: 1_800_000_000) }
         switch (viaTemplate, viaTree) {
-        case let (.success(a), .success(b)):
+        case (.success(let a), .success(let b)):
             #expect(a.map { String(decoding: $0.encoded, as: UTF8.self) } == b.map { String(decoding: $0.encoded, as: UTF8.self) })
             #expect(a.map(\.target) == b.map(\.target))
         case (.failure, .failure(let b)):
@@ -70,13 +71,15 @@ struct TemplateTests {
         }
     }
 
-    @Test("decoding only the fields mappings read renders what decoding everything renders", arguments: events + [
-        ##"{"type":"fan.out","skipped":{"deep":[1,{"x":"é\u00e9"},null,true,-1.5e3]},"tokens":["a"],"a":"v"}"##,
-        ##"{"specversion":"1.0","type":"fan.out","id":"c1","source":"s","data":{"tokens":["a","b"],"a":7,"b":[1]}}"##,
-        ##"{"specversion":"1.0","type":"condition","id":"c2","source":"s","data":{"a":"x"},"data_base64":"eA=="}"##,
-        ##"{"type":"nope","a":1}"##,
-        ##"{"type":"condition","a":"unterminated}"##,
-    ])
+    @Test(
+        "decoding only the fields mappings read renders what decoding everything renders",
+        arguments: events + [
+            ##"{"type":"fan.out","skipped":{"deep":[1,{"x":"é\u00e9"},null,true,-1.5e3]},"tokens":["a"],"a":"v"}"##,
+            ##"{"specversion":"1.0","type":"fan.out","id":"c1","source":"s","data":{"tokens":["a","b"],"a":7,"b":[1]}}"##,
+            ##"{"specversion":"1.0","type":"condition","id":"c2","source":"s","data":{"a":"x"},"data_base64":"eA=="}"##,
+            ##"{"type":"nope","a":1}"##,
+            ##"{"type":"condition","a":"unterminated}"##,
+        ])
     func sparseDecoding(json: String) throws {
         let set = try load(Self.mappings)
         let record = EventRecord(value: Array(json.utf8))

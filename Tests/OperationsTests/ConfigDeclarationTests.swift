@@ -67,9 +67,16 @@ struct ConfigDeclarationTests {
         let schema = Set(try Self.schemaKeys().keys)
         let docs = Set(try Self.documentedDefaults().keys)
         let printed = Set(try Self.printedDefaults().keys)
-        #expect(schema == Self.declared, "schemas/config.schema.json lacks \(Self.declared.subtracting(schema).sorted()), has undeclared \(schema.subtracting(Self.declared).sorted())")
-        #expect(docs == Self.declared, "docs/configuration.md lacks \(Self.declared.subtracting(docs).sorted()), has undeclared \(docs.subtracting(Self.declared).sorted())")
-        #expect(printed == Self.declared, "--print-config lacks \(Self.declared.subtracting(printed).sorted()), prints undeclared \(printed.subtracting(Self.declared).sorted())")
+        #expect(
+            schema == Self.declared,
+            "schemas/config.schema.json lacks \(Self.declared.subtracting(schema).sorted()), has undeclared \(schema.subtracting(Self.declared).sorted())"
+        )
+        #expect(
+            docs == Self.declared,
+            "docs/configuration.md lacks \(Self.declared.subtracting(docs).sorted()), has undeclared \(docs.subtracting(Self.declared).sorted())")
+        #expect(
+            printed == Self.declared,
+            "--print-config lacks \(Self.declared.subtracting(printed).sorted()), prints undeclared \(printed.subtracting(Self.declared).sorted())")
     }
 
     @Test("the JSON Schema gives each key the declared type, minimum and values")
@@ -103,18 +110,21 @@ struct ConfigDeclarationTests {
         let schema = try Self.schemaKeys()
         for (key, documented) in try Self.documentedDefaults().sorted(by: { $0.key < $1.key }) {
             let literal: String? =
-                if Int(documented) != nil { documented }
-                else if documented.hasPrefix("`"), documented.hasSuffix("`"), documented.count > 2 { String(documented.dropFirst().dropLast()) }
-                else { nil }
+                if Int(documented) != nil { documented } else if documented.hasPrefix("`"), documented.hasSuffix("`"), documented.count > 2 {
+                    String(documented.dropFirst().dropLast())
+                } else { nil }
             guard let literal, let value = printed[key], value != "null" else { continue }
-            #expect(value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == literal, "\(key): docs say \(literal), the loader applies \(value)")
+            #expect(
+                value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == literal, "\(key): docs say \(literal), the loader applies \(value)")
         }
         for (key, spec) in schema.sorted(by: { $0.key < $1.key }) {
             guard let json = spec["default"], let value = printed[key] else { continue }
             // As JSON text: a boolean default is an NSNumber, which interpolates as 1 or 0.
             let data = try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed, .withoutEscapingSlashes])
             let expected = String(decoding: data, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            #expect(value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == expected, "\(key): the schema says \(expected), the loader applies \(value)")
+            #expect(
+                value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == expected,
+                "\(key): the schema says \(expected), the loader applies \(value)")
         }
     }
 }

@@ -71,22 +71,27 @@ struct ConfigTests {
     @Test("one Kafka property per environment variable (how a Secret reaches librdkafka), over the file's")
     func environmentProperties() throws {
         let text = "kafka:\n  brokers: [k1:9092]\n  topics: [events]\n  properties: {sasl.username: pb, sasl.password: from-file}\nmappings: [m]\n"
-        let c = try PushbridgeConfig.load(file: try Self.file(text), environment: [
-            "PUSHBRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": "hunter2", "PUSHBRIDGE_KAFKA_PROPERTIES_SECURITY_PROTOCOL": "SASL_SSL",
-        ])
+        let c = try PushbridgeConfig.load(
+            file: try Self.file(text),
+            environment: [
+                "PUSHBRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD": "hunter2", "PUSHBRIDGE_KAFKA_PROPERTIES_SECURITY_PROTOCOL": "SASL_SSL",
+            ])
         #expect(c.kafka.properties == ["sasl.username": "pb", "sasl.password": "hunter2", "security.protocol": "SASL_SSL"])
     }
 
     @Test("--print-config output loads back to the same values, with secret properties redacted")
     func printed() throws {
-        let source = try Self.file("""
+        let source = try Self.file(
+            """
             kafka:
               brokers: [k1:9092]
               topics: [events, "odd topic"]
               properties: {sasl.password: p, ssl.key.pem: k, client.id: pb, sasl.username: "@ops-team", group.protocol: "-x"}
             mappings: [m]
             """)
-        var env = ["PUSHBRIDGE_FCM_MAX_SENDS_PER_SECOND": "2500.5", "PUSHBRIDGE_KAFKA_INSTANCE_ID": "pod-3", "PUSHBRIDGE_HTTP_LISTEN": "127.0.0.1:9000"]
+        var env = [
+            "PUSHBRIDGE_FCM_MAX_SENDS_PER_SECOND": "2500.5", "PUSHBRIDGE_KAFKA_INSTANCE_ID": "pod-3", "PUSHBRIDGE_HTTP_LISTEN": "127.0.0.1:9000",
+        ]
         env["PUSHBRIDGE_DELIVERY_UNKNOWN_EVENT_TYPES"] = "dead-letter"
         env["PUSHBRIDGE_FCM_CONNECTIONS"] = "2"
         let c = try PushbridgeConfig.load(file: source, environment: env)
@@ -102,9 +107,11 @@ struct ConfigTests {
 
     @Test("required keys may come from the environment alone")
     func requiredFromEnvironment() throws {
-        let c = try PushbridgeConfig.load(file: try Self.file("mappings: [m]\n"), environment: [
-            "PUSHBRIDGE_KAFKA_BROKERS": "k:9092", "PUSHBRIDGE_KAFKA_TOPICS": "t1,t2",
-        ])
+        let c = try PushbridgeConfig.load(
+            file: try Self.file("mappings: [m]\n"),
+            environment: [
+                "PUSHBRIDGE_KAFKA_BROKERS": "k:9092", "PUSHBRIDGE_KAFKA_TOPICS": "t1,t2",
+            ])
         #expect(c.kafka.topics == ["t1", "t2"])
     }
 
@@ -135,10 +142,12 @@ struct ConfigTests {
 
     @Test("a bad environment override is named, not silently ignored")
     func environmentErrors() throws {
-        let problems = try Self.problems(Self.minimal, environment: [
-            "PUSHBRIDGE_DELIVERY_PARTITION_BUFFER": "lots", "PUSHBRIDGE_LOG_LEVEL": "loud",
-            "PUSHBRIDGE_KAFKA_PROPERTIES": "sasl.password=x", "PUSHBRIDGE_KAFKA_PROPERTIES_SASL_USERNAME": "",
-        ])
+        let problems = try Self.problems(
+            Self.minimal,
+            environment: [
+                "PUSHBRIDGE_DELIVERY_PARTITION_BUFFER": "lots", "PUSHBRIDGE_LOG_LEVEL": "loud",
+                "PUSHBRIDGE_KAFKA_PROPERTIES": "sasl.password=x", "PUSHBRIDGE_KAFKA_PROPERTIES_SASL_USERNAME": "",
+            ])
         #expect(problems.contains { $0.hasPrefix("PUSHBRIDGE_KAFKA_PROPERTIES: kafka.properties cannot be set as a whole") })
         #expect(problems.contains("PUSHBRIDGE_KAFKA_PROPERTIES_SASL_USERNAME: a Kafka property needs a name and a value"))
         #expect(problems.contains("PUSHBRIDGE_DELIVERY_PARTITION_BUFFER: delivery.partition_buffer must be an integer ≥ 1, got \"lots\""))
@@ -151,7 +160,10 @@ struct ConfigTests {
         let problems = try Self.problems(text, environment: ["PUSHBRIDGE_KAFKA_PROPERTIES_REQUEST_REQUIRED_ACKS": "0"])
         #expect(problems.count == 2)
         #expect(problems.contains { $0.hasPrefix("line 5: kafka.properties.acks must be all (or -1), got 1:") })
-        #expect(problems.contains { $0.hasPrefix("PUSHBRIDGE_KAFKA_PROPERTIES_REQUEST_REQUIRED_ACKS: kafka.properties.request.required.acks must be all") })
+        #expect(
+            problems.contains {
+                $0.hasPrefix("PUSHBRIDGE_KAFKA_PROPERTIES_REQUEST_REQUIRED_ACKS: kafka.properties.request.required.acks must be all")
+            })
         #expect(try Self.problems(text.replacingOccurrences(of: "acks: 1", with: "acks: all")).isEmpty)
         #expect(try Self.problems(Self.minimal, environment: ["PUSHBRIDGE_KAFKA_PROPERTIES_ACKS": "-1"]).isEmpty)
     }
@@ -165,7 +177,8 @@ struct ConfigTests {
 
     @Test("JSON config files work too")
     func json() throws {
-        let c = try PushbridgeConfig.load(file: try Self.file(#"{"kafka": {"brokers": ["k:1"], "topics": ["t"]}, "mappings": ["m"], "log": {"level": "debug"}}"#), environment: [:])
+        let c = try PushbridgeConfig.load(
+            file: try Self.file(#"{"kafka": {"brokers": ["k:1"], "topics": ["t"]}, "mappings": ["m"], "log": {"level": "debug"}}"#), environment: [:])
         #expect(c.log.level == .debug)
     }
 
@@ -188,7 +201,8 @@ struct ConfigTests {
             Self.minimal.replacingOccurrences(of: "  topics: [events]\n", with: "  topics: [events]\n  properties: {acks: 1}\n"),
         ]
         for text in bad { #expect(!(try Self.problems(text)).isEmpty, "the loader accepts \(text)") }
-        let files = [Repository.root + "/examples/config/pushbridge.yaml", Repository.root + "/examples/config/minimal.yaml"]
+        let files =
+            [Repository.root + "/examples/config/pushbridge.yaml", Repository.root + "/examples/config/minimal.yaml"]
             + (try bad.map(Self.file))
         let r = try await ChildProcess.run("/usr/bin/env", ["python3", "-c", script, Repository.root + "/schemas/config.schema.json"] + files)
         #expect(r.status == 0, "\(r.output)")

@@ -16,9 +16,11 @@ struct OpsEndpointTests {
         let timer = metrics.factory.makeTimer(label: "pushbridge_send_latency_seconds", dimensions: [])
         timer.recordNanoseconds(30_000_000)
         let ready = Mutex(false)
-        let server = OpsHTTPServer(host: "127.0.0.1", port: 0, metrics: { metrics.exposition() }, readiness: {
-            ready.withLock { $0 } ? (true, "consuming 4 partitions") : (false, "no FCM access token yet")
-        })
+        let server = OpsHTTPServer(
+            host: "127.0.0.1", port: 0, metrics: { metrics.exposition() },
+            readiness: {
+                ready.withLock { $0 } ? (true, "consuming 4 partitions") : (false, "no FCM access token yet")
+            })
         try await server.start()
         let port = try #require(server.boundPort)
         let m = try HTTPGet.get(port: port, path: "/metrics")
@@ -40,9 +42,11 @@ struct OpsEndpointTests {
         let lines = Mutex<[String]>([])
         var logger = Logger(label: "pushbridge") { LineLogHandler(label: $0, format: .json, sink: { line in lines.withLock { $0.append(line) } }) }
         logger.logLevel = .info
-        logger.warning("device refused", metadata: [
-            "token": "fcm-registration-token-abcdef", "device_token": "xyz", "fid": "cYz5ANl0QjePd9BlxiXjt8", "code": "UNREGISTERED",
-        ])
+        logger.warning(
+            "device refused",
+            metadata: [
+                "token": "fcm-registration-token-abcdef", "device_token": "xyz", "fid": "cYz5ANl0QjePd9BlxiXjt8", "code": "UNREGISTERED",
+            ])
         logger.debug("not shown")
         let logged = lines.withLock { $0 }
         #expect(logged.count == 1)

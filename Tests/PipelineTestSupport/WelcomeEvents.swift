@@ -47,7 +47,9 @@ public final class WelcomeEvents: Sendable {
         try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in
             for token in tokens {
                 let value = #"{"type":"user.welcome","id":"\#(token)","name":"N","token":"\#(token)"}"#
-                group.addTask { try await self.producer.send(KafkaProducerRecord(topic: self.topic, key: Array(token.utf8), value: Array(value.utf8))) }
+                group.addTask {
+                    try await self.producer.send(KafkaProducerRecord(topic: self.topic, key: Array(token.utf8), value: Array(value.utf8)))
+                }
             }
             for try await r in group { record(r) }
         }
@@ -149,7 +151,12 @@ public final class WelcomeEvents: Sendable {
         try c.assign([TopicPartitionOffset(TopicPartition(topic: topic, partition: 0), offset: .beginning)])
         let received = Mutex<(messages: [KafkaMessage], last: ContinuousClock.Instant)>(([], .now))
         let reader = Task {
-            for try await m in c.messages { received.withLock { $0.messages.append(m); $0.last = .now } }
+            for try await m in c.messages {
+                received.withLock {
+                    $0.messages.append(m)
+                    $0.last = .now
+                }
+            }
         }
         while received.withLock({ ContinuousClock.now - $0.last < idle }) { try await Task.sleep(for: .milliseconds(200)) }
         reader.cancel()

@@ -1,7 +1,8 @@
 import Kafka
-@testable import Pipeline
 import Synchronization
 import Testing
+
+@testable import Pipeline
 
 /// The waits that replaced the pipeline's sleep-poll loops (no I/O).
 @Suite("ChangeSignal: waits that wake on a change, not on a timer")
@@ -49,7 +50,9 @@ struct ChangeSignalTests {
         KafkaMessage(topic: "events", partition: 0, offset: offset, value: Array("{}".utf8))
     }
 
-    @Test("the coordinator frees the reader when an event ends at the bound, wakes the commit loop when a commit is due, and a drain when a partition empties")
+    @Test(
+        "the coordinator frees the reader when an event ends at the bound, wakes the commit loop when a commit is due, and a drain when a partition empties"
+    )
     func coordinatorTransitions() async {
         let coordinator = PipelineCoordinator(
             limits: PartitionTable.Limits(maxEventsInFlight: 2, partitionBuffer: 10), withOffsetMap: false, commitEveryEvents: 2)

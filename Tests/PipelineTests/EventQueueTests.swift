@@ -1,6 +1,7 @@
 import Kafka
-@testable import Pipeline
 import Testing
+
+@testable import Pipeline
 
 @Suite("EventQueue: events waiting as values for a bounded pool of runners")
 struct EventQueueTests {

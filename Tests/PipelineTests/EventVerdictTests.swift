@@ -37,7 +37,10 @@ struct EventVerdictTests {
         // About the payload, it is the message's fault: dead-lettered, no invalidation.
         let payload = EventVerdict.sends([(message("a"), failure(.invalidArgument, .permanent))])
         #expect(payload.invalidations.isEmpty)
-        guard case .deadLetter(let reason) = payload.disposition else { Issue.record("\(payload)"); return }
+        guard case .deadLetter(let reason) = payload.disposition else {
+            Issue.record("\(payload)")
+            return
+        }
         #expect(reason.code == "fcm_invalid_argument")
     }
 
@@ -56,14 +59,20 @@ struct EventVerdictTests {
     func senderMismatch() {
         let v = EventVerdict.sends([(message("alien"), failure(.senderIDMismatch, .tokenDead))])
         #expect(v.invalidations == [TokenInvalidation(token: "alien", code: .senderIDMismatch)])
-        guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
+        guard case .deadLetter(let reason) = v.disposition else {
+            Issue.record("\(v)")
+            return
+        }
         #expect(reason.code == "fcm_sender_id_mismatch" && reason.fcmErrorCode == "SENDER_ID_MISMATCH")
     }
 
     @Test("a permanent error → dead-letter naming it; a fan-out says how many failed")
     func permanent() {
         let v = EventVerdict.sends([(message("a"), ok), (message("b"), failure(.thirdPartyAuthError, .permanent, attempts: 1))])
-        guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
+        guard case .deadLetter(let reason) = v.disposition else {
+            Issue.record("\(v)")
+            return
+        }
         #expect(reason.code == "fcm_third_party_auth_error" && reason.attempts == 1)
         #expect(reason.reason.hasPrefix("1 of 2 sends failed"))
         #expect(v.sent == 1)
@@ -72,14 +81,20 @@ struct EventVerdictTests {
     @Test("retries that ran out → dead-letter as fcm_retries_exhausted with the attempt count")
     func exhausted() {
         let v = EventVerdict.sends([(message("a"), failure(.unavailable, .retryable, attempts: 8))])
-        guard case .deadLetter(let reason) = v.disposition else { Issue.record("\(v)"); return }
+        guard case .deadLetter(let reason) = v.disposition else {
+            Issue.record("\(v)")
+            return
+        }
         #expect(reason.code == "fcm_retries_exhausted" && reason.fcmErrorCode == "UNAVAILABLE" && reason.attempts == 8)
     }
 
     @Test("a configuration error stops the worker; a send cut by shutdown is abandoned")
     func notDone() {
         let fatal = EventVerdict.sends([(message("a"), failure(.tls, .configuration))])
-        guard case .fatal = fatal.disposition else { Issue.record("\(fatal)"); return }
+        guard case .fatal = fatal.disposition else {
+            Issue.record("\(fatal)")
+            return
+        }
         let abandoned = EventVerdict.sends([(message("a"), failure(.shutdown, .retryable)), (message("b"), failure(.unregistered, .tokenDead))])
         #expect(abandoned.disposition == .abandoned && abandoned.invalidations.isEmpty)
     }
@@ -88,19 +103,23 @@ struct EventVerdictTests {
     func mapping() {
         let unknown = MappingFailure.unknownEventType("x.y")
         #expect(EventVerdict.mappingFailed(unknown, skipUnknownTypes: true).disposition == .skipped(reason: unknown.reason))
-        #expect(EventVerdict.mappingFailed(unknown, skipUnknownTypes: false).disposition
+        #expect(
+            EventVerdict.mappingFailed(unknown, skipUnknownTypes: false).disposition
                 == .deadLetter(DeadLetterReason(code: "unknown_event_type", reason: unknown.reason)))
         let bad = MappingFailure.invalidJSON("unexpected end of input at byte 3")
-        #expect(EventVerdict.mappingFailed(bad, skipUnknownTypes: true).disposition
+        #expect(
+            EventVerdict.mappingFailed(bad, skipUnknownTypes: true).disposition
                 == .deadLetter(DeadLetterReason(code: "invalid_json", reason: bad.reason)))
     }
 
     @Test("a dead-letter record keeps key, value and headers and adds the reason and the source")
     func deadLetterRecord() {
-        let source = KafkaMessage(topic: "events", partition: 2, offset: 41, key: Array("k".utf8), value: Array("{bad".utf8),
-                                  headers: [KafkaHeader(name: "trace", string: "t1")], timestamp: nil)
+        let source = KafkaMessage(
+            topic: "events", partition: 2, offset: 41, key: Array("k".utf8), value: Array("{bad".utf8),
+            headers: [KafkaHeader(name: "trace", string: "t1")], timestamp: nil)
         let reason = DeadLetterReason(code: "fcm_retries_exhausted", reason: "gave up", fcmErrorCode: "UNAVAILABLE", attempts: 8)
-        let r = OutputRecords.deadLetter(source, reason: reason, topic: "dlq", eventType: "user.welcome", eventID: "e1", nowMilliseconds: 1_795_000_000_123)
+        let r = OutputRecords.deadLetter(
+            source, reason: reason, topic: "dlq", eventType: "user.welcome", eventID: "e1", nowMilliseconds: 1_795_000_000_123)
         #expect(r.topic == "dlq" && r.key == source.key && r.value == source.value)
         let h = Dictionary(r.headers.map { ($0.name, $0.stringValue ?? "") }, uniquingKeysWith: { a, _ in a })
         #expect(r.headers.first == KafkaHeader(name: "trace", string: "t1"))
@@ -114,20 +133,26 @@ struct EventVerdictTests {
     @Test("an invalidation record is JSON keyed by the identifier, which it names by its kind (token or fid)")
     func invalidationRecord() throws {
         let source = KafkaMessage(topic: "events", partition: 0, offset: 7, key: nil, value: [], headers: [], timestamp: nil)
-        let r = OutputRecords.tokenInvalidation(TokenInvalidation(token: "tok", code: .unregistered), topic: "inv", source: source,
-                                                eventType: "t", eventID: "e", nowMilliseconds: 0)
+        let r = OutputRecords.tokenInvalidation(
+            TokenInvalidation(token: "tok", code: .unregistered), topic: "inv", source: source,
+            eventType: "t", eventID: "e", nowMilliseconds: 0)
         #expect(r.key == Array("tok".utf8))
-        #expect(try JSONParser.parse(r.value) == .object([
-            ("event_id", .string("e")), ("event_type", .string("t")), ("kind", .string("token")), ("reason", .string("UNREGISTERED")),
-            ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")), ("token", .string("tok")),
-        ]))
-        let f = OutputRecords.tokenInvalidation(TokenInvalidation(MessageTarget(.fid, "f-1"), code: .invalidArgument), topic: "inv",
-                                                source: source, eventType: nil, eventID: nil, nowMilliseconds: 0)
+        #expect(
+            try JSONParser.parse(r.value)
+                == .object([
+                    ("event_id", .string("e")), ("event_type", .string("t")), ("kind", .string("token")), ("reason", .string("UNREGISTERED")),
+                    ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")), ("token", .string("tok")),
+                ]))
+        let f = OutputRecords.tokenInvalidation(
+            TokenInvalidation(MessageTarget(.fid, "f-1"), code: .invalidArgument), topic: "inv",
+            source: source, eventType: nil, eventID: nil, nowMilliseconds: 0)
         #expect(f.key == Array("f-1".utf8))
-        #expect(try JSONParser.parse(f.value) == .object([
-            ("fid", .string("f-1")), ("kind", .string("fid")), ("reason", .string("INVALID_ARGUMENT")),
-            ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")),
-        ]))
+        #expect(
+            try JSONParser.parse(f.value)
+                == .object([
+                    ("fid", .string("f-1")), ("kind", .string("fid")), ("reason", .string("INVALID_ARGUMENT")),
+                    ("source", .string("events/0/7")), ("time", .string("1970-01-01T00:00:00.000Z")),
+                ]))
     }
 
     @Test("RFC 3339 timestamps across leap years and before the epoch")

@@ -19,9 +19,12 @@ struct PartitionTableTests {
         t.done(p0, offset: 100)
         t.done(p1, offset: 2)
         let pending = t.pendingCommits(withOffsetMap: false)
-        #expect(pending == [TopicPartitionOffset(topic: "events", partition: 0, offset: 102),
-                            TopicPartitionOffset(topic: "events", partition: 1, offset: 0)],
-                "p1's offset 0 is unfinished: its commit stays at 0 although 2 is done")
+        #expect(
+            pending == [
+                TopicPartitionOffset(topic: "events", partition: 0, offset: 102),
+                TopicPartitionOffset(topic: "events", partition: 1, offset: 0),
+            ],
+            "p1's offset 0 is unfinished: its commit stays at 0 although 2 is done")
         t.committed(pending)
         #expect(t.pendingCommits(withOffsetMap: false).isEmpty)
         #expect(t.inFlight == 5 && t.doneSinceCommit == 0)

@@ -62,7 +62,8 @@ final class PipelineHarness: Sendable {
         var logger = Logger(label: "pipeline-test")
         logger.logLevel = .error
         let options = EventProcessor.Options(deadLetterTopic: deadLetterTopic, tokenInvalidationTopic: invalidationTopic)
-        let processor = EventProcessor(mappings: mappings, sender: client, producer: producer, options: options, metrics: PipelineMetrics(), logger: logger)
+        let processor = EventProcessor(
+            mappings: mappings, sender: client, producer: producer, options: options, metrics: PipelineMetrics(), logger: logger)
         var consumer = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: group)
         consumer.groupInstanceID = instanceID
         consumer.sessionTimeout = .seconds(6)

@@ -45,10 +45,12 @@ struct FakeTopic: OffsetLookup {
 struct ReplayPlanTests {
     /// Partition 0: offsets 0..<10 at t = 1000, 1100, …, 1900. Partition 1: offsets 0..<6 at
     /// t = 1050, 1250, …; retention deleted offsets 0 and 1.
-    let fake = FakeTopic(topic: "events", partitions: [
-        0: .init(records: (0..<10).map { (Int64($0), 1000 + Int64($0) * 100) }, low: 0, high: 10),
-        1: .init(records: (0..<6).map { (Int64($0), 1050 + Int64($0) * 200) }, low: 2, high: 6),
-    ])
+    let fake = FakeTopic(
+        topic: "events",
+        partitions: [
+            0: .init(records: (0..<10).map { (Int64($0), 1000 + Int64($0) * 100) }, low: 0, high: 10),
+            1: .init(records: (0..<6).map { (Int64($0), 1050 + Int64($0) * 200) }, low: 2, high: 6),
+        ])
 
     func plan(_ from: OffsetPosition, _ to: OffsetPosition? = nil, partitions: [Int32]? = nil) async throws -> [Int32: Range<Int64>] {
         let plan = try await ReplayPlan.resolve(topic: "events", partitions: partitions, from: from, to: to, lookup: fake)
@@ -86,9 +88,11 @@ struct ReplayPlanTests {
 
     @Test("timestamps out of order: the earliest offset with a recent-enough timestamp wins")
     func unorderedTimestamps() async throws {
-        let skewed = FakeTopic(topic: "events", partitions: [
-            0: .init(records: [(0, 1000), (1, 3000), (2, 2000), (3, 4000)], low: 0, high: 4)
-        ])
+        let skewed = FakeTopic(
+            topic: "events",
+            partitions: [
+                0: .init(records: [(0, 1000), (1, 3000), (2, 2000), (3, 4000)], low: 0, high: 4)
+            ])
         let plan = try await ReplayPlan.resolve(topic: "events", partitions: nil, from: .time(milliseconds: 2000), to: nil, lookup: skewed)
         #expect(plan.ranges.map { $0.start..<$0.end } == [1..<4], "offset 2 has t=2000, but offset 1 (t=3000) comes first")
     }
@@ -152,8 +156,9 @@ struct ReplayProgressTests {
         #expect(p.unfinished == 1)
         #expect(p.rate(elapsedSeconds: 2) == 1_250)
         #expect(p.etaSeconds(elapsedSeconds: 2) == 6)
-        #expect(p.line(elapsedSeconds: 2) == "replay: 2,500/10,000 (25%) · 1,250 events/s · ETA 0:06 · "
-            + "sent 2,400 (4,800 messages) · skipped 50 · filtered 40 · dead-lettered 10 · invalidated 10 · unfinished 1")
+        #expect(
+            p.line(elapsedSeconds: 2) == "replay: 2,500/10,000 (25%) · 1,250 events/s · ETA 0:06 · "
+                + "sent 2,400 (4,800 messages) · skipped 50 · filtered 40 · dead-lettered 10 · invalidated 10 · unfinished 1")
     }
 
     @Test("before anything is done the ETA is unknown; long ETAs show hours")

@@ -1,7 +1,8 @@
 import Foundation
 import Threading
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A server process started by a test, stopped by ``terminate(timeout:)`` or when released.
@@ -48,8 +49,8 @@ public final class ChildProcess: @unchecked Sendable {
         var cArgs = argv.map { strdup($0) } + [nil]
         var cEnv = envp.map { strdup($0) } + [nil]
         defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
+            for arg in cArgs { free(arg) }
+            for entry in cEnv { free(entry) }
         }
         // Its own process group, so a last-resort SIGKILL reaches the server too.
         var attributes = posix_spawnattr_t()
@@ -198,7 +199,9 @@ public final class ChildProcess: @unchecked Sendable {
 
 extension ChildProcess {
     /// ``run(_:_:timeout:)`` for async tests, waiting without holding a pool thread.
-    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
+    public static func run(
+        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)
+    ) async throws -> (status: Int32, output: String) {
         let run = try Run(executable, arguments)
         return try run.finish(await run.child.wait(timeout: timeout), timeout: timeout)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 import Threading
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Loopback ports for test servers.

@@ -42,7 +42,9 @@ public struct MalformedEvent: Sendable {
     public static func generate(_ kind: Kind, using rng: inout SplitMix64) -> MalformedEvent {
         let token = "tok-\(rng.next() % 1_000_000)"
         func event(firstName: String, token: String) -> [UInt8] {
-            Array(#"{"type":"user.welcome","id":"x","name":\#(firstName),"token":\#(token),"user":{"first_name":\#(firstName),"fcm_token":\#(token)}}"#.utf8)
+            Array(
+                #"{"type":"user.welcome","id":"x","name":\#(firstName),"token":\#(token),"user":{"first_name":\#(firstName),"fcm_token":\#(token)}}"#
+                    .utf8)
         }
         let valid = event(firstName: "\"Zoë\"", token: "\"\(token)\"")
         switch kind {
@@ -111,7 +113,8 @@ public struct MalformedEvent: Sendable {
 
         case .randomBytes:
             let count = Int.random(in: 0...512, using: &rng)
-            return MalformedEvent(kind: kind, value: (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }, headers: [], expectedFailures: nil)
+            return MalformedEvent(
+                kind: kind, value: (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }, headers: [], expectedFailures: nil)
 
         case .notAnObject:
             let values = ["[]", "[1,2,3]", "\"user.welcome\"", "42", "null", "true", "", "   ", "{}", #"{"type":7}"#, #"{"type":null}"#]

@@ -45,7 +45,8 @@ public enum PortHolders {
                 guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
                     target.hasPrefix("socket:["), case let inode = String(target.dropFirst(8).dropLast()), inodes.contains(inode)
                 else { continue }
-                let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?
+                let command =
+                    (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?
                     .replacingOccurrences(of: "\0", with: " ").prefix(200) ?? "?"
                 found[inode, default: []].append("pid \(pid) (\(command.trimmingCharacters(in: .whitespaces)))")
             }

@@ -14,7 +14,9 @@ private func runPushbridgeBlocking(_ args: [String], stdin: String?) throws -> (
     p.executableURL = exe
     p.arguments = args
     p.currentDirectoryURL = URL(fileURLWithPath: Repository.root)
-    let out = Pipe(), err = Pipe(), input = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
     p.standardOutput = out
     p.standardError = err
     p.standardInput = input
@@ -31,7 +33,8 @@ private func runPushbridgeBlocking(_ args: [String], stdin: String?) throws -> (
 /// - Parameter pid: a process ID, or `"self"`.
 public func procStatusMegabytes(_ field: String, pid: String = "self") -> Double {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
-          let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
+        let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 0 }
     return kb / 1024
 }

@@ -33,14 +33,19 @@ public struct TestCertificates: Sendable {
     public static func generate(in directory: URL) throws -> TestCertificates {
         let d = directory.path
         let ext = directory.appendingPathComponent("san.ext")
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
+        try
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
             .write(to: ext, atomically: true, encoding: .utf8)
         let steps: [[String]] = [
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=pushbridge test CA",
-             "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.crt"],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=pushbridge test CA",
+                "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.crt",
+            ],
             ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "\(d)/server.key", "-out", "\(d)/server.csr"],
-            ["x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.crt", "-CAkey", "\(d)/ca.key", "-CAcreateserial",
-             "-days", "2", "-extfile", ext.path, "-out", "\(d)/server.crt"],
+            [
+                "x509", "-req", "-in", "\(d)/server.csr", "-CA", "\(d)/ca.crt", "-CAkey", "\(d)/ca.key", "-CAcreateserial",
+                "-days", "2", "-extfile", ext.path, "-out", "\(d)/server.crt",
+            ],
         ]
         for args in steps {
             let result = try ChildProcess.run("/usr/bin/openssl", args)

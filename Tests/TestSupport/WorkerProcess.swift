@@ -50,7 +50,8 @@ public struct WorkerProcess: Sendable {
         var buckets: [(le: Double, count: Double)] = []
         for line in body.split(separator: "\n") where line.hasPrefix(name + "_bucket{") {
             guard let leStart = line.range(of: "le=\""), let leEnd = line[leStart.upperBound...].firstIndex(of: "\""),
-                  let count = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+                let count = line.split(separator: " ").last.flatMap({ Double($0) })
+            else { continue }
             let le = String(line[leStart.upperBound..<leEnd])
             buckets.append((le == "+Inf" ? .infinity : Double(le) ?? .infinity, count))
         }
@@ -60,7 +61,8 @@ public struct WorkerProcess: Sendable {
     /// User + system CPU seconds of the worker itself so far.
     public func cpuSeconds() -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }

@@ -2,7 +2,7 @@ import CCurl
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Counts the connections one multi handle's transfers open and close, through libcurl's

@@ -29,7 +29,9 @@ final class CurlMultiHandle: @unchecked Sendable {
         self.allowedConnections = maxConnections
     }
 
-    private static func make(maxConcurrentStreams: Int, maxConnections: Int, sockets: CurlSocketInterest) throws(HTTP2ClientError) -> UnsafeMutableRawPointer {
+    private static func make(
+        maxConcurrentStreams: Int, maxConnections: Int, sockets: CurlSocketInterest
+    ) throws(HTTP2ClientError) -> UnsafeMutableRawPointer {
         guard CurlGlobal.initialized, let handle = curl_multi_init() else {
             throw HTTP2ClientError(code: .other, message: "curl_multi_init failed", isRetryable: false)
         }

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
-import Threading
 import Synchronization
+import Threading
 
 /// Runs the libcurl multi interface on one dedicated thread, over as many connections as its
 /// transfers need, up to `maxConnections`: libcurl opens another when every stream of the open
@@ -198,8 +198,9 @@ final class CurlMultiLoop: @unchecked Sendable {
             return false
         }
         guard multi.add(easy) == CURLM_OK else {
-            transfer.continuation.resume(returning: .failure(
-                HTTP2ClientError(code: .other, message: "curl_multi_add_handle failed", isRetryable: true)))
+            transfer.continuation.resume(
+                returning: .failure(
+                    HTTP2ClientError(code: .other, message: "curl_multi_add_handle failed", isRetryable: true)))
             return false
         }
         easy.withPointer { active[$0] = transfer }

@@ -1,6 +1,7 @@
 import CCurl
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The sockets libcurl's transfers wait on and what for, as libcurl reports them through

@@ -102,9 +102,10 @@ final class CurlTransfer: @unchecked Sendable {
         // answer is in (answers are small). Not starttransfer: libcurl 7.88 sets that when a
         // POST's body has gone out, microseconds after pretransfer.
         let answered = easy.info(offset: CURLINFO_TOTAL_TIME_T) - easy.info(offset: CURLINFO_PRETRANSFER_TIME_T)
-        return .success(CurlResponse(
-            status: easy.info(CURLINFO_RESPONSE_CODE), headerBytes: responseHeaderBytes, body: responseBody, httpVersion: version,
-            answerTime: answered >= 0 ? .microseconds(answered) : nil))
+        return .success(
+            CurlResponse(
+                status: easy.info(CURLINFO_RESPONSE_CODE), headerBytes: responseHeaderBytes, body: responseBody, httpVersion: version,
+                answerTime: answered >= 0 ? .microseconds(answered) : nil))
     }
 
     private func error(for result: CURLcode) -> HTTP2ClientError {

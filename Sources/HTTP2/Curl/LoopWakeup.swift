@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Wakes a thread blocked in `poll(2)` from any thread: a non-blocking pipe whose read end is

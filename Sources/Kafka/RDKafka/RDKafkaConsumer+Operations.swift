@@ -45,14 +45,16 @@ extension RDKafkaConsumer {
         // passUnretained: `outcome` lives on this stack frame until the call below returns, and
         // with a NULL queue the callback is served inside that call.
         let err = list.withPointer { ptr in
-            rd_kafka_commit_queue(rk, ptr, nil, { _, err, partitions, opaque in
-                let outcome = Unmanaged<Outcome>.fromOpaque(opaque!).takeUnretainedValue()
-                if err != RD_KAFKA_RESP_ERR_NO_ERROR {
-                    outcome.error = KafkaError(err, context: "commit")
-                } else if let partitions {
-                    outcome.error = RDKafkaTopicPartitionList(borrowing: partitions).firstError(context: "commit")
-                }
-            }, Unmanaged.passUnretained(outcome).toOpaque())
+            rd_kafka_commit_queue(
+                rk, ptr, nil,
+                { _, err, partitions, opaque in
+                    let outcome = Unmanaged<Outcome>.fromOpaque(opaque!).takeUnretainedValue()
+                    if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                        outcome.error = KafkaError(err, context: "commit")
+                    } else if let partitions {
+                        outcome.error = RDKafkaTopicPartitionList(borrowing: partitions).firstError(context: "commit")
+                    }
+                }, Unmanaged.passUnretained(outcome).toOpaque())
         }
         if let error = outcome.error { return .failure(error) }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR { return .failure(KafkaError(err, context: "commit")) }

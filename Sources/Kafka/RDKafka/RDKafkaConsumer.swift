@@ -177,10 +177,11 @@ private let logTrampoline: @convention(c) (OpaquePointer?, Int32, UnsafePointer<
     )
 }
 
-private let rebalanceTrampoline: @convention(c) (
-    OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?
-) -> Void = { rk, err, partitions, opaque in
-    guard let rk, let partitions, let opaque else { return }
-    Unmanaged<RDKafkaConsumer>.fromOpaque(opaque).takeUnretainedValue()
-        .handleRebalance(rk, err, RDKafkaTopicPartitionList(borrowing: partitions))
-}
+private let rebalanceTrampoline:
+    @convention(c) (
+        OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?
+    ) -> Void = { rk, err, partitions, opaque in
+        guard let rk, let partitions, let opaque else { return }
+        Unmanaged<RDKafkaConsumer>.fromOpaque(opaque).takeUnretainedValue()
+            .handleRebalance(rk, err, RDKafkaTopicPartitionList(borrowing: partitions))
+    }

@@ -54,7 +54,8 @@ final class RDKafkaProducer: @unchecked Sendable {
                 let partition = record.partition ?? crdkafka_partition_unassigned()
                 if let key = record.key {
                     return key.withUnsafeBytes { k in
-                        crdkafka_produce(rk, record.topic, partition, k.baseAddress, k.count, value.baseAddress, value.count, headers?.pointer, opaque)
+                        crdkafka_produce(
+                            rk, record.topic, partition, k.baseAddress, k.count, value.baseAddress, value.count, headers?.pointer, opaque)
                     }
                 }
                 return crdkafka_produce(rk, record.topic, partition, nil, 0, value.baseAddress, value.count, headers?.pointer, opaque)

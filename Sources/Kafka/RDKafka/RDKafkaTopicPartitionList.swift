@@ -1,6 +1,7 @@
 import CRdKafka
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Owns one `rd_kafka_topic_partition_list_t` and destroys it in `deinit`.

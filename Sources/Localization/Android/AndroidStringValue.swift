@@ -55,9 +55,12 @@ struct AndroidStringValue {
                         value = value * 16 + d
                     }
                     if let h = refused {
-                        problems.append(Problem(
-                            severity: .error, lineOffset: lines,
-                            message: "\\u\(digits)\(h) is not a \\uXXXX escape (four hexadecimal digits): aapt2 stops with \"invalid unicode escape sequence in string\""))
+                        problems.append(
+                            Problem(
+                                severity: .error, lineOffset: lines,
+                                message:
+                                    "\\u\(digits)\(h) is not a \\uXXXX escape (four hexadecimal digits): aapt2 stops with \"invalid unicode escape sequence in string\""
+                            ))
                         if h == "\n" { lines += 1 }
                         text.unicodeScalars.append(h)
                     } else if !digits.isEmpty, let s = Unicode.Scalar(value) {
@@ -73,9 +76,12 @@ struct AndroidStringValue {
                 unmatchedQuoteLine = quoted ? lines : nil
             case "'" where !quoted:
                 flushSpace()
-                problems.append(Problem(
-                    severity: .error, lineOffset: lines,
-                    message: "an apostrophe outside double quotes: aapt2 stops with \"unescaped apostrophe in string\"; write \\' (or put the whole text in double quotes)"))
+                problems.append(
+                    Problem(
+                        severity: .error, lineOffset: lines,
+                        message:
+                            "an apostrophe outside double quotes: aapt2 stops with \"unescaped apostrophe in string\"; write \\' (or put the whole text in double quotes)"
+                    ))
                 text += "'"
             case " ", "\t", "\n", "\r":
                 if c == "\n" { lines += 1 }
@@ -86,9 +92,12 @@ struct AndroidStringValue {
             }
         }
         if let line = unmatchedQuoteLine {
-            problems.append(Problem(
-                severity: .warning, lineOffset: line,
-                message: "a double quote with no closing one: aapt2 does not show it, and keeps the whitespace of everything after it; write \\\" for a quotation mark"))
+            problems.append(
+                Problem(
+                    severity: .warning, lineOffset: line,
+                    message:
+                        "a double quote with no closing one: aapt2 does not show it, and keeps the whitespace of everything after it; write \\\" for a quotation mark"
+                ))
         }
     }
 

@@ -26,7 +26,8 @@ public enum AndroidStringsParser {
         var seen: [String: Int] = [:]
         // aapt2 compiles a file whose name contains "donottranslate" as translatable="false";
         // Android Lint takes translatable="false" on <resources> for every string in the file.
-        let fileTranslatable = !(file.split(separator: "/").last ?? "").contains("donottranslate")
+        let fileTranslatable =
+            !(file.split(separator: "/").last ?? "").contains("donottranslate")
             && root.attribute("translatable").flatMap(AndroidStringValue.bool) != false
         for element in root.elements {
             let location = SourceLocation(file: file, line: element.line)
@@ -43,7 +44,8 @@ public enum AndroidStringsParser {
                 continue
             }
             if let first = seen[name] {
-                result.problems.append(ResourceProblem(.error, location, "duplicate resource \(name) (first at line \(first)); aapt2 rejects this file"))
+                result.problems.append(
+                    ResourceProblem(.error, location, "duplicate resource \(name) (first at line \(first)); aapt2 rejects this file"))
                 continue
             }
             seen[name] = element.line
@@ -51,9 +53,10 @@ public enum AndroidStringsParser {
             func value(_ node: XMLElement, text: String? = nil) -> String {
                 let decoded = AndroidStringValue(text ?? node.textContent)
                 for p in decoded.problems {
-                    result.problems.append(ResourceProblem(
-                        p.severity, SourceLocation(file: file, line: node.firstTextLine + p.lineOffset),
-                        "\(name): \(p.message)", kind: .androidBuild))
+                    result.problems.append(
+                        ResourceProblem(
+                            p.severity, SourceLocation(file: file, line: node.firstTextLine + p.lineOffset),
+                            "\(name): \(p.message)", kind: .androidBuild))
                 }
                 return decoded.text
             }
@@ -76,9 +79,11 @@ public enum AndroidStringsParser {
             func flag(_ attribute: String, default fallback: Bool) -> Bool {
                 guard let text = element.attribute(attribute) else { return fallback }
                 guard let parsed = AndroidStringValue.bool(text) else {
-                    result.problems.append(ResourceProblem(
-                        .error, location, "\(name): \(attribute)=\"\(text)\" is not a boolean: aapt2 stops with \"invalid value for '\(attribute)'. Must be a boolean\" (write true or false)",
-                        kind: .androidBuild))
+                    result.problems.append(
+                        ResourceProblem(
+                            .error, location,
+                            "\(name): \(attribute)=\"\(text)\" is not a boolean: aapt2 stops with \"invalid value for '\(attribute)'. Must be a boolean\" (write true or false)",
+                            kind: .androidBuild))
                     return fallback
                 }
                 return parsed

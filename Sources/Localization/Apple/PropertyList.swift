@@ -11,10 +11,10 @@ public indirect enum PropertyList: Sendable, Equatable {
 
     public static func == (a: PropertyList, b: PropertyList) -> Bool {
         switch (a, b) {
-        case let (.string(x), .string(y)), let (.number(x), .number(y)), let (.other(x), .other(y)): return x == y
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.array(x), .array(y)): return x == y
-        case let (.dictionary(x), .dictionary(y)):
+        case (.string(let x), .string(let y)), (.number(let x), .number(let y)), (.other(let x), .other(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.dictionary(let x), .dictionary(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value && $0.line == $1.line }
         default: return false
         }

@@ -26,7 +26,9 @@ public enum StringsDictParser {
                 let other = plural["other"]?.string ?? format
                 result.entries.append(ResourceEntry(key: key, kind: .stringsdictPlural, value: other, location: location))
             } else if case .dictionary(let devices)? = value["NSStringDeviceSpecificRuleType"] {
-                let text = (value["NSStringDeviceSpecificRuleType"]?["iphone"] ?? value["NSStringDeviceSpecificRuleType"]?["other"] ?? devices.first?.value)?.string
+                let text =
+                    (value["NSStringDeviceSpecificRuleType"]?["iphone"] ?? value["NSStringDeviceSpecificRuleType"]?["other"] ?? devices.first?.value)?
+                    .string
                 result.entries.append(ResourceEntry(key: key, kind: .string, value: text ?? "", location: location))
             } else if case .dictionary(let widths)? = value["NSStringVariableWidthRuleType"] {
                 let widest = widths.max { (Int($0.key) ?? 0) < (Int($1.key) ?? 0) }

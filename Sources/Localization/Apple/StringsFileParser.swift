@@ -9,7 +9,8 @@ public enum StringsFileParser {
     ///   no supported encoding.
     public static func parse(_ bytes: [UInt8], file: String) throws(ResourceProblem) -> ParsedResources {
         if bytes.starts(with: Array("bplist".utf8)) {
-            throw ResourceProblem(.error, SourceLocation(file: file, line: 1), "a binary property list (a compiled .strings file); give the source file")
+            throw ResourceProblem(
+                .error, SourceLocation(file: file, line: 1), "a binary property list (a compiled .strings file); give the source file")
         }
         guard let (text, _) = TextDecoding.decode(bytes) else {
             throw ResourceProblem(.error, SourceLocation(file: file, line: 1), "not UTF-8, or UTF-16 with a byte order mark")
@@ -53,7 +54,8 @@ public enum StringsFileParser {
                 advance()
                 let location = SourceLocation(file: file, line: keyLine)
                 if let first = seen[key] {
-                    result.problems.append(ResourceProblem(.warning, location, "duplicate key \"\(key)\" (first at line \(first)); the last one wins"))
+                    result.problems.append(
+                        ResourceProblem(.warning, location, "duplicate key \"\(key)\" (first at line \(first)); the last one wins"))
                     result.entries.removeAll { $0.key == key }
                 }
                 seen[key] = keyLine
@@ -79,10 +81,12 @@ public enum StringsFileParser {
                     advance()
                 } else if c == "/", i + 1 < scalars.count, scalars[i + 1] == "*" {
                     let start = line
-                    advance(); advance()
+                    advance()
+                    advance()
                     while i < scalars.count, !(scalars[i] == "*" && i + 1 < scalars.count && scalars[i + 1] == "/") { advance() }
                     guard i < scalars.count else { throw problem("unterminated /* comment", line: start) }
-                    advance(); advance()
+                    advance()
+                    advance()
                 } else if c == "/", i + 1 < scalars.count, scalars[i + 1] == "/" {
                     while let d = peek, d != "\n" { advance() }
                 } else {

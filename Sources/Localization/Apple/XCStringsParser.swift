@@ -50,7 +50,8 @@ public enum XCStringsParser {
                 let line = lines.line(ofMember: language, after: keyLine)
                 let location = SourceLocation(file: file, line: line)
                 guard let localization = localizations[language] as? [String: Any], let unit = resolve(localization) else {
-                    catalog.problems.append(ResourceProblem(.warning, location, "\"\(key)\" in \(language): no stringUnit or known variations; ignored"))
+                    catalog.problems.append(
+                        ResourceProblem(.warning, location, "\"\(key)\" in \(language): no stringUnit or known variations; ignored"))
                     continue
                 }
                 var entry = ResourceEntry(key: key, kind: unit.kind, value: unit.value, location: location)

@@ -23,7 +23,8 @@ extension ResourceCatalog {
             } else {
                 var res = directory
                 if FileSystem.subdirectories(of: res).allSatisfy({ ResourceQualifier.parse(directoryName: $0) == nil }),
-                   FileSystem.isDirectory(res + "/src/main/res") {
+                    FileSystem.isDirectory(res + "/src/main/res")
+                {
                     res += "/src/main/res"
                 }
                 valuesDirectories = FileSystem.subdirectories(of: res)
@@ -55,7 +56,8 @@ extension ResourceCatalog {
         for (path, bytes) in files {
             let directory = (path as NSString).deletingLastPathComponent
             guard let qualifier = ResourceQualifier.parse(directoryName: (directory as NSString).lastPathComponent),
-                  qualifier.others.isEmpty else { continue }
+                qualifier.others.isEmpty
+            else { continue }
             let parsed: ParsedResources
             do {
                 parsed = try AndroidStringsParser.parse(bytes, file: path)
@@ -91,7 +93,9 @@ extension ResourceCatalog {
                         || (parent.hasSuffix(".lproj") && (name == "Localizable.strings" || name == "Localizable.stringsdict"))
                 }.map { (path as NSString).appendingPathComponent($0) }
                 if list.isEmpty {
-                    problems.append(ResourceProblem(.error, SourceLocation(file: path, line: 1), "no *.lproj/Localizable.strings(dict) or Localizable.xcstrings below it"))
+                    problems.append(
+                        ResourceProblem(
+                            .error, SourceLocation(file: path, line: 1), "no *.lproj/Localizable.strings(dict) or Localizable.xcstrings below it"))
                 }
             } else if FileSystem.exists(path) {
                 list = [path]
@@ -130,7 +134,8 @@ extension ResourceCatalog {
                 let directory = (path as NSString).deletingLastPathComponent
                 let folder = (directory as NSString).lastPathComponent
                 guard folder.hasSuffix(".lproj") else {
-                    problems.append(ResourceProblem(.error, SourceLocation(file: path, line: 1), "not in an xx.lproj directory: its language is unknown"))
+                    problems.append(
+                        ResourceProblem(.error, SourceLocation(file: path, line: 1), "not in an xx.lproj directory: its language is unknown"))
                     continue
                 }
                 let name = String(folder.dropLast(".lproj".count))
@@ -183,7 +188,8 @@ extension ResourceCatalog {
             if let existing = table.entries[entry.key] {
                 let overrides = dictionaryOverrides && entry.kind == .stringsdictPlural && existing.kind == .string
                 if !overrides {
-                    problems.append(ResourceProblem(.error, entry.location, "\(entry.key) is defined twice for \(table.locale) (also at \(existing.location))"))
+                    problems.append(
+                        ResourceProblem(.error, entry.location, "\(entry.key) is defined twice for \(table.locale) (also at \(existing.location))"))
                     continue
                 }
             }

@@ -156,15 +156,19 @@ public struct ResourceCatalog: Sendable {
             let chain = candidates(for: locale)
             for t in chain {
                 if let entry = tables[t]?.entries[key] {
-                    return Resolution(entry: entry, tableLocale: t, isFallback: false, note: t == tag ? nil : "from values-\(AndroidDirectory.qualifier(t))")
+                    return Resolution(
+                        entry: entry, tableLocale: t, isFallback: false, note: t == tag ? nil : "from values-\(AndroidDirectory.qualifier(t))")
                 }
             }
             guard let entry = defaultTable.entries[key] else {
                 return Resolution(entry: nil, tableLocale: defaultLocale, isFallback: !isDefault, note: nil)
             }
-            let note: String? = isDefault ? nil : chain.isEmpty
-                ? "no values-\(AndroidDirectory.qualifier(tag)): default values/ used"
-                : "values-\(AndroidDirectory.qualifier(chain[0])) has no \(key): default values/ used"
+            let note: String? =
+                isDefault
+                ? nil
+                : chain.isEmpty
+                    ? "no values-\(AndroidDirectory.qualifier(tag)): default values/ used"
+                    : "values-\(AndroidDirectory.qualifier(chain[0])) has no \(key): default values/ used"
             return Resolution(entry: entry, tableLocale: defaultLocale, isFallback: !isDefault, note: note)
         case .ios:
             let chain = isDefault ? [] : candidates(for: locale)
@@ -173,9 +177,12 @@ public struct ResourceCatalog: Sendable {
             }
             // en-GB on an app developed in en: the more generic dialect, not a fallback.
             let sameLanguage = tag.split(separator: "-").first == defaultLocale.split(separator: "-").first
-            let note: String? = isDefault ? nil : sameLanguage
-                ? "\(defaultLocale) used"
-                : "app not localized for \(tag): development language \(defaultLocale) used"
+            let note: String? =
+                isDefault
+                ? nil
+                : sameLanguage
+                    ? "\(defaultLocale) used"
+                    : "app not localized for \(tag): development language \(defaultLocale) used"
             return Resolution(entry: defaultTable.entries[key], tableLocale: defaultLocale, isFallback: !isDefault && !sameLanguage, note: note)
         }
     }
@@ -183,8 +190,10 @@ public struct ResourceCatalog: Sendable {
 
 /// Locale tag spelling shared by both platforms.
 public enum LocaleTag {
-    static let legacyAppleNames = ["English": "en", "French": "fr", "German": "de", "Spanish": "es", "Italian": "it",
-                                   "Japanese": "ja", "Dutch": "nl"]
+    static let legacyAppleNames = [
+        "English": "en", "French": "fr", "German": "de", "Spanish": "es", "Italian": "it",
+        "Japanese": "ja", "Dutch": "nl",
+    ]
 
     /// The tag, then its parents: `sr-Latn-RS`, `sr-Latn`, `sr`.
     static func chain(_ tag: String) -> [String] {

@@ -52,7 +52,10 @@ public enum AppleFormat {
             } else {
                 j = i
                 while j < chars.count, chars[j].isASCII, chars[j].isNumber { j += 1 }
-                if j > i { width = Int(String(chars[i..<j])); i = j }
+                if j > i {
+                    width = Int(String(chars[i..<j]))
+                    i = j
+                }
             }
             var precision: Int?
             if i < chars.count, chars[i] == "." {
@@ -75,15 +78,19 @@ public enum AppleFormat {
             }
             guard i < chars.count, conversions.contains(chars[i]) else {
                 let found = i < chars.count ? "'\(chars[i])'" : "the end of the string"
-                return .failure(Failure(message: "invalid format specifier \(String(chars[start..<min(i + 1, chars.count)])): \(found) is not a conversion"))
+                return .failure(
+                    Failure(message: "invalid format specifier \(String(chars[start..<min(i + 1, chars.count)])): \(found) is not a conversion"))
             }
             let conversion = chars[i]
             i += 1
             let text = String(chars[start..<i])
             segments.flush(&literal)
             if conversion == "%" {
-                segments.append(.specifier(FormatSpecifier(text: text, argument: nil, isPositional: false, conversion: "%",
-                                                           flags: flags, width: width, precision: precision)))
+                segments.append(
+                    .specifier(
+                        FormatSpecifier(
+                            text: text, argument: nil, isPositional: false, conversion: "%",
+                            flags: flags, width: width, precision: precision)))
                 continue
             }
             if starArguments > 0 {
@@ -97,8 +104,9 @@ public enum AppleFormat {
                 ordinary += 1
                 argument = ordinary
             }
-            var spec = FormatSpecifier(text: text, argument: argument, isPositional: explicit != nil, conversion: conversion,
-                                       flags: flags, width: width, precision: precision)
+            var spec = FormatSpecifier(
+                text: text, argument: argument, isPositional: explicit != nil, conversion: conversion,
+                flags: flags, width: width, precision: precision)
             spec.length = length
             if starArguments > 0 { spec.flags += "*" }
             segments.append(.specifier(spec))

@@ -65,7 +65,10 @@ public enum JavaFormat {
             var width: Int?
             j = i
             while j < chars.count, chars[j].isASCII, chars[j].isNumber { j += 1 }
-            if j > i { width = Int(String(chars[i..<j])); i = j }
+            if j > i {
+                width = Int(String(chars[i..<j]))
+                i = j
+            }
             // [.precision]
             var precision: Int?
             if i < chars.count, chars[i] == "." {
@@ -96,8 +99,11 @@ public enum JavaFormat {
                     return .failure(Exception(name: "MissingFormatWidthException", message: text))
                 }
                 segments.flush(&literal)
-                segments.append(.specifier(FormatSpecifier(text: text, argument: nil, isPositional: false, conversion: conversion,
-                                                           flags: flags, width: width, precision: precision)))
+                segments.append(
+                    .specifier(
+                        FormatSpecifier(
+                            text: text, argument: nil, isPositional: false, conversion: conversion,
+                            flags: flags, width: width, precision: precision)))
                 continue
             }
             if (flags.contains("-") || flags.contains("0")) && width == nil {
@@ -127,8 +133,9 @@ public enum JavaFormat {
             }
             last = argument
             segments.flush(&literal)
-            var specifier = FormatSpecifier(text: text, argument: argument, isPositional: positional, conversion: conversion,
-                                            flags: flags, width: width, precision: precision)
+            var specifier = FormatSpecifier(
+                text: text, argument: argument, isPositional: positional, conversion: conversion,
+                flags: flags, width: width, precision: precision)
             specifier.dateTimeSuffix = suffix
             segments.append(.specifier(specifier))
         }

@@ -52,8 +52,10 @@ public struct Finding: Sendable, Equatable, Codable {
     /// The mappings that send the key.
     public var uses: [Use]
 
-    public init(_ severity: Severity, _ rule: Rule, platform: DevicePlatform?, locale: String? = nil, key: String?,
-                message: String, resource: SourceLocation? = nil, uses: [Use] = []) {
+    public init(
+        _ severity: Severity, _ rule: Rule, platform: DevicePlatform?, locale: String? = nil, key: String?,
+        message: String, resource: SourceLocation? = nil, uses: [Use] = []
+    ) {
         self.severity = severity
         self.rule = rule
         self.platform = platform

@@ -18,8 +18,10 @@ public struct KeyUse: Sendable, Hashable, Codable {
     /// The key sent to the other platform for the same field, when the mapping targets both.
     public var counterpartKey: String?
 
-    public init(platform: DevicePlatform, key: String, argumentCount: Int, field: Field, eventType: String,
-                location: SourceLocation, counterpartKey: String? = nil) {
+    public init(
+        platform: DevicePlatform, key: String, argumentCount: Int, field: Field, eventType: String,
+        location: SourceLocation, counterpartKey: String? = nil
+    ) {
         self.platform = platform
         self.key = key
         self.argumentCount = argumentCount

@@ -33,14 +33,16 @@ public struct LintReport: Sendable, Equatable, Codable {
 
     /// `3 errors, 5 warnings; coverage android: en 100%, fr 83% (5/6); ios: …`
     public var summary: String {
-        let e = errorCount, w = warningCount
+        let e = errorCount
+        let w = warningCount
         var parts = ["\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s")"]
         let platforms = Set(coverage.map(\.platform)).sorted()
         if !platforms.isEmpty {
             let figures = platforms.map { p in
-                "\(p.rawValue): " + coverage.filter { $0.platform == p }.map { c in
-                    c.present == c.total ? "\(c.locale) \(c.percent)%" : "\(c.locale) \(c.percent)% (\(c.present)/\(c.total))"
-                }.joined(separator: ", ")
+                "\(p.rawValue): "
+                    + coverage.filter { $0.platform == p }.map { c in
+                        c.present == c.total ? "\(c.locale) \(c.percent)%" : "\(c.locale) \(c.percent)% (\(c.present)/\(c.total))"
+                    }.joined(separator: ", ")
             }
             parts.append("coverage " + figures.joined(separator: "; "))
         }

@@ -8,8 +8,10 @@ public enum Linter {
         for catalog in catalogs {
             for problem in catalog.problems {
                 let rule: Finding.Rule = problem.kind == .androidBuild ? .androidBuild : .parseError
-                collector.add(Finding(problem.severity, rule, platform: catalog.platform, key: nil,
-                                      message: problem.message, resource: problem.location), use: nil)
+                collector.add(
+                    Finding(
+                        problem.severity, rule, platform: catalog.platform, key: nil,
+                        message: problem.message, resource: problem.location), use: nil)
             }
         }
         let byPlatform = Dictionary(catalogs.map { ($0.platform, $0) }, uniquingKeysWith: { a, _ in a })
@@ -43,19 +45,24 @@ public enum Linter {
                 continue
             case .missing(let via):
                 let alias = via.last.map { " (via @string/\($0))" } ?? ""
-                let what = p == .android
+                let what =
+                    p == .android
                     ? "Android falls back to the default string there"
                     : "iOS shows the key itself, \"\(use.key)\", there (no per-key fallback to \(catalog.defaultLocale))"
-                c.add(Finding(.warning, .missingLocale, platform: p, locale: locale, key: use.key,
-                              message: "\(use.key)\(alias) is not translated for \(locale): \(what)",
-                              resource: entry.location), use: use)
+                c.add(
+                    Finding(
+                        .warning, .missingLocale, platform: p, locale: locale, key: use.key,
+                        message: "\(use.key)\(alias) is not translated for \(locale): \(what)",
+                        resource: entry.location), use: use)
                 continue
             }
             guard checkKind(translated, locale: locale, use, into: &c) else { continue }
             if let state = translated.state, state != "translated" {
-                c.add(Finding(.warning, .translationState, platform: p, locale: locale, key: use.key,
-                              message: "\(use.key) in \(locale) is in state \"\(state)\", not \"translated\"",
-                              resource: translated.location), use: use)
+                c.add(
+                    Finding(
+                        .warning, .translationState, platform: p, locale: locale, key: use.key,
+                        message: "\(use.key) in \(locale) is in state \"\(state)\", not \"translated\"",
+                        resource: translated.location), use: use)
             }
             let specs = checkString(translated, locale: locale, use, countArguments: false, into: &c)
             if use.argumentCount == 0 { checkUnformattedPercent(translated, locale: locale, use, into: &c) }
@@ -81,26 +88,34 @@ public enum Linter {
 
     private static func reportMissingDefault(_ use: KeyUse, _ catalog: ResourceCatalog, other: ResourceCatalog?, into c: inout Collector) {
         let p = use.platform
-        let impact = p == .android
+        let impact =
+            p == .android
             ? "the device finds no string resource and shows the plain \(use.field.rawValue) instead (\(use.field == .title ? "none is sent: the app's name" : "none is sent: no text"))"
             : "iOS shows the key itself, \"\(use.key)\""
         if !catalog.containsAnywhere(use.key), let counterpart = use.counterpartKey, let other,
-           let found = other.occurrences(of: counterpart).first {
-            c.add(Finding(.error, .crossPlatform, platform: p, key: use.key,
-                          message: "\(p.displayName) key \(use.key) exists in no \(p.displayName) resources, but its \(other.platform.displayName) counterpart \(counterpart) does (\(found.entry.location)) and the mapping targets both platforms: \(impact)",
-                          resource: nil), use: use)
+            let found = other.occurrences(of: counterpart).first
+        {
+            c.add(
+                Finding(
+                    .error, .crossPlatform, platform: p, key: use.key,
+                    message:
+                        "\(p.displayName) key \(use.key) exists in no \(p.displayName) resources, but its \(other.platform.displayName) counterpart \(counterpart) does (\(found.entry.location)) and the mapping targets both platforms: \(impact)",
+                    resource: nil), use: use)
             return
         }
         let elsewhere = catalog.occurrences(of: use.key)
         guard let first = elsewhere.first else {
-            c.add(Finding(.error, .missingDefault, platform: p, key: use.key, message: "\(use.key) is in no \(p.displayName) resources; \(impact)"), use: use)
+            c.add(
+                Finding(.error, .missingDefault, platform: p, key: use.key, message: "\(use.key) is in no \(p.displayName) resources; \(impact)"),
+                use: use)
             return
         }
         let locales = elsewhere.map(\.locale).joined(separator: ", ")
         // Android: the key has a resource id (ids are per name, not per configuration), so FCM's
         // getIdentifier finds it, and Resources.getString throws NotFoundException where no
         // configuration matches; NotificationParams does not catch it (docs/localization.md).
-        let message = p == .android
+        let message =
+            p == .android
             ? "\(use.key) is not in values/ but only in the resources for \(locales): on a device in any other language, Android finds the resource's id but no value, and getString throws Resources.NotFoundException, which FCM does not catch, so the app crashes when the notification arrives in the background (Android Lint calls this ExtraTranslation); add it to values/"
             : "\(use.key) is not in the development language's table (\(catalog.defaultLocale)) but only for \(locales): devices using any other localization show the key itself, \"\(use.key)\""
         c.add(Finding(.error, .missingDefault, platform: p, key: use.key, message: message, resource: first.entry.location), use: use)
@@ -112,24 +127,32 @@ public enum Linter {
         case .string:
             return true
         case .stringArray:
-            c.add(Finding(.error, .stringArray, platform: use.platform, locale: locale, key: use.key,
-                          message: "\(use.key) is a <string-array>; FCM looks loc keys up as strings, finds none, and shows the default text",
-                          resource: entry.location), use: use)
+            c.add(
+                Finding(
+                    .error, .stringArray, platform: use.platform, locale: locale, key: use.key,
+                    message: "\(use.key) is a <string-array>; FCM looks loc keys up as strings, finds none, and shows the default text",
+                    resource: entry.location), use: use)
         case .plurals, .stringsdictPlural, .xcstringsPlural:
-            let why = use.platform == .android
+            let why =
+                use.platform == .android
                 ? "FCM looks loc keys up as <string> resources, finds none, and shows the default text"
                 : "loc args are strings, so iOS cannot pick a plural form from them"
-            c.add(Finding(.error, .plural, platform: use.platform, locale: locale, key: use.key,
-                          message: "\(use.key) is \(entry.kind.displayName), which a loc key cannot select: \(why); send a plain string with the count as an arg",
-                          resource: entry.location), use: use)
+            c.add(
+                Finding(
+                    .error, .plural, platform: use.platform, locale: locale, key: use.key,
+                    message:
+                        "\(use.key) is \(entry.kind.displayName), which a loc key cannot select: \(why); send a plain string with the count as an arg",
+                    resource: entry.location), use: use)
         }
         return false
     }
 
     /// Checks a string's specifiers against what the mapping sends; returns its arg-taking
     /// specifiers (nil if it cannot be parsed).
-    private static func checkString(_ entry: ResourceEntry, locale: String?, _ use: KeyUse, countArguments: Bool,
-                                    into c: inout Collector) -> [FormatSpecifier]? {
+    private static func checkString(
+        _ entry: ResourceEntry, locale: String?, _ use: KeyUse, countArguments: Bool,
+        into c: inout Collector
+    ) -> [FormatSpecifier]? {
         let n = use.argumentCount
         let p = use.platform
         let inLocale = locale.map { " (\($0))" } ?? ""
@@ -143,7 +166,10 @@ public enum Linter {
             case .success(let s): segments = s
             case .failure(let e):
                 if n > 0 {
-                    add(.error, .androidSpecifier, "\(use.key)\(inLocale) is not a valid Java format string: formatting it with loc args throws \(e.name) (\(e.message)), which FCM does not catch: the app crashes when the notification arrives in the background")
+                    add(
+                        .error, .androidSpecifier,
+                        "\(use.key)\(inLocale) is not a valid Java format string: formatting it with loc args throws \(e.name) (\(e.message)), which FCM does not catch: the app crashes when the notification arrives in the background"
+                    )
                 }
                 return nil
             }
@@ -162,20 +188,35 @@ public enum Linter {
                 switch p {
                 case .android where spec.conversion == "s" || spec.conversion == "S":
                     if spec.flags.contains("#") {
-                        add(.error, .androidSpecifier, "\(spec.text) in \(use.key)\(inLocale) throws FormatFlagsConversionMismatchException with a String arg, which FCM does not catch: the app crashes when the notification arrives in the background")
+                        add(
+                            .error, .androidSpecifier,
+                            "\(spec.text) in \(use.key)\(inLocale) throws FormatFlagsConversionMismatchException with a String arg, which FCM does not catch: the app crashes when the notification arrives in the background"
+                        )
                     }
                 case .android where "bBhH".contains(spec.conversion):
-                    add(.error, .androidSpecifier, "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg and prints \(spec.conversion.lowercased() == "b" ? "\"true\"" : "a hash code") instead of it; use %\(index)$s")
+                    add(
+                        .error, .androidSpecifier,
+                        "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg and prints \(spec.conversion.lowercased() == "b" ? "\"true\"" : "a hash code") instead of it; use %\(index)$s"
+                    )
                 case .android:
-                    add(.error, .androidSpecifier, "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg (FCM sends every arg as a String): Android throws IllegalFormatConversionException (\(spec.conversion) != java.lang.String), which FCM does not catch, so the app crashes when the notification arrives in the background; use %\(index)$s")
+                    add(
+                        .error, .androidSpecifier,
+                        "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg (FCM sends every arg as a String): Android throws IllegalFormatConversionException (\(spec.conversion) != java.lang.String), which FCM does not catch, so the app crashes when the notification arrives in the background; use %\(index)$s"
+                    )
                 case .ios where !AppleFormat.acceptsString(spec):
-                    add(.error, .iosSpecifier, "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg: undefined behaviour on iOS (garbage text or a crash); use %\(index)$@")
+                    add(
+                        .error, .iosSpecifier,
+                        "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg: undefined behaviour on iOS (garbage text or a crash); use %\(index)$@"
+                    )
                 case .ios:
                     break
                 }
             }
             if p == .android, n > 1 || specs.count > 1, let loose = specs.first(where: { !$0.isPositional }) {
-                add(.error, .androidNonPositional, "\(loose.text) in \(use.key)\(inLocale) has no argument index while \(max(n, specs.count)) args are in play: translations reorder words, so write %1$s, %2$s …")
+                add(
+                    .error, .androidNonPositional,
+                    "\(loose.text) in \(use.key)\(inLocale) has no argument index while \(max(n, specs.count)) args are in play: translations reorder words, so write %1$s, %2$s …"
+                )
             }
         }
         guard countArguments else { return specs }
@@ -185,7 +226,10 @@ public enum Linter {
             let meant = specs.filter { $0.isPositional || ($0.flags.isEmpty && $0.width == nil && $0.precision == nil) }
             if let first = meant.first {
                 let required = meant.compactMap(\.argument).max() ?? 1
-                add(.error, .argumentCount, "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends none, so the phone does not format it and shows \(first.text) as is")
+                add(
+                    .error, .argumentCount,
+                    "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends none, so the phone does not format it and shows \(first.text) as is"
+                )
             } else {
                 checkUnformattedPercent(entry, locale: locale, use, into: &c)
             }
@@ -193,12 +237,17 @@ public enum Linter {
         }
         let required = segments.requiredArguments
         if n < required {
-            let impact = p == .android
+            let impact =
+                p == .android
                 ? "Android throws MissingFormatArgumentException; FCM catches it and shows the plain \(use.field.rawValue) instead (\(use.field == .title ? "the app's name" : "no text"))"
                 : "undefined behaviour on iOS"
-            add(.error, .argumentCount, "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends \(n): \(impact)")
+            add(
+                .error, .argumentCount, "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends \(n): \(impact)"
+            )
         } else if n > required {
-            add(.warning, .argumentCount, "the mapping sends \(n) arg\(n == 1 ? "" : "s") but \(use.key)\(inLocale) uses \(required): the extra args are never shown")
+            add(
+                .warning, .argumentCount,
+                "the mapping sends \(n) arg\(n == 1 ? "" : "s") but \(use.key)\(inLocale) uses \(required): the extra args are never shown")
         }
         return specs
     }
@@ -207,16 +256,23 @@ public enum Linter {
     /// in any locale (translation tools often write `%%`, such as `%%15` for Turkish "%15").
     private static func checkUnformattedPercent(_ entry: ResourceEntry, locale: String?, _ use: KeyUse, into c: inout Collector) {
         guard use.platform == .android, case .success(let segments) = JavaFormat.parse(entry.value),
-              segments.specifiers.contains(where: { $0.conversion == "%" }) else { return }
+            segments.specifiers.contains(where: { $0.conversion == "%" })
+        else { return }
         let inLocale = locale.map { " (\($0))" } ?? ""
-        c.add(Finding(.warning, .argumentCount, platform: .android, locale: locale, key: use.key,
-                      message: "the mapping sends no loc args, so Android does not format \(use.key)\(inLocale) and shows %% as two percent signs; write a single %",
-                      resource: entry.location), use: use)
+        c.add(
+            Finding(
+                .warning, .argumentCount, platform: .android, locale: locale, key: use.key,
+                message:
+                    "the mapping sends no loc args, so Android does not format \(use.key)\(inLocale) and shows %% as two percent signs; write a single %",
+                resource: entry.location), use: use)
     }
 
-    private static func compare(_ specs: [FormatSpecifier], _ defaultSpecs: [FormatSpecifier], _ entry: ResourceEntry, _ defaultEntry: ResourceEntry,
-                                locale: String, _ use: KeyUse, into c: inout Collector) {
-        let mine = Set(specs.map(\.signature)), theirs = Set(defaultSpecs.map(\.signature))
+    private static func compare(
+        _ specs: [FormatSpecifier], _ defaultSpecs: [FormatSpecifier], _ entry: ResourceEntry, _ defaultEntry: ResourceEntry,
+        locale: String, _ use: KeyUse, into c: inout Collector
+    ) {
+        let mine = Set(specs.map(\.signature))
+        let theirs = Set(defaultSpecs.map(\.signature))
         guard mine != theirs else { return }
         let extra = specs.filter { !theirs.contains($0.signature) }.map(\.text)
         let dropped = defaultSpecs.filter { !mine.contains($0.signature) }.map(\.text)
@@ -224,8 +280,10 @@ public enum Linter {
         if !extra.isEmpty { parts.append("uses \(extra.joined(separator: ", ")) which the default string does not") }
         if !dropped.isEmpty { parts.append("drops \(dropped.joined(separator: ", "))") }
         let message = "\(use.key) in \(locale) \(parts.joined(separator: " and ")) (default: \"\(defaultEntry.value)\" at \(defaultEntry.location))"
-        c.add(Finding(extra.isEmpty ? .warning : .error, .translationMismatch, platform: use.platform, locale: locale, key: use.key,
-                      message: message, resource: entry.location), use: use)
+        c.add(
+            Finding(
+                extra.isEmpty ? .warning : .error, .translationMismatch, platform: use.platform, locale: locale, key: use.key,
+                message: message, resource: entry.location), use: use)
     }
 
     // MARK: - Collecting
@@ -236,7 +294,8 @@ public enum Linter {
         private var index: [String: Int] = [:]
 
         mutating func add(_ finding: Finding, use: KeyUse?) {
-            let id = "\(finding.rule)|\(finding.platform?.rawValue ?? "")|\(finding.locale ?? "")|\(finding.key ?? "")|\(finding.resource?.description ?? "")|\(finding.message)"
+            let id =
+                "\(finding.rule)|\(finding.platform?.rawValue ?? "")|\(finding.locale ?? "")|\(finding.key ?? "")|\(finding.resource?.description ?? "")|\(finding.message)"
             let reference = use.map { Finding.Use(eventType: $0.eventType, field: $0.field, argumentCount: $0.argumentCount, location: $0.location) }
             if let i = index[id] {
                 if let reference, !findings[i].uses.contains(reference) { findings[i].uses.append(reference) }

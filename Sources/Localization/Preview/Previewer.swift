@@ -20,8 +20,9 @@ public enum Previewer {
     /// What a device in `locale` shows for one loc key and its args.
     public static func render(_ text: LocalizedPush.Text, field: KeyUse.Field, locale: String, catalog: ResourceCatalog) -> PreviewRow {
         let resolution = catalog.resolve(text.key, locale: locale)
-        var row = PreviewRow(locale: locale, platform: catalog.platform, field: field, key: text.key, args: text.args,
-                             outcome: .text(""), note: resolution.note)
+        var row = PreviewRow(
+            locale: locale, platform: catalog.platform, field: field, key: text.key, args: text.args,
+            outcome: .text(""), note: resolution.note)
         let plain = field == .title ? "the plain title (not sent: the app's name)" : "the plain body (not sent: no text)"
         switch catalog.platform {
         case .android:
@@ -45,11 +46,13 @@ public enum Previewer {
         case .ios:
             guard let entry = resolution.entry else {
                 row.outcome = .text(text.key)
-                row.note = [resolution.note, "\(text.key) not found in \(resolution.tableLocale): iOS shows the key"].compactMap { $0 }.joined(separator: "; ")
+                row.note = [resolution.note, "\(text.key) not found in \(resolution.tableLocale): iOS shows the key"].compactMap { $0 }.joined(
+                    separator: "; ")
                 return row
             }
             guard entry.kind == .string else {
-                row.outcome = .failure("iOS: \(text.key) is \(entry.kind.displayName); a plural form cannot be chosen from string loc args (undefined)")
+                row.outcome = .failure(
+                    "iOS: \(text.key) is \(entry.kind.displayName); a plural form cannot be chosen from string loc args (undefined)")
                 return row
             }
             guard let args = text.args else {

@@ -48,7 +48,8 @@ public enum TextDecoding {
         units.reserveCapacity(bytes.count / 2)
         var i = bytes.startIndex
         while i < bytes.endIndex {
-            let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
+            let a = UInt16(bytes[i])
+            let b = UInt16(bytes[i + 1])
             units.append(littleEndian ? a | b << 8 : a << 8 | b)
             i += 2
         }

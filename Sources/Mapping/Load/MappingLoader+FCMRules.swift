@@ -8,8 +8,9 @@ extension MappingLoader {
         checkKeys(m, allowed: Self.targetKinds, in: "`target`")
         let present = Self.targetKinds.filter { m[$0] != nil }
         guard present.count == 1, let kind = present.first, let value = m[kind] else {
-            fail(node, present.isEmpty ? "`target` names no recipient" : "`target` has more than one kind: \(present.joined(separator: ", "))",
-                 hint: "give exactly one of fid, fids, token, tokens, topic or condition")
+            fail(
+                node, present.isEmpty ? "`target` names no recipient" : "`target` has more than one kind: \(present.joined(separator: ", "))",
+                hint: "give exactly one of fid, fids, token, tokens, topic or condition")
             return nil
         }
         switch kind {
@@ -31,7 +32,9 @@ extension MappingLoader {
                 do {
                     _ = try TopicCondition.check(condition)
                 } catch {
-                    fail(value, "target condition: \(error)", hint: "e.g. \"'sports' in topics && ('news' in topics || !('ads' in topics))\", at most 5 topics")
+                    fail(
+                        value, "target condition: \(error)",
+                        hint: "e.g. \"'sports' in topics && ('news' in topics || !('ads' in topics))\", at most 5 topics")
                 }
             }
             return .condition(s)
@@ -46,7 +49,9 @@ extension MappingLoader {
                     }
                     ids.append(id)
                 }
-                if list.isEmpty { fail(value, "`\(kind)` is an empty list", hint: "list at least one \(device.rawValue), or use `{field: /pointer}`") }
+                if list.isEmpty {
+                    fail(value, "`\(kind)` is an empty list", hint: "list at least one \(device.rawValue), or use `{field: /pointer}`")
+                }
                 return .devices(device, .literal(ids))
             }
             if let f = value.mapping, let fieldNode = f["field"] {
@@ -73,7 +78,9 @@ extension MappingLoader {
             }
         }
         if mapping.replaceID != nil, mapping.android.tag != nil, let node = m["replace_id"] {
-            fail(node, "`replace_id` and `android.tag` both set Android's notification tag", hint: "keep one: replace_id sets the tag and apns-collapse-id")
+            fail(
+                node, "`replace_id` and `android.tag` both set Android's notification tag",
+                hint: "keep one: replace_id sets the tag and apns-collapse-id")
         }
     }
 
@@ -81,8 +88,9 @@ extension MappingLoader {
     mutating func checkSilent(_ m: Node.Mapping) {
         for name in ["android", "apns", "replace_id"] {
             guard let node = m[name] else { continue }
-            fail(node, "a silent push shows no notification, so `\(name)` would be dropped",
-                 hint: "remove `\(name)`, or `silent: true`; a silent push carries `data`, `ttl`, `priority` and `collapse_key`")
+            fail(
+                node, "a silent push shows no notification, so `\(name)` would be dropped",
+                hint: "remove `\(name)`, or `silent: true`; a silent push carries `data`, `ttl`, `priority` and `collapse_key`")
         }
     }
 
@@ -91,15 +99,17 @@ extension MappingLoader {
     /// gets an arbitrary 4 of what it missed.
     func warnings(format: EventFormat) -> [MappingLoadError] {
         collapseKeys.compactMap { file, line, column, source in
-            let perEvent: Bool = switch source {
-            case .eventID: true
-            case .field(let pointer, _): pointer == format.idPointer
-            case .literal: false
-            }
+            let perEvent: Bool =
+                switch source {
+                case .eventID: true
+                case .field(let pointer, _): pointer == format.idPointer
+                case .literal: false
+                }
             guard perEvent else { return nil }
             return MappingLoadError(
                 file: file, line: line, column: column,
-                message: "collapse_key is the event's ID: FCM keeps at most 4 collapse keys per device, so a device offline for more than 4 events gets an arbitrary 4 of them",
+                message:
+                    "collapse_key is the event's ID: FCM keeps at most 4 collapse keys per device, so a device offline for more than 4 events gets an arbitrary 4 of them",
                 hint: "use `replace_id: {from: event_id}` to show duplicates once; keep collapse_key for a group such as a chat ID",
                 severity: .warning)
         }

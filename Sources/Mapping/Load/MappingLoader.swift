@@ -37,7 +37,9 @@ struct MappingLoader {
         }
         checkKeys(top, allowed: Self.topKeys, in: "the file")
         if let version = top["version"] {
-            if version.scalar?.string != "1" { fail(version, "unsupported version \(version.scalar?.string ?? "?")", hint: "this pushbridge reads `version: 1`") }
+            if version.scalar?.string != "1" {
+                fail(version, "unsupported version \(version.scalar?.string ?? "?")", hint: "this pushbridge reads `version: 1`")
+            }
         } else {
             fail(root, "missing `version`", hint: "add `version: 1`")
         }
@@ -71,7 +73,9 @@ struct MappingLoader {
         if let t = m["type"], let p = pointer(t) { f.typePointer = p }
         if let i = m["id"], let p = pointer(i) { f.idPointer = p }
         if let existing = format, existing != f {
-            fail(node, "`event` settings differ from those in \(formatDefinedAt ?? "another file")", hint: "set `event:` in one file only, or the same in all")
+            fail(
+                node, "`event` settings differ from those in \(formatDefinedAt ?? "another file")",
+                hint: "set `event:` in one file only, or the same in all")
             return
         }
         format = f
@@ -95,7 +99,9 @@ struct MappingLoader {
             fail(m["silent"], "a silent push has no title or body", hint: "remove `title`/`body`, or `silent: true`; silent pushes carry `data` only")
         }
         if !mapping.silent, mapping.title == nil, mapping.body == nil, m["title"] == nil, m["body"] == nil {
-            fail(key, "event \"\(type)\" has neither `title` nor `body`", hint: "add a `title` or `body` with a `key`, or set `silent: true` for a data-only push")
+            fail(
+                key, "event \"\(type)\" has neither `title` nor `body`",
+                hint: "add a `title` or `body` with a `key`, or set `silent: true` for a data-only push")
         }
         if let n = m["platforms"] { mapping.platforms = platforms(n) }
         if let n = m["ttl"] { mapping.ttlSeconds = ttl(n) }
@@ -141,8 +147,9 @@ struct MappingLoader {
             }
         }
         guard let androidKey, let iosKey else {
-            fail(node, "`\(what)` has no localization key" + (args.isEmpty ? "" : " but has args"),
-                 hint: "add `key:` (or both `android_key:` and `ios_key:`); args fill a localized string's placeholders")
+            fail(
+                node, "`\(what)` has no localization key" + (args.isEmpty ? "" : " but has args"),
+                hint: "add `key:` (or both `android_key:` and `ios_key:`); args fill a localized string's placeholders")
             return nil
         }
         return LocalizedText(androidKey: androidKey, iosKey: iosKey, args: args)
@@ -167,7 +174,11 @@ struct MappingLoader {
         }
         var result = Set<Platform>()
         for item in list {
-            if let p = item.scalar.flatMap({ Platform(rawValue: $0.string) }) { result.insert(p) } else { fail(item, "unknown platform \"\(item.scalar?.string ?? "?")\"", hint: "use android or ios") }
+            if let p = item.scalar.flatMap({ Platform(rawValue: $0.string) }) {
+                result.insert(p)
+            } else {
+                fail(item, "unknown platform \"\(item.scalar?.string ?? "?")\"", hint: "use android or ios")
+            }
         }
         return result
     }
@@ -240,7 +251,9 @@ struct MappingLoader {
             }
             let lower = key.lowercased()
             if ["from", "message_type"].contains(lower) || lower.hasPrefix("google") || lower.hasPrefix("gcm") {
-                fail(k, "data key \"\(key)\" is reserved by FCM", hint: "rename it: `from`, `message_type` and keys starting with `google` or `gcm` are refused")
+                fail(
+                    k, "data key \"\(key)\" is reserved by FCM",
+                    hint: "rename it: `from`, `message_type` and keys starting with `google` or `gcm` are refused")
                 continue
             }
             if let s = source(v, "data.\(key)") { out.append((key, s)) }
@@ -284,8 +297,9 @@ struct MappingLoader {
 
     mutating func pointer(_ node: Node) -> JSONPointer? {
         guard let text = node.scalar?.string, let p = JSONPointer(text), !text.isEmpty else {
-            fail(node, "\"\(node.scalar?.string ?? "?")\" is not a JSON Pointer",
-                 hint: "write an RFC 6901 pointer such as /user/name (escape ~ as ~0 and / as ~1)")
+            fail(
+                node, "\"\(node.scalar?.string ?? "?")\" is not a JSON Pointer",
+                hint: "write an RFC 6901 pointer such as /user/name (escape ~ as ~0 and / as ~1)")
             return nil
         }
         return p

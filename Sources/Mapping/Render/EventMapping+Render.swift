@@ -107,8 +107,10 @@ extension EventMapping {
                 if !body.args.isEmpty { n.append(("body_loc_args", try r.args(body.args, role: "body"))) }
             }
             let o = android
-            for (key, source) in [("channel_id", o.channelID), ("sound", o.sound), ("tag", o.tag), ("click_action", o.clickAction),
-                                  ("icon", o.icon), ("image", o.image)] {
+            for (key, source) in [
+                ("channel_id", o.channelID), ("sound", o.sound), ("tag", o.tag), ("click_action", o.clickAction),
+                ("icon", o.icon), ("image", o.image),
+            ] {
                 if let source { n.append((key, .string(try r.string(source, role: "android.\(key)")))) }
             }
             if let replace { n.append(("tag", .string(replace))) }  // the loader refuses it beside android.tag
@@ -153,9 +155,10 @@ extension EventMapping {
 
     static func isColor(_ s: String) -> Bool {
         let b = Array(s.utf8)
-        return b.count == 7 && b[0] == UInt8(ascii: "#") && b.dropFirst().allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46)
-        }
+        return b.count == 7 && b[0] == UInt8(ascii: "#")
+            && b.dropFirst().allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || ($0 >= 0x41 && $0 <= 0x46)
+            }
     }
 }
 
@@ -279,7 +282,8 @@ struct Resolver {
         let id = try string(source, role: role)
         guard forAPNs else { return id }
         if id.utf8.count > FCMLimits.apnsCollapseIDBytes {
-            throw .invalidValue(field: fieldName(source), reason: "\(role) is \(id.utf8.count) bytes; apns-collapse-id allows \(FCMLimits.apnsCollapseIDBytes)")
+            throw .invalidValue(
+                field: fieldName(source), reason: "\(role) is \(id.utf8.count) bytes; apns-collapse-id allows \(FCMLimits.apnsCollapseIDBytes)")
         }
         if let problem = HeaderValue.problem(id) {
             throw .invalidValue(field: fieldName(source), reason: "\(role) cannot be the apns-collapse-id header: \(problem)")
@@ -311,11 +315,14 @@ struct Resolver {
         case .field(let pointer):
             let role = kind.listRole
             guard let value = pointer.resolve(in: event.data) else { throw .missingField(field: pointer.description, role: role) }
-            guard case .array(let items) = value else { throw .wrongType(field: pointer.description, expected: "array of strings", found: value.typeName) }
+            guard case .array(let items) = value else {
+                throw .wrongType(field: pointer.description, expected: "array of strings", found: value.typeName)
+            }
             var ids: [String] = []
             for item in items {
                 guard case .string(let id) = item, !id.isEmpty else {
-                    throw .wrongType(field: pointer.description, expected: "array of non-empty strings", found: "an array containing \(item.typeName)")
+                    throw .wrongType(
+                        field: pointer.description, expected: "array of non-empty strings", found: "an array containing \(item.typeName)")
                 }
                 ids.append(id)
             }

@@ -35,7 +35,8 @@ public struct FCMMessage: Sendable, Equatable {
             if validateOnly { members.append(("validate_only", .bool(true))) }
             return JSONWriter.write(.object(members), pretty: true)
         }
-        let open = Self.bodyOpen, close = validateOnly ? Self.bodyCloseValidateOnly : Self.bodyClose
+        let open = Self.bodyOpen
+        let close = validateOnly ? Self.bodyCloseValidateOnly : Self.bodyClose
         return [UInt8](unsafeUninitializedCapacity: open.count + encoded.count + close.count) { buffer, count in
             for part in [open, encoded, close] {
                 part.withUnsafeBufferPointer { p in

@@ -22,7 +22,8 @@ extension PushbridgeConfig {
     /// The file is checked against ``ConfigSchema`` first (unknown keys with a suggestion,
     /// wrong types, out-of-range values, each with its line); values are then read through
     /// swift-configuration with the environment ahead of the file, and defaults after both.
-    public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> PushbridgeConfig {
+    public static func load(file: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> PushbridgeConfig
+    {
         var loader = ConfigFileLoader(file: file, environment: environment)
         return try loader.load()
     }
@@ -49,7 +50,8 @@ struct ConfigFileLoader {
         do {
             if let root = try Yams.compose(yaml: text) {
                 guard case .mapping(let mapping) = root else {
-                    throw ConfigError(problems: [.init(location: at(root), message: "the config must be a map of sections (kafka, mappings, fcm, …)")])
+                    throw ConfigError(problems: [.init(location: at(root), message: "the config must be a map of sections (kafka, mappings, fcm, …)")]
+                    )
                 }
                 walk(mapping, prefix: "")
             }
@@ -217,17 +219,20 @@ struct ConfigFileLoader {
         for (path, kind) in ConfigSchema.keys.sorted(by: { $0.key < $1.key }) {
             let name = ConfigSchema.environmentName(path)
             guard let raw = environment[name] else { continue }
-            let ok: Bool = switch kind {
-            case .string: !raw.isEmpty
-            case .stringList: !raw.split(separator: ",").isEmpty && raw.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
-            case .int(let min): Int(raw).map { $0 >= min } ?? false
-            case .double: Double(raw).map { $0 > 0 } ?? false
-            case .bool: ["true", "false", "yes", "no", "1", "0"].contains(raw.lowercased())
-            case .oneOf(let values): values.contains(raw)
-            case .map: false
-            }
+            let ok: Bool =
+                switch kind {
+                case .string: !raw.isEmpty
+                case .stringList:
+                    !raw.split(separator: ",").isEmpty && raw.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
+                case .int(let min): Int(raw).map { $0 >= min } ?? false
+                case .double: Double(raw).map { $0 > 0 } ?? false
+                case .bool: ["true", "false", "yes", "no", "1", "0"].contains(raw.lowercased())
+                case .oneOf(let values): values.contains(raw)
+                case .map: false
+                }
             if !ok {
-                let what = kind == .map
+                let what =
+                    kind == .map
                     ? "cannot be set as a whole; set one property as \(Self.propertyPrefix)NAME (sasl.password: \(Self.propertyPrefix)SASL_PASSWORD)"
                     : "must be \(kind.expected), got \"\(raw)\""
                 problems.append(.init(location: name, message: "\(path) \(what)"))
@@ -294,7 +299,8 @@ struct ConfigFileLoader {
             let host = String(text[..<colon])
             return (host.isEmpty ? "0.0.0.0" : host, port)
         }
-        let location = environment[ConfigSchema.environmentName("http.listen")] != nil
+        let location =
+            environment[ConfigSchema.environmentName("http.listen")] != nil
             ? ConfigSchema.environmentName("http.listen") : lines["http.listen"].map { "\(file):\($0)" } ?? file
         problems.append(.init(location: location, message: "http.listen must be host:port (e.g. 0.0.0.0:9464) or off, got \"\(text)\""))
         return nil

@@ -83,7 +83,8 @@ enum ConfigSchema {
     }
 
     private static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var row = Array(0...b.count)
         for i in 1...max(1, a.count) where !a.isEmpty {
             var previous = row[0]

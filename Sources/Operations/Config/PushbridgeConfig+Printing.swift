@@ -11,7 +11,8 @@ extension PushbridgeConfig {
     public var printed: String {
         func q(_ s: String) -> String {
             // Plain only when YAML reads it back as the same string: no indicator may start it.
-            let plain = (s.first.map { $0.isLetter || $0.isNumber || "/.".contains($0) } ?? false)
+            let plain =
+                (s.first.map { $0.isLetter || $0.isNumber || "/.".contains($0) } ?? false)
                 && s.allSatisfy { $0.isLetter || $0.isNumber || "-_./:@".contains($0) }
                 && !["true", "false", "null", "yes", "no", "on", "off", "~"].contains(s.lowercased())
             return plain ? s : "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""

@@ -109,7 +109,10 @@ final class OpsHTTPHandler: ChannelInboundHandler, Sendable {
         }
     }
 
-    private func respond(_ context: ChannelHandlerContext, status: HTTPResponseStatus, body: [UInt8], contentType: String = "text/plain; charset=utf-8", keepAlive: Bool) {
+    private func respond(
+        _ context: ChannelHandlerContext, status: HTTPResponseStatus, body: [UInt8], contentType: String = "text/plain; charset=utf-8",
+        keepAlive: Bool
+    ) {
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: contentType)
         headers.add(name: "content-length", value: String(body.count))

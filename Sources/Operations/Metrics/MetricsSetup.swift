@@ -18,7 +18,8 @@ public final class MetricsSetup: Sendable {
 
     /// Buckets of `pushbridge_delivery_lag_seconds` (record timestamp → done): 1 ms … 5 min,
     /// fine below 100 ms where a healthy worker is.
-    public static let lagBuckets: [Duration] = [1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 300, 500, 750]
+    public static let lagBuckets: [Duration] =
+        [1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 300, 500, 750]
         .map { Duration.milliseconds($0) } + [1, 2, 5, 10, 30, 60, 300].map { Duration.seconds($0) }
 
     public init() {

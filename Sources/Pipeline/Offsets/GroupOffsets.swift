@@ -38,8 +38,9 @@ public enum GroupOffsets {
             let committed = try await consumer.committed(partitions)
             for c in committed {
                 let (low, high) = try await consumer.watermarks(for: c.topicPartition)
-                rows.append(GroupOffsetRow(
-                    partition: c.topicPartition, committed: c.offset.isConcrete ? c.offset.rawValue : nil, low: low, high: high))
+                rows.append(
+                    GroupOffsetRow(
+                        partition: c.topicPartition, committed: c.offset.isConcrete ? c.offset.rawValue : nil, low: low, high: high))
             }
         }
         return rows
@@ -63,8 +64,9 @@ public enum GroupOffsets {
                 notes = ["\(target) is past the high watermark; using \(high)"]
                 target = high
             }
-            changes.append(OffsetChange(
-                partition: c.topicPartition, from: c.offset.isConcrete ? c.offset.rawValue : nil, to: target, notes: notes))
+            changes.append(
+                OffsetChange(
+                    partition: c.topicPartition, from: c.offset.isConcrete ? c.offset.rawValue : nil, to: target, notes: notes))
         }
         return changes
     }

@@ -78,7 +78,8 @@ public final class Replay: Sendable {
                 // Caught up: the last offset before the end was received already, or nothing was
                 // to be read (the range starts at or past the partition's end). Otherwise the
                 // reader finishes the partition when that last offset arrives.
-                let caughtUp = s.lastReceived[tp].map { $0 + 1 >= eof.offset.rawValue }
+                let caughtUp =
+                    s.lastReceived[tp].map { $0 + 1 >= eof.offset.rawValue }
                     ?? (s.trackers[tp]?.watermark ?? 0 >= eof.offset.rawValue)
                 if caughtUp { s.reading.remove(tp) }
                 return s.reading.isEmpty ? s.reader : nil

@@ -148,7 +148,9 @@ public struct ReplayPlan: Sendable, Equatable {
         }
         let unknown = chosen.filter { !existing.contains($0) }
         if !unknown.isEmpty {
-            throw Invalid("topic \(topic) has partitions \(existing.map(String.init).joined(separator: ", ")); no partition \(unknown.map(String.init).joined(separator: ", "))")
+            throw Invalid(
+                "topic \(topic) has partitions \(existing.map(String.init).joined(separator: ", ")); no partition \(unknown.map(String.init).joined(separator: ", "))"
+            )
         }
         return Array(Set(chosen)).sorted()
     }

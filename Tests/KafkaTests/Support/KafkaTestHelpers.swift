@@ -58,11 +58,18 @@ func collect(_ count: Int, from consumer: KafkaConsumer, timeout: Duration = .se
 
 /// Reads messages until `enough` says so or `timeout` passes; returns what arrived (also on
 /// timeout). For cases where a rebalance may deliver some messages twice.
-func collect(from consumer: KafkaConsumer, timeout: Duration = .seconds(60), until enough: @escaping @Sendable ([KafkaMessage]) -> Bool) async throws -> [KafkaMessage] {
+func collect(
+    from consumer: KafkaConsumer, timeout: Duration = .seconds(60), until enough: @escaping @Sendable ([KafkaMessage]) -> Bool
+) async throws -> [KafkaMessage] {
     let received = Mutex<[KafkaMessage]>([])
     let reader = Task {
         for try await m in consumer.messages {
-            if received.withLock({ $0.append(m); return enough($0) }) { break }
+            if received.withLock({
+                $0.append(m)
+                return enough($0)
+            }) {
+                break
+            }
         }
     }
     let deadline = ContinuousClock.now + timeout
