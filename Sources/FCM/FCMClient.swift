@@ -284,6 +284,16 @@ public final class FCMClient: Sendable {
     /// How many access tokens have been fetched.
     public var tokenRefreshes: Int { tokens.refreshCount }
 
+    /// Sets this worker's share of the project's send rate (`fcm.project_sends_per_second`
+    /// split across the group; nil: none). The lower of it and
+    /// ``Configuration/maxSendsPerSecond`` holds from the next send on.
+    public func setProjectShare(sendsPerSecond: Double?) {
+        gate.setShare(sendsPerSecond: sendsPerSecond)
+    }
+
+    /// The rate cap that holds now (the configured one or the project share, the lower), if any.
+    public var maxSendsPerSecond: Double? { gate.sendsPerSecond }
+
     /// When sending resumes after QUOTA_EXCEEDED, if it is paused now.
     public var quotaPausedUntil: ContinuousClock.Instant? { gate.pausedUntilInstant }
 

@@ -4,6 +4,7 @@
 /// a cap that never bursts above itself into FCM's per-minute quota. Pure: instants in, start
 /// instants out; ``SendGate`` keeps one under its lock.
 struct RateSchedule: Sendable {
+    let sendsPerSecond: Double
     /// Between two starts.
     let interval: Duration
     /// How much of the rate may start at once after a quiet spell: 20 ms worth, at least one send.
@@ -12,6 +13,7 @@ struct RateSchedule: Sendable {
     private var nextStart: ContinuousClock.Instant?
 
     init(sendsPerSecond: Double) {
+        self.sendsPerSecond = sendsPerSecond
         interval = .nanoseconds(Int64(1e9 / sendsPerSecond))
         burst = max(.milliseconds(20), interval)
     }

@@ -13,6 +13,10 @@ import Synchronization
 final class SendGate: Sendable {
     private struct State {
         var pausedUntil: ContinuousClock.Instant?
+        /// The configured cap (`fcm.max_sends_per_second`) and this worker's share of the
+        /// project's (`fcm.project_sends_per_second`); the lower one holds.
+        var configuredRate: Double?
+        var shareRate: Double?
         var schedule: RateSchedule?
         var inFlight = 0
         var waiters: Deque<CheckedContinuation<Void, Never>> = []
@@ -25,8 +29,28 @@ final class SendGate: Sendable {
     ///   - sendsPerSecond: nil for no rate limit; else sends start as ``RateSchedule`` spaces them.
     ///   - concurrency: how the limit on sends in flight follows answer times.
     init(sendsPerSecond: Double?, concurrency: ConcurrencyLimit.Parameters) {
-        let schedule = sendsPerSecond.flatMap { $0 > 0 ? RateSchedule(sendsPerSecond: $0) : nil }
-        state = Mutex(State(schedule: schedule, concurrency: ConcurrencyLimit(concurrency)))
+        let rate = sendsPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        state = Mutex(State(configuredRate: rate, schedule: rate.map(RateSchedule.init), concurrency: ConcurrencyLimit(concurrency)))
+    }
+
+    /// Sets this worker's share of the project's rate (nil: none); the lower of it and the
+    /// configured cap holds from the next send on.
+    func setShare(sendsPerSecond: Double?) {
+        state.withLock { s in
+            s.shareRate = sendsPerSecond.flatMap { $0 > 0 ? $0 : nil }
+            let rate = Self.lower(s.configuredRate, s.shareRate)
+            if rate != s.schedule?.sendsPerSecond { s.schedule = rate.map(RateSchedule.init) }
+        }
+    }
+
+    /// The rate cap that holds now, if any.
+    var sendsPerSecond: Double? { state.withLock { $0.schedule?.sendsPerSecond } }
+
+    private static func lower(_ a: Double?, _ b: Double?) -> Double? {
+        switch (a, b) {
+        case (let a?, let b?): min(a, b)
+        default: a ?? b
+        }
     }
 
     /// Waits until a send may start; pair with ``release(answerTime:)``.

@@ -23,6 +23,12 @@ public struct KafkaDeliveryReport: Sendable, Hashable {
     public var topic: String
     public var partition: Int32
     public var offset: Int64
+
+    public init(topic: String, partition: Int32, offset: Int64) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+    }
 }
 
 /// A Kafka producer whose ``send(_:)`` returns only once the broker acknowledged the record.

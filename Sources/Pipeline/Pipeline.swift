@@ -35,6 +35,9 @@ public final class Pipeline: Sendable {
         public var revokeTimeout: Duration = .seconds(10)
         /// How long in-flight events may take after ``Pipeline/stop()``.
         public var shutdownTimeout: Duration = .seconds(30)
+        /// The project's FCM send rate, split across the group by the partitions each member
+        /// holds (``ProjectQuotaShare``), set on the sender at every rebalance. nil: no split.
+        public var projectQuota: ProjectQuotaShare?
 
         public init(consumer: KafkaConsumerConfiguration, topics: [String]) {
             self.consumer = consumer
@@ -52,7 +55,7 @@ public final class Pipeline: Sendable {
     let metrics: PipelineMetrics
     let logger: Logger
     let coordinator: PipelineCoordinator
-    let consumer: KafkaConsumer
+    let consumer: any MessageSource
     private let queue: EventQueue
     private let state = Mutex(RunState())
 
@@ -64,7 +67,29 @@ public final class Pipeline: Sendable {
         var runners: [Task<Void, Never>] = []
     }
 
-    public init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
+    /// A pipeline reading from a ``KafkaConsumer`` in the group of `configuration.consumer`.
+    public convenience init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
+        var consumerConfiguration = configuration.consumer
+        for (key, value) in Self.consumerDefaults where consumerConfiguration.properties[key] == nil {
+            consumerConfiguration.properties[key] = value
+        }
+        try self.init(configuration: configuration, processor: processor, metrics: metrics, logger: logger) { handler throws(KafkaError) in
+            try KafkaConsumer(
+                configuration: consumerConfiguration,
+                rebalanceHandler: handler,
+                errorHandler: { error in logger.warning("kafka: \(error)") },
+                logHandler: { entry in
+                    if entry.level <= 4 { logger.warning("librdkafka \(entry.facility): \(entry.message)") }
+                })
+        }
+    }
+
+    /// A pipeline reading from the source `makeSource` returns for the rebalance handler it is
+    /// given (tests substitute a fake; `configuration.consumer` is not used then).
+    public init(
+        configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger,
+        source makeSource: (KafkaRebalanceHandler) throws(KafkaError) -> any MessageSource
+    ) throws(KafkaError) {
         self.configuration = configuration
         self.processor = processor
         self.metrics = metrics
@@ -79,18 +104,10 @@ public final class Pipeline: Sendable {
         self.coordinator = coordinator
         let sender = processor.sender
         self.queue = EventQueue(maxRunners: configuration.maxEventsRunning, runnerLimit: { sender.concurrencyLimit })
-        let handlers = RebalanceHandlers(coordinator: coordinator, configuration: configuration, metrics: metrics, logger: logger)
-        var consumerConfiguration = configuration.consumer
-        for (key, value) in Self.consumerDefaults where consumerConfiguration.properties[key] == nil {
-            consumerConfiguration.properties[key] = value
-        }
-        self.consumer = try KafkaConsumer(
-            configuration: consumerConfiguration,
-            rebalanceHandler: handlers.handler,
-            errorHandler: { error in logger.warning("kafka: \(error)") },
-            logHandler: { entry in
-                if entry.level <= 4 { logger.warning("librdkafka \(entry.facility): \(entry.message)") }
-            })
+        let handlers = RebalanceHandlers(
+            coordinator: coordinator, configuration: configuration, sender: processor.sender, metrics: metrics, logger: logger)
+        let consumer = try makeSource(handlers.handler)
+        self.consumer = consumer
         handlers.consumer.withLock { $0 = consumer }
     }
 
@@ -168,8 +185,12 @@ public final class Pipeline: Sendable {
     // MARK: Reading
 
     private func readLoop() async {
+        await read(from: consumer)
+    }
+
+    private func read(from source: some MessageSource) async {
         do {
-            for try await message in consumer.messages {
+            for try await message in source.messages {
                 // stop(): messages still buffered are not taken. Not admitted, so not tracked:
                 // the commit stops before them and the next owner reads them.
                 if Task.isCancelled { break }

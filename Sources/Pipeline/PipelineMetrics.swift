@@ -25,6 +25,7 @@ public final class PipelineMetrics: Sendable {
     let fcmHeldTargets: Gauge
     let fcmConnections: Gauge
     let fcmConcurrencyLimit: Gauge
+    let fcmRateCap: Gauge
     let sendLatency: CoreMetrics.Timer
     let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
@@ -53,6 +54,7 @@ public final class PipelineMetrics: Sendable {
         fcmConnections = Gauge(label: "pushbridge_fcm_connections")
         fcmConnections.record(0)
         fcmConcurrencyLimit = Gauge(label: "pushbridge_fcm_sends_in_flight_limit")
+        fcmRateCap = Gauge(label: "pushbridge_fcm_max_sends_per_second")
         sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
         lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds)
     }
@@ -78,11 +80,14 @@ public final class PipelineMetrics: Sendable {
     /// How long FCM has not been answering (0 while it answers), how many devices and topics
     /// are held after FCM throttled them, the HTTP/2 connections open, and the sends in flight
     /// FCM's answer times call for; refreshed per scrape.
-    public func fcm(waiting: Duration?, heldTargets: Int, connections: Int, sendsInFlightLimit: Int) {
+    /// `maxSendsPerSecond`: the rate cap that holds (the configured one or the project share,
+    /// the lower); 0 for none.
+    public func fcm(waiting: Duration?, heldTargets: Int, connections: Int, sendsInFlightLimit: Int, maxSendsPerSecond: Double?) {
         fcmWaiting.record(Double((waiting ?? .zero).nanoseconds) / 1e9)
         fcmHeldTargets.record(heldTargets)
         fcmConnections.record(connections)
         fcmConcurrencyLimit.record(sendsInFlightLimit)
+        fcmRateCap.record(maxSendsPerSecond ?? 0)
     }
 
     /// From the record's timestamp (the producer's create time, or the broker's log-append time)

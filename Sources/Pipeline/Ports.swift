@@ -1,8 +1,38 @@
 import FCM
 import Kafka
 
-// What the pipeline needs from the outside world. The real implementations are FCMClient and
-// KafkaProducer; tests of the pipeline's logic substitute their own.
+// What the pipeline needs from the outside world. The real implementations are KafkaConsumer,
+// FCMClient and KafkaProducer; tests of the pipeline's logic substitute their own.
+
+/// Where the pipeline's events come from and where their offsets go: a consumer in a group
+/// (``KafkaConsumer``), or a fake in tests.
+///
+/// Rebalances reach the pipeline through the ``KafkaRebalanceHandler`` the source was made
+/// with, and nothing new is fetched while one runs: on assign, before any message of the new
+/// partitions; on revoke, while they are still owned (commits succeed), with their messages not
+/// yet handed out dropped; on loss, when another member may own them already.
+public protocol MessageSource: Sendable {
+    associatedtype Messages: AsyncSequence<KafkaMessage, KafkaError>
+
+    /// Joins the group for `topics`; partitions come through the rebalance handler.
+    func subscribe(topics: [String]) throws(KafkaError)
+    /// The messages of the partitions assigned and not paused, until ``close()``. Messages
+    /// handed over before a pause may still arrive after it.
+    var messages: Messages { get }
+    /// The partitions held now.
+    var assignment: Set<TopicPartition> { get }
+    /// Stops fetching `partitions`; ``resume(_:)`` goes on from the first message not handed out.
+    func pause(_ partitions: [TopicPartition]) throws(KafkaError)
+    func resume(_ partitions: [TopicPartition]) throws(KafkaError)
+    /// Commits `offsets` (with their metadata) for the group and waits for the broker.
+    func commit(_ offsets: [TopicPartitionOffset]) async throws(KafkaError)
+    /// The group's committed offsets, with their metadata.
+    func committedOffsets(_ partitions: [TopicPartition]) async throws(KafkaError) -> [TopicPartitionOffset]
+    /// How many partitions `topic` has.
+    func partitionCount(of topic: String) async throws(KafkaError) -> Int
+    /// Leaves the group; ``messages`` ends.
+    func close() async
+}
 
 /// Sends one FCM message, with retries, and says how it ended.
 public protocol PushSending: Sendable {
@@ -13,11 +43,25 @@ public protocol PushSending: Sendable {
     /// Sends that may be in flight now (FCM's answer times decide it for ``FCMClient``): how
     /// many events the pipeline processes at once.
     var concurrencyLimit: Int { get }
+
+    /// Caps sends at this worker's share of the project's rate (nil: no share; a configured
+    /// per-worker cap still holds).
+    func setProjectShare(sendsPerSecond: Double?)
 }
 
 /// Writes one record to Kafka and waits until the broker has it.
 public protocol RecordProducing: Sendable {
     func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport
+}
+
+extension KafkaConsumer: MessageSource {
+    public func committedOffsets(_ partitions: [TopicPartition]) async throws(KafkaError) -> [TopicPartitionOffset] {
+        try await committed(partitions, timeout: .seconds(10))
+    }
+
+    public func partitionCount(of topic: String) async throws(KafkaError) -> Int {
+        try await self.partitions(of: topic, timeout: .seconds(10)).count
+    }
 }
 
 extension FCMClient: PushSending {}

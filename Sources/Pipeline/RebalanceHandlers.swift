@@ -9,14 +9,19 @@ import Synchronization
 final class RebalanceHandlers: Sendable {
     let coordinator: PipelineCoordinator
     let configuration: Pipeline.Configuration
+    let sender: any PushSending
     let metrics: PipelineMetrics
     let logger: Logger
-    /// Set right after the consumer is created (the handler must exist first).
-    let consumer = Mutex<KafkaConsumer?>(nil)
+    /// Set right after the source is created (the handler must exist first).
+    let consumer = Mutex<(any MessageSource)?>(nil)
 
-    init(coordinator: PipelineCoordinator, configuration: Pipeline.Configuration, metrics: PipelineMetrics, logger: Logger) {
+    init(
+        coordinator: PipelineCoordinator, configuration: Pipeline.Configuration, sender: any PushSending, metrics: PipelineMetrics,
+        logger: Logger
+    ) {
         self.coordinator = coordinator
         self.configuration = configuration
+        self.sender = sender
         self.metrics = metrics
         self.logger = logger
     }
@@ -32,7 +37,7 @@ final class RebalanceHandlers: Sendable {
         guard let consumer = consumer.withLock({ $0 }) else { return }
         var offsets = partitions.map { TopicPartitionOffset($0, offset: .invalid) }
         do {
-            offsets = try await consumer.committed(partitions)
+            offsets = try await consumer.committedOffsets(partitions)
         } catch {
             // Without the committed metadata the offset map is unknown: events already done
             // beyond the committed offset are sent again. Never a loss.
@@ -41,6 +46,7 @@ final class RebalanceHandlers: Sendable {
         coordinator.assign(offsets)
         metrics.assignedPartitions.record(coordinator.partitions.count)
         logger.info("assigned", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
+        await shareProjectQuota(consumer)
     }
 
     private func revoked(_ partitions: [TopicPartition]) async {
@@ -58,11 +64,42 @@ final class RebalanceHandlers: Sendable {
         await Self.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
         release(partitions)
         logger.info("revoked", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
+        await shareProjectQuota(consumer)
     }
 
     private func lost(_ partitions: [TopicPartition]) async {
         release(partitions)
         logger.warning("lost", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
+        if let consumer = consumer.withLock({ $0 }) { await shareProjectQuota(consumer) }
+    }
+
+    /// Sets the sender's cap to this worker's share of the project's rate (``ProjectQuotaShare``)
+    /// for the partitions it holds now, out of those of its topics (the configured ones, and for
+    /// a pattern subscription the ones it holds). When the partition counts cannot be read, the
+    /// last share stays.
+    private func shareProjectQuota(_ consumer: any MessageSource) async {
+        guard let quota = configuration.projectQuota else { return }
+        let owned = coordinator.partitions
+        let topics = Set(configuration.topics.filter { !$0.hasPrefix("^") }).union(owned.map(\.topic))
+        var total = 0
+        for topic in topics.sorted() {
+            do {
+                total += try await consumer.partitionCount(of: topic)
+            } catch {
+                logger.warning(
+                    "cannot read the partition count of \(topic); the share of the project's send rate stays as it was",
+                    metadata: ["error": "\(error)"])
+                return
+            }
+        }
+        guard let share = quota.sendsPerSecond(owned: owned.count, total: total) else { return }
+        sender.setProjectShare(sendsPerSecond: share)
+        logger.info(
+            "share of the project's FCM send rate",
+            metadata: [
+                "sends_per_second": "\(Int(share))", "partitions": "\(owned.count) of \(total)",
+                "project_sends_per_second": "\(Int(quota.projectSendsPerSecond))",
+            ])
     }
 
     /// Stops tracking `partitions`, and their metric series go with them.
@@ -83,7 +120,7 @@ final class RebalanceHandlers: Sendable {
 
     @discardableResult
     static func commit(
-        _ partitions: [TopicPartition]?, consumer: KafkaConsumer, coordinator: PipelineCoordinator,
+        _ partitions: [TopicPartition]?, consumer: any MessageSource, coordinator: PipelineCoordinator,
         metrics: PipelineMetrics, logger: Logger
     ) async -> CommitResult {
         let offsets = coordinator.pendingCommits(for: partitions)

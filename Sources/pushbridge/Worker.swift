@@ -42,6 +42,7 @@ final class Worker: Service, Sendable {
         configuration.commitEveryEvents = settings.delivery.commitEveryEvents
         configuration.offsetMap = settings.delivery.offsetMap
         configuration.shutdownTimeout = settings.delivery.shutdownTimeout
+        configuration.projectQuota = settings.fcm.projectSendsPerSecond.map(ProjectQuotaShare.init)
         pipeline = try Pipeline(configuration: configuration, processor: processor, metrics: metrics, logger: logger)
         logger.info(
             "started",
@@ -57,7 +58,7 @@ final class Worker: Service, Sendable {
         let client = delivery.client
         metrics.fcm(
             waiting: client.availability.waiting(at: .now), heldTargets: client.heldTargets,
-            connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit)
+            connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit, maxSendsPerSecond: client.maxSendsPerSecond)
     }
 
     /// Why the worker stopped on its own, if it did.

@@ -233,12 +233,38 @@ struct FCMClientFaultTests {
         try await client.warmUp()
         let results = await Self.sendAll(client, (0..<300).map { ("c-\($0)", 1) })
         #expect(results.values.joined().allSatisfy { (try? $0.outcome.get()) != nil })
-        let times = f.emulator.attempts.map(\.time).sorted()
-        try #require(times.count == 300)
-        let rate = Double(times.count - 1) / (times.last! - times.first!)
+        let rate = try Self.averageRate(f.emulator, sends: 300)
         #expect(rate <= 105, "\(rate) sends a second on average, capped at 100")
         await client.shutdown()
         await f.stop()
+    }
+
+    /// The project share (`fcm.project_sends_per_second` split by partitions) set at run time:
+    /// the lower of it and the configured cap holds, from the next send on.
+    @Test("a project share below the configured cap holds end to end; without it the configured cap is back")
+    func projectShare() async throws {
+        let f = try await EmulatorFixture.start()
+        let client = try f.client { $0.maxSendsPerSecond = 400 }
+        try await client.warmUp()
+        client.setProjectShare(sendsPerSecond: 50)
+        #expect(client.maxSendsPerSecond == 50)
+        let results = await Self.sendAll(client, (0..<100).map { ("p-\($0)", 1) })
+        #expect(results.values.joined().allSatisfy { (try? $0.outcome.get()) != nil })
+        let rate = try Self.averageRate(f.emulator, sends: 100)
+        #expect(rate <= 52.5, "\(rate) sends a second on average, the share is 50")
+        client.setProjectShare(sendsPerSecond: 1_000)
+        #expect(client.maxSendsPerSecond == 400, "the configured cap is lower than this share")
+        client.setProjectShare(sendsPerSecond: nil)
+        #expect(client.maxSendsPerSecond == 400)
+        await client.shutdown()
+        await f.stop()
+    }
+
+    /// Sends a second as the emulator saw them arrive, from the first to the last of `sends`.
+    static func averageRate(_ emulator: FCMEmulator, sends: Int) throws -> Double {
+        let times = emulator.attempts.map(\.time).sorted()
+        try #require(times.count == sends)
+        return Double(times.count - 1) / (times.last! - times.first!)
     }
 
     @Test("like FCM's front end, the emulator allows 100 streams per connection; more sends wait or open another")

@@ -161,4 +161,47 @@ struct PipelineMockClusterTests {
         await c2.shutdown()
         await h.stop()
     }
+
+    @Test("fcm.project_sends_per_second is split by partitions held: shares follow rebalances and never add up to more")
+    func projectQuotaShare() async throws {
+        let h = try await PipelineHarness(partitions: 4)
+        let tokens = try await h.produce(100, prefix: "s")
+        let c1 = try h.client()
+        let c2 = try h.client { $0.maxSendsPerSecond = 100 }  // a per-worker cap below its share: the lower holds
+        let quota: (inout Pipeline.Configuration) -> Void = { $0.projectQuota = ProjectQuotaShare(projectSendsPerSecond: 1000) }
+        let p1 = try h.pipeline(group: "g-share", client: c1, configure: quota)
+        let r1 = RunningPipeline(p1)
+        #expect(await Self.eventually { p1.assignment.count == 4 && c1.maxSendsPerSecond == 1000 }, "alone: the whole rate")
+
+        let p2 = try h.pipeline(group: "g-share", client: c2, configure: quota)
+        let r2 = RunningPipeline(p2)
+        let split = await Self.eventually {
+            let (n1, n2) = (p1.assignment.count, p2.assignment.count)
+            return n1 > 0 && n2 > 0 && n1 + n2 == 4 && c1.maxSendsPerSecond == 250 * Double(n1)
+                && c2.maxSendsPerSecond == min(100, 250 * Double(n2))
+        }
+        #expect(
+            split,
+            "\(p1.assignment.count) and \(p2.assignment.count) partitions: \(c1.maxSendsPerSecond ?? 0) and \(c2.maxSendsPerSecond ?? 0) sends/s")
+        let more = try await h.produce(100, prefix: "t")
+        #expect(try await h.waitUntilCommitted(group: "g-share"))
+
+        try await r2.stop()
+        #expect(await Self.eventually { p1.assignment.count == 4 && c1.maxSendsPerSecond == 1000 }, "the one left gets the whole rate back")
+        try await r1.stop()
+        #expect(Set(h.acceptedTokens.keys) == Set(tokens + more))
+        await c1.shutdown()
+        await c2.shutdown()
+        await h.stop()
+    }
+
+    /// Whether `condition` holds within `timeout`, checked every 100 ms (rebalances take seconds).
+    static func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return condition()
+    }
 }

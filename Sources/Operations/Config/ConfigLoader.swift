@@ -178,6 +178,7 @@ struct ConfigFileLoader {
         c.fcm.maxStreams = int(reader, "fcm.max_streams") ?? c.fcm.maxStreams
         c.fcm.connections = int(reader, "fcm.connections") ?? c.fcm.connections
         c.fcm.maxSendsPerSecond = double(reader, "fcm.max_sends_per_second")
+        c.fcm.projectSendsPerSecond = double(reader, "fcm.project_sends_per_second")
         c.fcm.requestTimeout = ms("fcm.request_timeout_ms", c.fcm.requestTimeout)
         c.fcm.retry.maxAttempts = int(reader, "fcm.retry.max_attempts")
         c.fcm.retry.initialBackoff = ms("fcm.retry.initial_backoff_ms", c.fcm.retry.initialBackoff)

@@ -41,6 +41,7 @@ enum ConfigSchema {
         "fcm.max_streams": .int(min: 1),
         "fcm.connections": .int(min: 1),
         "fcm.max_sends_per_second": .double,
+        "fcm.project_sends_per_second": .double,
         "fcm.request_timeout_ms": .int(min: 1),
         "fcm.retry.max_attempts": .int(min: 1),
         "fcm.retry.initial_backoff_ms": .int(min: 0),

@@ -45,6 +45,7 @@ extension PushbridgeConfig {
         lines.append("  max_streams: \(fcm.maxStreams)")
         lines.append("  connections: \(fcm.connections)")
         lines.append("  max_sends_per_second: \(fcm.maxSendsPerSecond.map { String($0) } ?? "null")")
+        lines.append("  project_sends_per_second: \(fcm.projectSendsPerSecond.map { String($0) } ?? "null")")
         lines.append("  request_timeout_ms: \(ms(fcm.requestTimeout))")
         lines.append("  retry:")
         lines.append("    max_attempts: \(fcm.retry.maxAttempts.map { String($0) } ?? "null")")

@@ -37,6 +37,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
         /// HTTP/2 connections at most; they open as sends in flight need streams.
         public var connections = 64
         public var maxSendsPerSecond: Double?
+        /// The project's send rate for the whole group, split by partitions held.
+        public var projectSendsPerSecond: Double?
         public var requestTimeout: Duration = .seconds(30)
         public var retry = Retry()
     }

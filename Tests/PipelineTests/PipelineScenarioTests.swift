@@ -1,0 +1,212 @@
+import FCM
+import Kafka
+import Logging
+import Mapping
+import Pipeline
+import PipelineTestSupport
+import Testing
+
+/// The reliability scenarios of the pipeline's glue (stop, revoke, commit outage, pause across
+/// a re-assignment) against an in-memory consumer (``FakeMessageSource``) and FCM
+/// (``FakeSender``): the real pipeline, reader, runners, commit loop and rebalance handlers,
+/// without a broker. The same faults against real brokers: PipelineMockClusterTests and the
+/// reliability suite.
+@Suite("Pipeline scenarios without a broker")
+struct PipelineScenarioTests {
+    static let topic = "events"
+
+    /// A pipeline on a fake source with `partitions` partitions of `perPartition` events each.
+    struct World {
+        let source: FakeMessageSource
+        let sender = FakeSender()
+        let pipeline: Pipeline
+        let partitions: [TopicPartition]
+        let perPartition: Int
+
+        init(
+            partitions count: Int32 = 4, perPartition: Int = 250, channelCapacity: Int = 8,
+            configure: (inout Pipeline.Configuration) -> Void = { _ in }
+        ) throws {
+            var logger = Logger(label: "scenario")
+            logger.logLevel = .critical
+            let mappings = try MappingSet.load(files: [("test.yaml", WelcomeEvents.mapping)])
+            let processor = EventProcessor(
+                mappings: mappings, sender: sender, producer: FakeProducer(),
+                options: EventProcessor.Options(deadLetterTopic: "dead-letter", tokenInvalidationTopic: "invalidations"),
+                metrics: PipelineMetrics(), logger: logger)
+            var configuration = Pipeline.Configuration(
+                consumer: KafkaConsumerConfiguration(bootstrapServers: ["unused:9092"], groupID: "scenario"), topics: [PipelineScenarioTests.topic])
+            configuration.commitInterval = .milliseconds(20)
+            configure(&configuration)
+            var made: FakeMessageSource?
+            pipeline = try Pipeline(configuration: configuration, processor: processor, metrics: PipelineMetrics(), logger: logger) { handler in
+                let source = FakeMessageSource(handler: handler, channelCapacity: channelCapacity)
+                made = source
+                return source
+            }
+            source = made!
+            partitions = (0..<count).map { TopicPartition(topic: PipelineScenarioTests.topic, partition: $0) }
+            self.perPartition = perPartition
+            for p in partitions {
+                source.append(p, (0..<perPartition).map { Array(Self.event(Self.token(p, $0)).utf8) })
+            }
+        }
+
+        static func token(_ p: TopicPartition, _ offset: Int) -> String { "p\(p.partition)-\(offset)" }
+
+        static func event(_ token: String) -> String {
+            #"{"type":"user.welcome","id":"\#(token)","name":"N","token":"\#(token)"}"#
+        }
+
+        /// Per partition, how many events from offset 0 on were accepted by FCM without a gap.
+        func acceptedPrefix() -> [TopicPartition: Int64] {
+            let accepted = Set(sender.accepted)
+            var prefix: [TopicPartition: Int64] = [:]
+            for p in partitions {
+                var n = 0
+                while n < perPartition, accepted.contains(Self.token(p, n)) { n += 1 }
+                prefix[p] = Int64(n)
+            }
+            return prefix
+        }
+
+        /// No committed offset passes an event FCM did not accept: nothing is lost.
+        func nothingLost() -> Bool {
+            let prefix = acceptedPrefix()
+            return source.committedOffsets.allSatisfy { $0.value <= prefix[$0.key] ?? 0 }
+        }
+
+        var everythingCommitted: Bool {
+            let committed = source.committedOffsets
+            return partitions.allSatisfy { committed[$0] == Int64(perPartition) }
+        }
+    }
+
+    @Test("stop mid-stream: what finished is committed exactly, nothing after the stop is taken, run returns")
+    func stopMidStream() async throws {
+        // At most 300 events in flight, and no partition paused on its own before that.
+        let w = try World(channelCapacity: 50) { $0.limits = PartitionTable.Limits(maxEventsInFlight: 300, partitionBuffer: 1_000) }
+        w.sender.hold(after: 0)
+        let run = Task { try await w.pipeline.run() }
+        await w.source.assign(w.partitions)
+        // 300 events taken (100 in a send, the fake's concurrency limit; 200 queued for a
+        // runner): the worker is full, its partitions paused, and messages fetched before the
+        // pause wait in the consumer's channel.
+        #expect(await eventually { w.sender.started == 100 && w.source.paused.count == 4 })
+        try await Task.sleep(for: .milliseconds(50))
+        try #require(w.source.buffered > 0, "messages wait in the consumer's channel")
+        w.pipeline.stop()
+        let deliveredAtStop = w.source.delivered
+        try await Task.sleep(for: .milliseconds(50))
+        w.sender.release()  // the sends in flight finish within the shutdown timeout
+        try await run.value
+        let sent = w.sender.accepted.count
+        // The reader, cancelled, takes at most the message it was waiting for and drops it; the
+        // rest of the consumer's channel stays there for the next owner.
+        #expect(w.source.delivered <= deliveredAtStop + 1, "\(w.source.delivered - deliveredAtStop) messages taken after stop()")
+        #expect(sent == 300 && sent == w.sender.started, "every event taken finished, and only those (\(sent) sent)")
+        #expect(w.source.committedOffsets == w.acceptedPrefix(), "everything done is committed at the stop, and nothing more")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(w.sender.accepted.count == sent, "nothing is sent after run() returned")
+    }
+
+    @Test("stop while sends hang: run returns after the shutdown timeout; what did not finish is not committed")
+    func stopWithHungSends() async throws {
+        let w = try World { $0.shutdownTimeout = .milliseconds(300) }
+        w.sender.hold(after: 100)
+        let run = Task { try await w.pipeline.run() }
+        await w.source.assign(w.partitions)
+        #expect(await eventually { w.sender.accepted.count >= 100 })
+        w.pipeline.stop()
+        try await run.value
+        #expect(w.nothingLost())
+        #expect(!w.everythingCommitted)
+        w.sender.release()
+    }
+
+    @Test("revoke with events queued past the revoke timeout: they are not sent after the revoke, nothing is lost, the next owner gets them")
+    func revokeWithQueuedEvents() async throws {
+        let w = try World {
+            $0.maxEventsRunning = 2  // two runners: the rest of what is taken waits in the queue
+            $0.revokeTimeout = .milliseconds(100)
+        }
+        w.sender.hold(after: 50)  // then both runners wait in a send, and taken events pile up
+        let run = Task { try await w.pipeline.run() }
+        await w.source.assign(w.partitions)
+        #expect(await eventually { w.sender.started == 52 })
+        try await Task.sleep(for: .milliseconds(50))
+        let p0 = w.partitions[0]
+        await w.source.revoke([p0])  // the drain times out: p0's queued events are given up
+        #expect(!w.pipeline.assignment.contains(p0))
+        #expect(w.nothingLost())
+        let p0Sent = w.sender.accepted.filter { $0.hasPrefix("p0-") }.count
+        w.sender.release()
+        #expect(await eventually { w.sender.accepted.count >= 300 })
+        let p0After = w.sender.accepted.filter { $0.hasPrefix("p0-") }.count - p0Sent
+        #expect(p0After <= 2, "only the sends already under way finish; p0's queued events belong to the next owner (\(p0After) sent)")
+
+        await w.source.assign([p0])  // this worker is the next owner
+        #expect(await eventually { w.everythingCommitted })
+        #expect(Set(w.sender.accepted).count == 1_000, "every event sent")
+        #expect(w.nothingLost())
+        w.pipeline.stop()
+        try await run.value
+    }
+
+    @Test("a commit outage: the worker stops taking events at the uncommitted bound, then commits everything, each event sent once")
+    func commitOutage() async throws {
+        let w = try World {
+            $0.limits.maxEventsInFlight = 40
+            $0.commitEveryEvents = 10
+        }
+        w.source.failCommits(1_000_000)
+        let run = Task { try await w.pipeline.run() }
+        await w.source.assign(w.partitions)
+        #expect(await eventually { w.source.failedCommits >= 1 })
+        // Once a commit failed, the worker takes nothing new while events in flight plus those
+        // done since the last commit are at maxUncommittedEvents (maxEventsInFlight +
+        // commitEveryEvents, Pipeline.init): what a crash now would send again stays bounded.
+        try await Task.sleep(for: .milliseconds(100))
+        let taken = w.sender.accepted.count
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(w.sender.accepted.count == taken && taken < 1_000, "\(w.sender.accepted.count) events taken while commits fail")
+        #expect(w.source.failedCommits >= 5 && w.source.committedOffsets.isEmpty)
+        w.source.failCommits(0)
+        #expect(await eventually { w.everythingCommitted })
+        #expect(w.sender.accepted.count == 1_000 && Set(w.sender.accepted).count == 1_000, "each event sent exactly once")
+        w.pipeline.stop()
+        try await run.value
+    }
+
+    @Test("a partition revoked while paused and assigned again is read again: not left paused, nothing lost")
+    func reassignedWhilePaused() async throws {
+        let w = try World {
+            $0.limits = PartitionTable.Limits(maxEventsInFlight: 400, partitionBuffer: 20)
+            $0.revokeTimeout = .milliseconds(200)
+        }
+        w.sender.hold()  // nothing finishes: every partition reaches its buffer and is paused
+        let run = Task { try await w.pipeline.run() }
+        await w.source.assign(w.partitions)
+        let p0 = w.partitions[0]
+        #expect(await eventually { w.source.paused.contains(p0) }, "p0 paused at its buffer")
+        await w.source.revoke([p0])
+        #expect(!w.source.paused.contains(p0))
+        w.sender.release()
+        await w.source.assign([p0])
+        #expect(await eventually { w.everythingCommitted }, "\(w.source.committedOffsets)")
+        #expect(w.source.paused.isEmpty)
+        #expect(w.nothingLost())
+        w.pipeline.stop()
+        try await run.value
+    }
+}
+
+/// Whether `condition` holds within `timeout`, checked every 10 ms.
+func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
