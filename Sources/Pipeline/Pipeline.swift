@@ -60,12 +60,12 @@ public final class Pipeline: Sendable {
     private let state = Mutex(RunState())
 
     private struct RunState {
-        var reader: Task<Void, Never>?
         var stopRequested = false
         var running = false
-        /// The runner tasks, cancelled if events outlast the shutdown timeout.
-        var runners: [Task<Void, Never>] = []
     }
+
+    /// Notified by ``stop()``: the reader's watcher ends the reader.
+    private let stopSignal = ChangeSignal()
 
     /// A pipeline reading from a ``KafkaConsumer`` in the group of `configuration.consumer`.
     public convenience init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
@@ -138,45 +138,50 @@ public final class Pipeline: Sendable {
     /// Asks ``run()`` to stop taking messages, finish what is in flight (up to
     /// ``Configuration/shutdownTimeout``), commit, and leave the group.
     public func stop() {
-        let reader = state.withLock { s -> Task<Void, Never>? in
-            s.stopRequested = true
-            return s.reader
-        }
-        reader?.cancel()
+        state.withLock { $0.stopRequested = true }
+        stopSignal.notify()
     }
 
     /// Subscribes and runs until ``stop()``, a fatal error, or the end of the consumer.
     /// - Throws: ``Failure`` for a fatal error (e.g. FCM refuses the service account); what was
     ///   done before it is committed.
+    ///
+    /// Its work runs in one task group: the reader, the commit loop, and the runners the reader
+    /// asks for as events arrive. Cancelling the task that runs it cancels them all: the reader
+    /// takes nothing more, sends under way end as abandoned (not committed), and what finished
+    /// is committed before the consumer closes.
     public func run() async throws {
         try consumer.subscribe(topics: configuration.topics)
         logger.info("consuming", metadata: ["topics": "\(configuration.topics.joined(separator: ","))"])
-        let commitLoop = Task { await self.commitLoop() }
-        let reader = Task { await self.readLoop() }
-        let stopAlready = state.withLock { s -> Bool in
-            s.reader = reader
-            s.running = true
-            return s.stopRequested
-        }
-        if stopAlready { reader.cancel() }
-        await reader.value
+        state.withLock { $0.running = true }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.commitLoop() }
+            // The reader asks for a runner by a yield (the group is the body's to add to).
+            let (runnerRequests, requestRunner) = AsyncStream<Void>.makeStream()
+            group.addTask {
+                await self.readUntilStopped { requestRunner.yield() }
+                requestRunner.finish()
+            }
+            for await _ in runnerRequests {
+                group.addTask { await self.runEvents() }
+            }
 
-        // Drain, commit, leave the group.
-        state.withLock { $0.running = false }
-        let drained = await waitUntilDrained(nil, timeout: configuration.shutdownTimeout)
-        if !drained {
-            let left = coordinator.inFlight
-            logger.warning(
-                "stopping with events in flight; they are not committed and will be sent again",
-                metadata: [
-                    "in_flight": "\(left)"
-                ])
-            // No new attempts or records for them: they belong to the next owner now.
-            for task in state.withLock({ $0.runners }) { task.cancel() }
+            // The reader ended: drain, then the runners and the commit loop end.
+            state.withLock { $0.running = false }
+            let drained = await waitUntilDrained(nil, timeout: configuration.shutdownTimeout)
+            if !drained {
+                let left = coordinator.inFlight
+                logger.warning(
+                    "stopping with events in flight; they are not committed and will be sent again",
+                    metadata: [
+                        "in_flight": "\(left)"
+                    ])
+            }
+            // Idle runners get nil; busy ones (only if not drained) are cancelled: no new
+            // attempts or records for their events, which belong to the next owner now.
+            queue.close()
+            group.cancelAll()
         }
-        queue.close()
-        commitLoop.cancel()
-        await commitLoop.value
         await commitNow(nil)
         await consumer.close()
         if let fatal = coordinator.fatalError { throw Failure(description: fatal) }
@@ -184,11 +189,17 @@ public final class Pipeline: Sendable {
 
     // MARK: Reading
 
-    private func readLoop() async {
-        await read(from: consumer)
+    /// Reads until ``stop()`` (which cancels the read), the consumer's end, or a fatal error.
+    private func readUntilStopped(requestRunner: @escaping @Sendable () -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.read(from: self.consumer, requestRunner: requestRunner) }
+            group.addTask { _ = await self.stopSignal.wait { self.state.withLock { $0.stopRequested } } }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
-    private func read(from source: some MessageSource) async {
+    private func read(from source: some MessageSource, requestRunner: @Sendable () -> Void) async {
         do {
             for try await message in source.messages {
                 // stop(): messages still buffered are not taken. Not admitted, so not tracked:
@@ -200,7 +211,7 @@ public final class Pipeline: Sendable {
                 switch admission.receipt {
                 case .process:
                     metrics.eventsInFlight.increment()
-                    spawn(message)
+                    if queue.push(message) { requestRunner() }
                 case .skipAlreadyDone:
                     metrics.eventsAlreadyDone.increment()
                 case .ignore:
@@ -211,7 +222,7 @@ public final class Pipeline: Sendable {
                 // events finish, so events in flight never exceed maxEventsInFlight.
                 if admission.full {
                     // Woken when an event finishes or a commit is acknowledged and frees room;
-                    // stop() cancels this task.
+                    // stop() cancels the read.
                     _ = await coordinator.roomFreed.wait { !coordinator.isFull }
                 }
             }
@@ -221,21 +232,18 @@ public final class Pipeline: Sendable {
         }
     }
 
-    private func spawn(_ message: KafkaMessage) {
-        guard queue.push(message) else { return }
-        let runner = Task {
-            while let message = await self.queue.next() {
-                if self.coordinator.holds(message.topicPartition) {
-                    await self.handle(message)
-                } else {
-                    // Its partition was given up while it waited: it is the next owner's now,
-                    // and it was never finished here, so no commit of ours passed it.
-                    self.metrics.eventsInFlight.decrement()
-                }
-                if Task.isCancelled { return }
+    /// A runner: takes events from the queue until it is closed, or the runner is cancelled.
+    private func runEvents() async {
+        while let message = await queue.next() {
+            if coordinator.holds(message.topicPartition) {
+                await handle(message)
+            } else {
+                // Its partition was given up while it waited: it is the next owner's now,
+                // and it was never finished here, so no commit of ours passed it.
+                metrics.eventsInFlight.decrement()
             }
+            if Task.isCancelled { return }
         }
-        state.withLock { $0.runners.append(runner) }
     }
 
     private func handle(_ message: KafkaMessage) async {

@@ -11,7 +11,7 @@ import Testing
 /// (``FakeSender``): the real pipeline, reader, runners, commit loop and rebalance handlers,
 /// without a broker. The same faults against real brokers: PipelineMockClusterTests and the
 /// reliability suite.
-@Suite("Pipeline scenarios without a broker")
+@Suite("Pipeline scenarios without a broker", .timeLimit(.minutes(1)))
 struct PipelineScenarioTests {
     static let topic = "events"
 
@@ -108,6 +108,23 @@ struct PipelineScenarioTests {
         #expect(w.source.committedOffsets == w.acceptedPrefix(), "everything done is committed at the stop, and nothing more")
         try await Task.sleep(for: .milliseconds(100))
         #expect(w.sender.accepted.count == sent, "nothing is sent after run() returned")
+    }
+
+    @Test("cancelling the task that runs the pipeline stops it: sends under way end, what finished is committed, run returns")
+    func cancelled() async throws {
+        let w = try World()
+        w.sender.hold(after: 200)
+        let run = Task { try await w.pipeline.run() }
+        await w.source.assign(w.partitions)
+        #expect(await eventually { w.sender.started > 200 && w.sender.accepted.count == 200 })
+        run.cancel()  // the held sends see the cancellation and end as abandoned
+        try await run.value
+        #expect(!w.pipeline.isRunning)
+        #expect(w.source.committedOffsets == w.acceptedPrefix(), "what finished is committed, and nothing more")
+        #expect(w.sender.accepted.count == 200)
+        let delivered = w.source.delivered
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(w.source.delivered == delivered && w.sender.accepted.count == 200, "nothing taken or sent after run() returned")
     }
 
     @Test("stop while sends hang: run returns after the shutdown timeout; what did not finish is not committed")
