@@ -60,20 +60,27 @@ public final class Replay: Sendable {
     /// The plan's end offset (exclusive) per partition.
     private let ends: [TopicPartition: Int64]
     private let shared: Shared
+    /// Events read and not yet started wait here as values for a bounded pool of runners.
+    private let queue: EventQueue
 
     private final class Shared: Sendable {
         let state: Mutex<State>
         /// Notified when an event ends: the reader waits for room below `maxEventsInFlight`, and
         /// the drain for none in flight.
         let eventEnded = ChangeSignal()
+        /// Notified when the read should end: every range read to its end, or ``Replay/stop()``.
+        let readEnded = ChangeSignal()
         init(_ state: State) { self.state = Mutex(state) }
+
+        /// Whether the read is over: every range read, or a stop asked for.
+        var readIsOver: Bool { state.withLock { $0.reading.isEmpty || $0.stopRequested } }
 
         /// The consumer read everything partition `eof.topicPartition` holds: its range ends
         /// there even if the plan's end lies beyond (an end past the high watermark).
         func endOfPartition(_ eof: TopicPartitionOffset) {
-            let reader = state.withLock { s -> Task<Void, Never>? in
+            let over = state.withLock { s -> Bool in
                 let tp = eof.topicPartition
-                guard s.reading.contains(tp) else { return nil }
+                guard s.reading.contains(tp) else { return false }
                 s.eof[tp] = eof.offset.rawValue
                 // Caught up: the last offset before the end was received already, or nothing was
                 // to be read (the range starts at or past the partition's end). Otherwise the
@@ -82,9 +89,9 @@ public final class Replay: Sendable {
                     s.lastReceived[tp].map { $0 + 1 >= eof.offset.rawValue }
                     ?? (s.trackers[tp]?.watermark ?? 0 >= eof.offset.rawValue)
                 if caughtUp { s.reading.remove(tp) }
-                return s.reading.isEmpty ? s.reader : nil
+                return s.reading.isEmpty
             }
-            reader?.cancel()
+            if over { readEnded.notify() }
         }
     }
 
@@ -98,10 +105,7 @@ public final class Replay: Sendable {
         var lastReceived: [TopicPartition: Int64] = [:]
         var progress: ReplayProgress
         var inFlight = 0
-        var events: [Int: Task<Void, Never>] = [:]
-        var nextEventID = 0
         var lastMessage = ContinuousClock.now
-        var reader: Task<Void, Never>?
         var stopRequested = false
         var failure: String?
     }
@@ -119,6 +123,14 @@ public final class Replay: Sendable {
         self.ends = Dictionary(uniqueKeysWithValues: configuration.plan.ranges.map { ($0.partition, $0.end) })
         let shared = Shared(initial)
         self.shared = shared
+        let runnerLimit: @Sendable () -> Int
+        if case .send(let processor) = mode {
+            let sender = processor.sender
+            runnerLimit = { sender.concurrencyLimit }
+        } else {
+            runnerLimit = { .max }
+        }
+        self.queue = EventQueue(maxRunners: configuration.maxEventsInFlight, runnerLimit: runnerLimit)
         var consumerConfiguration = configuration.consumer
         if !configuration.commit { consumerConfiguration.groupID = nil }
         self.consumer = try KafkaConsumer(
@@ -132,11 +144,8 @@ public final class Replay: Sendable {
 
     /// Stop reading, let events in flight finish (up to ``Configuration/shutdownTimeout``).
     public func stop() {
-        let reader = shared.state.withLock { s -> Task<Void, Never>? in
-            s.stopRequested = true
-            return s.reader
-        }
-        reader?.cancel()
+        shared.state.withLock { $0.stopRequested = true }
+        shared.readEnded.notify()
     }
 
     /// Reads every range to its end (or until ``stop()``), then waits for the events in flight.
@@ -145,17 +154,20 @@ public final class Replay: Sendable {
         let ranges = configuration.plan.ranges.filter { !$0.isEmpty }
         if !ranges.isEmpty {
             try consumer.assign(ranges.map { TopicPartitionOffset($0.partition, offset: KafkaOffset($0.start)) })
-            let reader = Task { await self.readLoop() }
-            let stopAlready = shared.state.withLock { s -> Bool in
-                s.reader = reader
-                return s.stopRequested
+            // One task group: the reader, the monitor, and the runners the reader asks for.
+            await withDiscardingTaskGroup { group in
+                let (runnerRequests, requestRunner) = AsyncStream<Void>.makeStream()
+                group.addTask {
+                    await self.readUntilOver { requestRunner.yield() }
+                    requestRunner.finish()
+                }
+                group.addTask { await self.monitor(started: started, report: report) }
+                for await _ in runnerRequests {
+                    group.addTask { await self.runEvents() }
+                }
+                await drain()
+                group.cancelAll()  // the monitor, and runners still busy after the timeout
             }
-            if stopAlready { reader.cancel() }
-            let monitor = Task { await self.monitor(started: started, report: report) }
-            await reader.value
-            monitor.cancel()
-            await monitor.value
-            await drain()
             await commitProgress()
         }
         await consumer.close()
@@ -170,7 +182,17 @@ public final class Replay: Sendable {
 
     // MARK: Reading
 
-    private func readLoop() async {
+    /// Reads until every range is read or ``stop()``, which cancel the read.
+    private func readUntilOver(requestRunner: @escaping @Sendable () -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.read(requestRunner: requestRunner) }
+            group.addTask { _ = await self.shared.readEnded.wait { self.shared.readIsOver } }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func read(requestRunner: @Sendable () -> Void) async {
         do {
             for try await message in consumer.messages {
                 let tp = message.topicPartition
@@ -187,8 +209,8 @@ public final class Replay: Sendable {
                     s.inFlight += 1
                     return true
                 }
-                if admitted { spawn(message) }
-                if shared.state.withLock({ $0.reading.isEmpty || $0.stopRequested }) { break }
+                if admitted, queue.push(message) { requestRunner() }
+                if shared.readIsOver { break }
                 _ = await shared.eventEnded.wait { shared.state.withLock { $0.inFlight < configuration.maxEventsInFlight } }
             }
         } catch {
@@ -197,7 +219,8 @@ public final class Replay: Sendable {
     }
 
     /// Reports progress, commits it when asked to, and ends the read when every remaining
-    /// partition's position has passed its end without a message there (gaps).
+    /// partition's position has passed its end without a message there (gaps). Runs until the
+    /// replay's task group ends it.
     private func monitor(started: ContinuousClock.Instant, report: @Sendable (ReplayProgress, Double) -> Void) async {
         var lastReport = ContinuousClock.now
         while !Task.isCancelled {
@@ -218,26 +241,23 @@ public final class Replay: Sendable {
             shared.state.withLock { s in
                 for p in passed { s.reading.remove(p.topicPartition) }
             }
-            if shared.state.withLock({ $0.reading.isEmpty }) { shared.state.withLock { $0.reader }?.cancel() }
+            if shared.readIsOver { shared.readEnded.notify() }
         }
     }
 
     // MARK: Events
 
-    private func spawn(_ message: KafkaMessage) {
-        shared.state.withLock { s in
-            let id = s.nextEventID
-            s.nextEventID &+= 1
-            s.events[id] = Task {
-                let (outcome, invalidations, done) = await self.handle(message)
-                self.shared.state.withLock { s in
-                    if done { s.trackers[message.topicPartition]?.done(message.offset) }
-                    s.progress.record(done ? outcome : .unfinished, invalidations: invalidations)
-                    s.inFlight -= 1
-                    s.events.removeValue(forKey: id)
-                }
-                self.shared.eventEnded.notify()
+    /// A runner: takes events from the queue until it is closed, or the runner is cancelled.
+    private func runEvents() async {
+        while let message = await queue.next() {
+            let (outcome, invalidations, done) = await handle(message)
+            shared.state.withLock { s in
+                if done { s.trackers[message.topicPartition]?.done(message.offset) }
+                s.progress.record(done ? outcome : .unfinished, invalidations: invalidations)
+                s.inFlight -= 1
             }
+            shared.eventEnded.notify()
+            if Task.isCancelled { return }
         }
     }
 
@@ -280,15 +300,19 @@ public final class Replay: Sendable {
         stop()
     }
 
-    /// Waits for events in flight, up to the shutdown timeout; then cancels what is left
-    /// (those stay unfinished, and the resume offsets include them).
+    /// Waits for events in flight, up to the shutdown timeout. What is left then stays
+    /// unfinished, and the resume offsets include it: events not started are dropped from the
+    /// queue here, and the caller cancels the runners still busy.
     private func drain() async {
         _ = await shared.eventEnded.wait(until: .now + configuration.shutdownTimeout) { shared.state.withLock { $0.inFlight == 0 } }
-        let left = shared.state.withLock { Array($0.events.values) }
-        if !left.isEmpty {
-            logger.warning("stopping with events in flight; the resume offsets include them", metadata: ["in_flight": "\(left.count)"])
-            for task in left { task.cancel() }
-            for task in left { await task.value }
+        let left = shared.state.withLock { $0.inFlight }
+        if left > 0 {
+            logger.warning("stopping with events in flight; the resume offsets include them", metadata: ["in_flight": "\(left)"])
+        }
+        let dropped = queue.close()
+        shared.state.withLock { s in
+            for _ in 0..<dropped { s.progress.record(.unfinished, invalidations: 0) }
+            s.inFlight -= dropped
         }
     }
 
