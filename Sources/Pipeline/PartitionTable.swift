@@ -75,6 +75,9 @@ public struct PartitionTable: Sendable {
 
     public func isPaused(_ partition: TopicPartition) -> Bool { paused.contains(partition) }
 
+    /// The partitions paused now.
+    public var pausedPartitions: Set<TopicPartition> { paused }
+
     // MARK: Assignment
 
     /// Starts tracking a partition from the group's committed offset and metadata (offset map).

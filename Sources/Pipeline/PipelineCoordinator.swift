@@ -145,6 +145,11 @@ final class PipelineCoordinator: Sendable {
         state.withLock { s in s.table.partitions.filter { s.table.isPaused($0) }.count }
     }
 
+    /// The partitions held and, of those, the ones the table has paused, read together.
+    var pauseState: (held: Set<TopicPartition>, paused: Set<TopicPartition>) {
+        state.withLock { s in (Set(s.table.partitions), s.table.pausedPartitions) }
+    }
+
     // MARK: Commits
 
     /// Whether enough events finished since the last commit to commit now.

@@ -1,4 +1,5 @@
 import FCM
+import Foundation
 import Kafka
 import Logging
 import Mapping
@@ -24,7 +25,7 @@ struct PipelineScenarioTests {
         let perPartition: Int
 
         init(
-            partitions count: Int32 = 4, perPartition: Int = 250, channelCapacity: Int = 8,
+            partitions count: Int32 = 4, perPartition: Int = 250, channelCapacity: Int = 8, pauseTime: TimeInterval = 0,
             configure: (inout Pipeline.Configuration) -> Void = { _ in }
         ) throws {
             var logger = Logger(label: "scenario")
@@ -40,7 +41,7 @@ struct PipelineScenarioTests {
             configure(&configuration)
             var made: FakeMessageSource?
             pipeline = try Pipeline(configuration: configuration, processor: processor, metrics: PipelineMetrics(), logger: logger) { handler in
-                let source = FakeMessageSource(handler: handler, channelCapacity: channelCapacity)
+                let source = FakeMessageSource(handler: handler, channelCapacity: channelCapacity, pauseTime: pauseTime)
                 made = source
                 return source
             }
@@ -191,6 +192,24 @@ struct PipelineScenarioTests {
         w.source.failCommits(0)
         #expect(await eventually { w.everythingCommitted })
         #expect(w.sender.accepted.count == 1_000 && Set(w.sender.accepted).count == 1_000, "each event sent exactly once")
+        w.pipeline.stop()
+        try await run.value
+    }
+
+    @Test("a storm of pauses and resumes from the reader and the runners at once: no partition is left paused")
+    func flowStorm() async throws {
+        // Two events in flight per partition, eight in all: nearly every event pauses or resumes
+        // its partition, from the reader (receive) and the runners (finish) concurrently. A pause
+        // takes 1 ms to take effect (librdkafka waits for its broker thread), so a resume
+        // computed after it can be applied before it: a loaded machine did that by preempting.
+        let w = try World(partitions: 8, perPartition: 200, pauseTime: 0.001) {
+            $0.limits = PartitionTable.Limits(maxEventsInFlight: 8, partitionBuffer: 2)
+            $0.maxEventsRunning = 8
+        }
+        let run = Task { try await w.pipeline.run() }
+        await w.source.assign(w.partitions)
+        #expect(await eventually { w.everythingCommitted }, "\(w.source.committedOffsets); paused: \(w.source.paused)")
+        #expect(w.source.paused.isEmpty)
         w.pipeline.stop()
         try await run.value
     }

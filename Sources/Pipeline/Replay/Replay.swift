@@ -57,8 +57,6 @@ public final class Replay: Sendable {
     let mode: Mode
     let logger: Logger
     let consumer: KafkaConsumer
-    /// The plan's end offset (exclusive) per partition.
-    private let ends: [TopicPartition: Int64]
     private let shared: Shared
     /// Events read and not yet started wait here as values for a bounded pool of runners.
     private let queue: EventQueue
@@ -73,36 +71,21 @@ public final class Replay: Sendable {
         init(_ state: State) { self.state = Mutex(state) }
 
         /// Whether the read is over: every range read, or a stop asked for.
-        var readIsOver: Bool { state.withLock { $0.reading.isEmpty || $0.stopRequested } }
+        var readIsOver: Bool { state.withLock { $0.ranges.isReadOver || $0.stopRequested } }
 
         /// The consumer read everything partition `eof.topicPartition` holds: its range ends
         /// there even if the plan's end lies beyond (an end past the high watermark).
         func endOfPartition(_ eof: TopicPartitionOffset) {
             let over = state.withLock { s -> Bool in
-                let tp = eof.topicPartition
-                guard s.reading.contains(tp) else { return false }
-                s.eof[tp] = eof.offset.rawValue
-                // Caught up: the last offset before the end was received already, or nothing was
-                // to be read (the range starts at or past the partition's end). Otherwise the
-                // reader finishes the partition when that last offset arrives.
-                let caughtUp =
-                    s.lastReceived[tp].map { $0 + 1 >= eof.offset.rawValue }
-                    ?? (s.trackers[tp]?.watermark ?? 0 >= eof.offset.rawValue)
-                if caughtUp { s.reading.remove(tp) }
-                return s.reading.isEmpty
+                s.ranges.reachedEnd(of: eof.topicPartition, at: eof.offset.rawValue)
+                return s.ranges.isReadOver
             }
             if over { readEnded.notify() }
         }
     }
 
     private struct State {
-        var trackers: [TopicPartition: OffsetTracker] = [:]
-        /// Partitions whose range has not been read to its end.
-        var reading: Set<TopicPartition> = []
-        /// Where each partition ended when the consumer reached its end, and the last offset
-        /// received there.
-        var eof: [TopicPartition: Int64] = [:]
-        var lastReceived: [TopicPartition: Int64] = [:]
+        var ranges: ReplayRanges
         var progress: ReplayProgress
         var inFlight = 0
         var lastMessage = ContinuousClock.now
@@ -115,13 +98,7 @@ public final class Replay: Sendable {
         self.mappings = mappings
         self.mode = mode
         self.logger = logger
-        var initial = State(progress: ReplayProgress(planned: configuration.plan.total))
-        for range in configuration.plan.ranges {
-            initial.trackers[range.partition] = OffsetTracker(committed: range.start)
-            if !range.isEmpty { initial.reading.insert(range.partition) }
-        }
-        self.ends = Dictionary(uniqueKeysWithValues: configuration.plan.ranges.map { ($0.partition, $0.end) })
-        let shared = Shared(initial)
+        let shared = Shared(State(ranges: ReplayRanges(configuration.plan), progress: ReplayProgress(planned: configuration.plan.total)))
         self.shared = shared
         let runnerLimit: @Sendable () -> Int
         if case .send(let processor) = mode {
@@ -173,8 +150,8 @@ public final class Replay: Sendable {
         await consumer.close()
         return shared.state.withLock { s in
             var resume: [TopicPartition: Int64] = [:]
-            for range in configuration.plan.ranges where !Self.isFinished(range, in: s) {
-                resume[range.partition] = Self.next(range, in: s)
+            for range in configuration.plan.ranges where !s.ranges.isFinished(range) {
+                resume[range.partition] = s.ranges.next(range)
             }
             return Summary(progress: s.progress, resume: resume, failure: s.failure)
         }
@@ -195,17 +172,9 @@ public final class Replay: Sendable {
     private func read(requestRunner: @Sendable () -> Void) async {
         do {
             for try await message in consumer.messages {
-                let tp = message.topicPartition
-                guard let end = ends[tp] else { continue }
                 let admitted = shared.state.withLock { s -> Bool in
                     s.lastMessage = .now
-                    guard message.offset < end, s.reading.contains(tp) else {
-                        s.reading.remove(tp)
-                        return false
-                    }
-                    s.lastReceived[tp] = message.offset
-                    if message.offset >= min(end, s.eof[tp] ?? end) - 1 { s.reading.remove(tp) }
-                    guard s.trackers[tp]?.receive(message.offset) == .process else { return false }
+                    guard s.ranges.receive(message.topicPartition, offset: message.offset) else { return false }
                     s.inFlight += 1
                     return true
                 }
@@ -231,16 +200,10 @@ public final class Replay: Sendable {
                 report(shared.state.withLock { $0.progress }, Self.seconds(now - started))
                 await commitProgress()
             }
-            let (idle, reading, eof) = shared.state.withLock { (now - $0.lastMessage, Array($0.reading), $0.eof) }
+            let (idle, reading) = shared.state.withLock { (now - $0.lastMessage, Array($0.ranges.reading)) }
             guard idle >= configuration.idleCheck, !reading.isEmpty else { continue }
             guard let positions = try? consumer.position(reading) else { continue }
-            let passed = positions.filter { p in
-                let end = min(ends[p.topicPartition, default: 0], eof[p.topicPartition] ?? .max)
-                return p.offset.isConcrete && p.offset.rawValue >= end
-            }
-            shared.state.withLock { s in
-                for p in passed { s.reading.remove(p.topicPartition) }
-            }
+            shared.state.withLock { $0.ranges.positions(positions) }
             if shared.readIsOver { shared.readEnded.notify() }
         }
     }
@@ -252,7 +215,7 @@ public final class Replay: Sendable {
         while let message = await queue.next() {
             let (outcome, invalidations, done) = await handle(message)
             shared.state.withLock { s in
-                if done { s.trackers[message.topicPartition]?.done(message.offset) }
+                if done { s.ranges.done(message.topicPartition, offset: message.offset) }
                 s.progress.record(done ? outcome : .unfinished, invalidations: invalidations)
                 s.inFlight -= 1
             }
@@ -319,25 +282,13 @@ public final class Replay: Sendable {
     private func commitProgress() async {
         guard configuration.commit else { return }
         let offsets = shared.state.withLock { s in
-            configuration.plan.ranges.map { TopicPartitionOffset($0.partition, offset: KafkaOffset(Self.next($0, in: s))) }
+            configuration.plan.ranges.map { TopicPartitionOffset($0.partition, offset: KafkaOffset(s.ranges.next($0))) }
         }
         do {
             try await consumer.commit(offsets)
         } catch {
             logger.warning("cannot commit replay progress; will retry", metadata: ["error": "\(error)"])
         }
-    }
-
-    /// Whether `range` was read to its end (or its partition's end) with every event done.
-    private static func isFinished(_ range: ReplayRange, in s: State) -> Bool {
-        !s.reading.contains(range.partition) && s.trackers[range.partition]?.uncommitted ?? 0 == 0
-    }
-
-    /// Where a resumed replay of `range` starts: the first unfinished offset, or once finished,
-    /// its end (the partition's end when that came first: never past what exists).
-    private static func next(_ range: ReplayRange, in s: State) -> Int64 {
-        if isFinished(range, in: s) { return min(range.end, s.eof[range.partition] ?? range.end) }
-        return s.trackers[range.partition]?.watermark ?? range.start
     }
 
     private static func seconds(_ d: Duration) -> Double {

@@ -1,3 +1,4 @@
+import Foundation
 import Kafka
 import Pipeline
 import Synchronization
@@ -41,10 +42,15 @@ final class FakeMessageSource: MessageSource, Sendable {
     }
 
     let handler: KafkaRebalanceHandler
+    /// How long ``pause(_:)`` blocks before the pause takes effect: librdkafka's wait for its
+    /// broker thread to take the change (pause is synchronous since librdkafka#2473). A test
+    /// widens with it the moment in which a resume can come first.
+    let pauseTime: TimeInterval
     private let state = Mutex(State())
 
-    init(handler: KafkaRebalanceHandler, channelCapacity: Int = 8) {
+    init(handler: KafkaRebalanceHandler, channelCapacity: Int = 8, pauseTime: TimeInterval = 0) {
         self.handler = handler
+        self.pauseTime = pauseTime
         state.withLock { $0.channelCapacity = channelCapacity }
     }
 
@@ -115,6 +121,7 @@ final class FakeMessageSource: MessageSource, Sendable {
     var assignment: Set<TopicPartition> { state.withLock { Set($0.positions.keys) } }
 
     func pause(_ partitions: [TopicPartition]) throws(KafkaError) {
+        if pauseTime > 0, !partitions.isEmpty { Thread.sleep(forTimeInterval: pauseTime) }
         state.withLock { s in
             for p in partitions where s.positions[p] != nil { s.paused.insert(p) }
         }
