@@ -66,8 +66,6 @@ public final class Pipeline: Sendable {
 
     /// Notified by ``stop()``: the reader's watcher ends the reader.
     private let stopSignal = ChangeSignal()
-    /// The partitions the consumer has been told to pause (``apply(_:)``).
-    private let appliedPause = Mutex<Set<TopicPartition>>([])
 
     /// A pipeline reading from a ``KafkaConsumer`` in the group of `configuration.consumer`.
     public convenience init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
@@ -185,6 +183,9 @@ public final class Pipeline: Sendable {
             group.cancelAll()
         }
         await commitNow(nil)
+        // What is still counted in flight (abandoned, or dropped from the queue) was given up
+        // above: forgotten now, so the revoke that close() runs does not wait for it.
+        coordinator.remove(coordinator.partitions)
         await consumer.close()
         if let fatal = coordinator.fatalError { throw Failure(description: fatal) }
     }
@@ -274,17 +275,20 @@ public final class Pipeline: Sendable {
     /// the consumer resumes them when it unassigns them.
     private func apply(_ flow: PartitionTable.FlowChange) {
         guard !flow.isEmpty else { return }
-        appliedPause.withLock { applied in
+        coordinator.consumerPaused.withLock { applied in
             let (held, wanted) = coordinator.pauseState
             let order: (TopicPartition, TopicPartition) -> Bool = { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
             let pause = wanted.subtracting(applied).sorted(by: order)
             let resume = applied.subtracting(wanted).intersection(held).sorted(by: order)
+            // Counted as paused before the call, and as resumed only after it succeeds: after a
+            // failure (some partitions may have changed) a later resume is still sent.
+            applied.formUnion(pause)
             do {
                 try consumer.pause(pause)
                 try consumer.resume(resume)
-                applied = wanted
+                applied.subtract(resume)
+                applied.formIntersection(held)
             } catch {
-                // The next change applies the state again (pausing twice is harmless).
                 logger.warning("pause/resume failed: \(error)")
             }
             if !pause.isEmpty { logger.debug("paused \(pause)") }

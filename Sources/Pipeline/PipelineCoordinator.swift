@@ -74,8 +74,15 @@ final class PipelineCoordinator: Sendable {
             s.revoking.subtract(partitions)
             return (before, flags(s))
         }
+        // After the state lock, never inside it: Pipeline.apply takes this lock, then the state's.
+        consumerPaused.withLock { $0.subtract(partitions) }
         signal(from: before, to: after, drained: true)
     }
+
+    /// The partitions the consumer has been told to pause (Pipeline.apply brings it to the
+    /// table's paused set under this lock). Partitions given up leave it: the consumer resumes
+    /// them itself when it unassigns them, so a later pause of the same partition must be sent.
+    let consumerPaused = Mutex<Set<TopicPartition>>([])
 
     var partitions: [TopicPartition] { state.withLock { $0.table.partitions } }
 

@@ -113,13 +113,16 @@ struct PipelineScenarioTests {
 
     @Test("cancelling the task that runs the pipeline stops it: sends under way end, what finished is committed, run returns")
     func cancelled() async throws {
-        let w = try World()
+        let w = try World { $0.revokeTimeout = .seconds(120) }
         w.sender.hold(after: 200)
         let run = Task { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
         #expect(await eventually { w.sender.started > 200 && w.sender.accepted.count == 200 })
+        let cancelled = ContinuousClock.now
         run.cancel()  // the held sends see the cancellation and end as abandoned
         try await run.value
+        // The revoke that closing the consumer runs does not wait for the abandoned events.
+        #expect(ContinuousClock.now - cancelled < .seconds(60), "run() returned without waiting out the revoke timeout")
         #expect(!w.pipeline.isRunning)
         #expect(w.source.committedOffsets == w.acceptedPrefix(), "what finished is committed, and nothing more")
         #expect(w.sender.accepted.count == 200)
@@ -204,13 +207,14 @@ struct PipelineScenarioTests {
         // its partition, from the reader (receive) and the runners (finish) concurrently. A pause
         // takes 1 ms to take effect (librdkafka waits for its broker thread), so a resume
         // computed after it can be applied before it: a loaded machine did that by preempting.
-        let w = try World(partitions: 8, perPartition: 200, pauseTime: 0.001) {
+        let w = try World(partitions: 8, perPartition: 60, pauseTime: 0.001) {
             $0.limits = PartitionTable.Limits(maxEventsInFlight: 8, partitionBuffer: 2)
             $0.maxEventsRunning = 8
         }
         let run = Task { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
-        #expect(await eventually { w.everythingCommitted }, "\(w.source.committedOffsets); paused: \(w.source.paused)")
+        // Each pause blocks a pool thread for 1 ms: in a full parallel test run that is slow.
+        #expect(await eventually(timeout: .seconds(90)) { w.everythingCommitted }, "\(w.source.committedOffsets); paused: \(w.source.paused)")
         #expect(w.source.paused.isEmpty)
         w.pipeline.stop()
         try await run.value

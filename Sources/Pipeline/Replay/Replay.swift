@@ -172,6 +172,8 @@ public final class Replay: Sendable {
     private func read(requestRunner: @Sendable () -> Void) async {
         do {
             for try await message in consumer.messages {
+                // Cancelled (the task running the replay): messages still buffered are not taken.
+                if Task.isCancelled { break }
                 let admitted = shared.state.withLock { s -> Bool in
                     s.lastMessage = .now
                     guard s.ranges.receive(message.topicPartition, offset: message.offset) else { return false }

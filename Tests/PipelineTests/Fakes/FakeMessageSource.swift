@@ -20,6 +20,7 @@ import Synchronization
 ///   a partition paused then is resumed (`RDKafkaConsumer+Rebalance`: librdkafka itself would
 ///   keep it paused across a re-assignment, librdkafka#1849);
 /// - a cancelled reader gets what is in the channel, then nil (`MessageChannel.next`);
+/// - ``close()`` revokes what is held (onRevoke runs), then ends the stream;
 /// - commits are recorded with their metadata, or fail while ``failCommits(_:)`` says so, as a
 ///   coordinator that is away does (`REQUEST_TIMED_OUT`).
 final class FakeMessageSource: MessageSource, Sendable {
@@ -156,7 +157,11 @@ final class FakeMessageSource: MessageSource, Sendable {
         state.withLock { s in s.logs.keys.filter { $0.topic == topic }.count }
     }
 
+    /// Leaves the group as KafkaConsumer.close() does: the partitions held are revoked first
+    /// (onRevoke runs), then the stream ends.
     func close() async {
+        let held = Array(assignment)
+        if !held.isEmpty { await revoke(held) }
         wake { $0.closed = true }
     }
 
