@@ -171,11 +171,11 @@ struct PipelineMockClusterTests {
         let quota: (inout Pipeline.Configuration) -> Void = { $0.projectQuota = ProjectQuotaShare(projectSendsPerSecond: 1000) }
         let p1 = try h.pipeline(group: "g-share", client: c1, configure: quota)
         let r1 = RunningPipeline(p1)
-        #expect(await Self.eventually { p1.assignment.count == 4 && c1.maxSendsPerSecond == 1000 }, "alone: the whole rate")
+        #expect(await eventually(timeout: .seconds(30)) { p1.assignment.count == 4 && c1.maxSendsPerSecond == 1000 }, "alone: the whole rate")
 
         let p2 = try h.pipeline(group: "g-share", client: c2, configure: quota)
         let r2 = RunningPipeline(p2)
-        let split = await Self.eventually {
+        let split = await eventually(timeout: .seconds(30)) {
             let (n1, n2) = (p1.assignment.count, p2.assignment.count)
             return n1 > 0 && n2 > 0 && n1 + n2 == 4 && c1.maxSendsPerSecond == 250 * Double(n1)
                 && c2.maxSendsPerSecond == min(100, 250 * Double(n2))
@@ -187,21 +187,13 @@ struct PipelineMockClusterTests {
         #expect(try await h.waitUntilCommitted(group: "g-share"))
 
         try await r2.stop()
-        #expect(await Self.eventually { p1.assignment.count == 4 && c1.maxSendsPerSecond == 1000 }, "the one left gets the whole rate back")
+        #expect(
+            await eventually(timeout: .seconds(30)) { p1.assignment.count == 4 && c1.maxSendsPerSecond == 1000 },
+            "the one left gets the whole rate back")
         try await r1.stop()
         #expect(Set(h.acceptedTokens.keys) == Set(tokens + more))
         await c1.shutdown()
         await c2.shutdown()
         await h.stop()
-    }
-
-    /// Whether `condition` holds within `timeout`, checked every 100 ms (rebalances take seconds).
-    static func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return condition()
     }
 }

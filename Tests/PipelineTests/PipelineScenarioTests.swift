@@ -243,7 +243,7 @@ struct PipelineScenarioTests {
     }
 }
 
-/// Whether `condition` holds within `timeout`, checked every 10 ms.
+/// Whether `condition` holds within `timeout`, checked every 10 ms (shared by the pipeline tests).
 func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
