@@ -1,5 +1,5 @@
-/// A partition of a topic.
-public struct TopicPartition: Hashable, Sendable, CustomStringConvertible {
+/// A partition of a topic. Ordered by topic, then partition number (logs and calls list them so).
+public struct TopicPartition: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var topic: String
     public var partition: Int32
 
@@ -9,6 +9,8 @@ public struct TopicPartition: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(topic)[\(partition)]" }
+
+    public static func < (a: TopicPartition, b: TopicPartition) -> Bool { (a.topic, a.partition) < (b.topic, b.partition) }
 }
 
 /// A partition with an offset and, for commits, optional metadata.

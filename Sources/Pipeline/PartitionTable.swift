@@ -68,7 +68,7 @@ public struct PartitionTable: Sendable {
 
     /// The partitions this table tracks.
     public var partitions: [TopicPartition] {
-        trackers.keys.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+        trackers.keys.sorted()
     }
 
     public func tracker(_ partition: TopicPartition) -> OffsetTracker? { trackers[partition] }
@@ -163,9 +163,8 @@ public struct PartitionTable: Sendable {
                 change.pause.append(p)
             }
         }
-        let order: (TopicPartition, TopicPartition) -> Bool = { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
-        change.pause.sort(by: order)
-        change.resume.sort(by: order)
+        change.pause.sort()
+        change.resume.sort()
         return change
     }
 

@@ -56,16 +56,7 @@ public final class Pipeline: Sendable {
     let logger: Logger
     let coordinator: PipelineCoordinator
     let consumer: any MessageSource
-    private let queue: EventQueue
-    private let state = Mutex(RunState())
-
-    private struct RunState {
-        var stopRequested = false
-        var running = false
-    }
-
-    /// Notified by ``stop()``: the reader's watcher ends the reader.
-    private let stopSignal = ChangeSignal()
+    private let engine: DeliveryEngine
 
     /// A pipeline reading from a ``KafkaConsumer`` in the group of `configuration.consumer`.
     public convenience init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
@@ -103,7 +94,9 @@ public final class Pipeline: Sendable {
             commitEveryEvents: configuration.commitEveryEvents)
         self.coordinator = coordinator
         let sender = processor.sender
-        self.queue = EventQueue(maxRunners: configuration.maxEventsRunning, runnerLimit: { sender.concurrencyLimit })
+        self.engine = DeliveryEngine(
+            maxRunners: configuration.maxEventsRunning, runnerLimit: { sender.concurrencyLimit },
+            shutdownTimeout: configuration.shutdownTimeout)
         let handlers = RebalanceHandlers(
             coordinator: coordinator, configuration: configuration, sender: processor.sender, metrics: metrics, logger: logger)
         let consumer = try makeSource(handlers.handler)
@@ -127,7 +120,7 @@ public final class Pipeline: Sendable {
     }
 
     /// Whether ``run()`` is consuming (it holds an assignment, or is waiting for one).
-    public var isRunning: Bool { state.withLock { $0.running } }
+    public var isRunning: Bool { engine.isReading }
 
     /// The partitions this worker holds.
     public var assignment: Set<TopicPartition> { consumer.assignment }
@@ -137,163 +130,35 @@ public final class Pipeline: Sendable {
 
     /// Asks ``run()`` to stop taking messages, finish what is in flight (up to
     /// ``Configuration/shutdownTimeout``), commit, and leave the group.
-    public func stop() {
-        state.withLock { $0.stopRequested = true }
-        stopSignal.notify()
-    }
+    public func stop() { engine.stop() }
 
     /// Subscribes and runs until ``stop()``, a fatal error, or the end of the consumer.
     /// - Throws: ``Failure`` for a fatal error (e.g. FCM refuses the service account); what was
     ///   done before it is committed.
     ///
-    /// Its work runs in one task group: the reader, the commit loop, and the runners the reader
-    /// asks for as events arrive. Cancelling the task that runs it cancels them all: the reader
-    /// takes nothing more, sends under way end as abandoned (not committed), and what finished
-    /// is committed before the consumer closes.
+    /// A ``DeliveryEngine`` runs it: the reader, the commit loop and the runners are children of
+    /// one task group. Cancelling the task that runs it cancels them all: the reader takes
+    /// nothing more, sends under way end as abandoned (not committed), and what finished is
+    /// committed before the consumer closes.
     public func run() async throws {
         try consumer.subscribe(topics: configuration.topics)
         logger.info("consuming", metadata: ["topics": "\(configuration.topics.joined(separator: ","))"])
-        state.withLock { $0.running = true }
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.commitLoop() }
-            // The reader asks for a runner by a yield (the group is the body's to add to).
-            let (runnerRequests, requestRunner) = AsyncStream<Void>.makeStream()
-            group.addTask {
-                await self.readUntilStopped { requestRunner.yield() }
-                requestRunner.finish()
-            }
-            for await _ in runnerRequests {
-                group.addTask { await self.runEvents() }
-            }
-
-            // The reader ended: drain, then the runners and the commit loop end.
-            state.withLock { $0.running = false }
-            let drained = await waitUntilDrained(nil, timeout: configuration.shutdownTimeout)
-            if !drained {
-                let left = coordinator.inFlight
-                logger.warning(
-                    "stopping with events in flight; they are not committed and will be sent again",
-                    metadata: [
-                        "in_flight": "\(left)"
-                    ])
-            }
-            // Idle runners get nil; busy ones (only if not drained) are cancelled: no new
-            // attempts or records for their events, which belong to the next owner now.
-            queue.close()
-            group.cancelAll()
-        }
-        await commitNow(nil)
-        // What is still counted in flight (abandoned, or dropped from the queue) was given up
-        // above: forgotten now, so the revoke that close() runs does not wait for it.
-        coordinator.remove(coordinator.partitions)
-        await consumer.close()
-        if let fatal = coordinator.fatalError { throw Failure(description: fatal) }
-    }
-
-    // MARK: Reading
-
-    /// Reads until ``stop()`` (which cancels the read), the consumer's end, or a fatal error.
-    private func readUntilStopped(requestRunner: @escaping @Sendable () -> Void) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.read(from: self.consumer, requestRunner: requestRunner) }
-            group.addTask { _ = await self.stopSignal.wait { self.state.withLock { $0.stopRequested } } }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func read(from source: some MessageSource, requestRunner: @Sendable () -> Void) async {
         do {
-            for try await message in source.messages {
-                // stop(): messages still buffered are not taken. Not admitted, so not tracked:
-                // the commit stops before them and the next owner reads them.
-                if Task.isCancelled { break }
-                metrics.eventsConsumed.increment()
-                let admission = coordinator.receive(message)
-                if admission.stopping { break }
-                switch admission.receipt {
-                case .process:
-                    metrics.eventsInFlight.increment()
-                    if queue.push(message) { requestRunner() }
-                case .skipAlreadyDone:
-                    metrics.eventsAlreadyDone.increment()
-                case .ignore:
-                    break
-                }
-                apply(admission.flow)
-                // Messages fetched before a pause still arrive: at the bound, stop reading until
-                // events finish, so events in flight never exceed maxEventsInFlight.
-                if admission.full {
-                    // Woken when an event finishes or a commit is acknowledged and frees room;
-                    // stop() cancels the read.
-                    _ = await coordinator.roomFreed.wait { !coordinator.isFull }
-                }
-            }
+            try await run(reading: consumer)
         } catch {
-            coordinator.fail("kafka: \(error)")
-            logger.critical("the consumer failed: \(error)")
+            throw Failure(description: "the pipeline ran already; make a new one")
         }
+        if let failure = engine.failure { throw Failure(description: failure) }
     }
 
-    /// A runner: takes events from the queue until it is closed, or the runner is cancelled.
-    private func runEvents() async {
-        while let message = await queue.next() {
-            if coordinator.holds(message.topicPartition) {
-                await handle(message)
-            } else {
-                // Its partition was given up while it waited: it is the next owner's now,
-                // and it was never finished here, so no commit of ours passed it.
-                metrics.eventsInFlight.decrement()
-            }
-            if Task.isCancelled { return }
-        }
+    /// The engine runs the work with the source's own type (its messages' iterator unboxed).
+    private func run(reading source: some MessageSource) async throws(DeliveryEngine.AlreadyRan) {
+        try await engine.run(PipelineWork(pipeline: self, source: source))
     }
 
-    private func handle(_ message: KafkaMessage) async {
-        let outcome = await processor.process(message)
-        var fatal: String?
-        if case .fatal(let why) = outcome.verdict.disposition { fatal = why }
-        // Before `finished` frees the slot, so the reader's next admission cannot lift the gauge
-        // above max_events_in_flight, even for a moment.
-        metrics.eventsInFlight.decrement()
-        let flow = coordinator.finished(message, done: outcome.done, fatal: fatal)
-        if outcome.done, let timestamp = message.timestamp {
-            metrics.deliveryLag(sinceMilliseconds: timestamp.milliseconds)
-        }
-        apply(flow)
-        if fatal != nil { stop() }
-    }
-
-    /// Brings the consumer's paused partitions to what the partition table says now.
-    ///
-    /// The reader and the runners compute flow changes under the coordinator's lock but apply
-    /// them outside it. Applied as they came, a resume could overtake the pause it undoes and
-    /// leave the partition paused for good while the table thinks it is read (the fake consumer
-    /// of PipelineScenarioTests caught it under load). So each change is only a cue: the applier
-    /// brings the consumer to the table's current state, one applier at a time, and the last
-    /// change is followed by an apply that sees it. Partitions given up are not resumed here:
-    /// the consumer resumes them when it unassigns them.
-    private func apply(_ flow: PartitionTable.FlowChange) {
-        guard !flow.isEmpty else { return }
-        coordinator.consumerPaused.withLock { applied in
-            let (held, wanted) = coordinator.pauseState
-            let order: (TopicPartition, TopicPartition) -> Bool = { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
-            let pause = wanted.subtracting(applied).sorted(by: order)
-            let resume = applied.subtracting(wanted).intersection(held).sorted(by: order)
-            // Counted as paused before the call, and as resumed only after it succeeds: after a
-            // failure (some partitions may have changed) a later resume is still sent.
-            applied.formUnion(pause)
-            do {
-                try consumer.pause(pause)
-                try consumer.resume(resume)
-                applied.subtract(resume)
-                applied.formIntersection(held)
-            } catch {
-                logger.warning("pause/resume failed: \(error)")
-            }
-            if !pause.isEmpty { logger.debug("paused \(pause)") }
-        }
-        metrics.pausedPartitions.record(coordinator.pausedCount)
+    /// Stops the run with `reason` (its error): what finished is committed first.
+    func fail(_ reason: String) {
+        engine.fail(reason)
     }
 
     // MARK: Commits
@@ -302,7 +167,7 @@ public final class Pipeline: Sendable {
     /// (woken by the coordinator, not polling it). After a commit that failed, or that found
     /// nothing to commit while events wait behind an unfinished one, the next comes at the
     /// interval: "due" would hold at once again, and commits would follow each other unpaced.
-    private func commitLoop() async {
+    func commitLoop() async {
         var paced = false
         while !Task.isCancelled {
             let next = ContinuousClock.now + configuration.commitInterval
@@ -318,12 +183,12 @@ public final class Pipeline: Sendable {
 
     /// Commits what is done in `partitions` (all if nil) and waits for the broker.
     @discardableResult
-    func commitNow(_ partitions: [TopicPartition]?) async -> RebalanceHandlers.CommitResult {
-        await RebalanceHandlers.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
+    func commitNow(_ partitions: [TopicPartition]?) async -> PipelineCoordinator.CommitResult {
+        await coordinator.commit(partitions, through: consumer, metrics: metrics, logger: logger)
     }
 
     /// Waits until no events of `partitions` (all if nil) are in flight, or `timeout` passes.
     func waitUntilDrained(_ partitions: [TopicPartition]?, timeout: Duration) async -> Bool {
-        await RebalanceHandlers.waitUntilDrained(partitions, coordinator: coordinator, timeout: timeout)
+        await coordinator.waitUntilDrained(partitions, timeout: timeout)
     }
 }

@@ -52,7 +52,7 @@ final class RebalanceHandlers: Sendable {
     private func revoked(_ partitions: [TopicPartition]) async {
         guard let consumer = consumer.withLock({ $0 }) else { return }
         coordinator.beginRevoke(partitions)
-        let drained = await Self.waitUntilDrained(partitions, coordinator: coordinator, timeout: configuration.revokeTimeout)
+        let drained = await coordinator.waitUntilDrained(partitions, timeout: configuration.revokeTimeout)
         if !drained {
             let left = coordinator.inFlight(partitions)
             logger.warning(
@@ -61,7 +61,7 @@ final class RebalanceHandlers: Sendable {
                     "in_flight": "\(left)"
                 ])
         }
-        await Self.commit(partitions, consumer: consumer, coordinator: coordinator, metrics: metrics, logger: logger)
+        await coordinator.commit(partitions, through: consumer, metrics: metrics, logger: logger)
         release(partitions)
         logger.info("revoked", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         await shareProjectQuota(consumer)
@@ -112,46 +112,5 @@ final class RebalanceHandlers: Sendable {
         coordinator.remove(partitions)
         metrics.forget(partitions)
         metrics.assignedPartitions.record(coordinator.partitions.count)
-    }
-
-    // MARK: Shared with Pipeline
-
-    enum CommitResult {
-        case committed
-        /// Nothing new to commit (events done since the last one may wait behind an unfinished one).
-        case nothing
-        case failed
-    }
-
-    @discardableResult
-    static func commit(
-        _ partitions: [TopicPartition]?, consumer: any MessageSource, coordinator: PipelineCoordinator,
-        metrics: PipelineMetrics, logger: Logger
-    ) async -> CommitResult {
-        let offsets = coordinator.pendingCommits(for: partitions)
-        guard !offsets.isEmpty else { return .nothing }
-        do {
-            try await consumer.commit(offsets)
-            for (p, committed, uncommitted) in coordinator.committed(offsets) {
-                metrics.partition(p, committed: committed, uncommitted: uncommitted)
-            }
-            logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
-            return .committed
-        } catch {
-            // Not fatal: the next commit carries the same or a later offset. Until one is
-            // acknowledged, the worker takes only so many new events (PartitionTable.isFull).
-            coordinator.commitFailed()
-            metrics.commitErrors.increment()
-            logger.warning("commit failed; will retry", metadata: ["error": "\(error)"])
-            return .failed
-        }
-    }
-
-    /// Waits until no event of `partitions` (all if nil) is in flight: true; false when
-    /// `timeout` passes first, or the waiting task is cancelled.
-    static func waitUntilDrained(_ partitions: [TopicPartition]?, coordinator: PipelineCoordinator, timeout: Duration) async -> Bool {
-        await coordinator.drained.wait(until: .now + timeout) {
-            (partitions.map { coordinator.inFlight($0) } ?? coordinator.inFlight) == 0
-        }
     }
 }

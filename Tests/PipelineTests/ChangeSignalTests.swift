@@ -43,31 +43,4 @@ struct ChangeSignalTests {
             }
         }
     }
-
-    // MARK: The coordinator notifies at transitions
-
-    func message(_ offset: Int64) -> KafkaMessage {
-        KafkaMessage(topic: "events", partition: 0, offset: offset, value: Array("{}".utf8))
-    }
-
-    @Test(
-        "the coordinator frees the reader when an event ends at the bound, wakes the commit loop when a commit is due, and a drain when a partition empties"
-    )
-    func coordinatorTransitions() async {
-        let coordinator = PipelineCoordinator(
-            limits: PartitionTable.Limits(maxEventsInFlight: 2, partitionBuffer: 10), withOffsetMap: false, commitEveryEvents: 2)
-        let tp = TopicPartition(topic: "events", partition: 0)
-        coordinator.assign([TopicPartitionOffset(tp, offset: KafkaOffset(0))])
-        #expect(coordinator.receive(message(0)).receipt == .process)
-        #expect(coordinator.receive(message(1)).full)
-
-        let reader = Task { await coordinator.roomFreed.wait { !coordinator.isFull } }
-        let commits = Task { await coordinator.commitBecameDue.wait { coordinator.commitDue } }
-        let drain = Task { await coordinator.drained.wait { coordinator.inFlight([tp]) == 0 } }
-        _ = coordinator.finished(message(0), done: true, fatal: nil)
-        #expect(await reader.value, "below the bound again")
-        _ = coordinator.finished(message(1), done: true, fatal: nil)
-        #expect(await commits.value, "two events done: a commit is due")
-        #expect(await drain.value, "nothing in flight in the partition")
-    }
 }

@@ -12,7 +12,11 @@ import Testing
 /// (``FakeSender``): the real pipeline, reader, runners, commit loop and rebalance handlers,
 /// without a broker. The same faults against real brokers: PipelineMockClusterTests and the
 /// reliability suite.
-@Suite("Pipeline scenarios without a broker", .timeLimit(.minutes(1)))
+///
+/// One at a time: the flow storm's fake pauses take 1 ms each on a pool thread, and beside it in
+/// a loaded full run the commit-outage scenario starved past its 20 s waits (each takes well
+/// under a second alone).
+@Suite("Pipeline scenarios without a broker", .serialized, .timeLimit(.minutes(1)))
 struct PipelineScenarioTests {
     static let topic = "events"
 

@@ -227,7 +227,7 @@ final class FakeMessageSource: MessageSource, Sendable {
     }
 
     private static func fill(_ s: inout State) {
-        let fetchable = s.positions.keys.filter { !s.paused.contains($0) }.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+        let fetchable = s.positions.keys.filter { !s.paused.contains($0) }.sorted()
         guard !fetchable.isEmpty else { return }
         var idle = 0
         while s.channel.count < s.channelCapacity, idle < fetchable.count {

@@ -1,0 +1,47 @@
+import Kafka
+import Logging
+
+/// Commits and drains, shared by the commit loop, the rebalance handler and the final commit.
+extension PipelineCoordinator {
+    enum CommitResult {
+        case committed
+        /// Nothing new to commit (events done since the last one may wait behind an unfinished one).
+        case nothing
+        case failed
+    }
+
+    /// Commits what is done in `partitions` (all if nil) through `source`, and waits for the
+    /// broker.
+    @discardableResult
+    func commit(
+        _ partitions: [TopicPartition]?, through source: any MessageSource, metrics: PipelineMetrics, logger: Logger
+    ) async
+        -> CommitResult
+    {
+        let offsets = pendingCommits(for: partitions)
+        guard !offsets.isEmpty else { return .nothing }
+        do {
+            try await source.commit(offsets)
+            for (p, committed, uncommitted) in committed(offsets) {
+                metrics.partition(p, committed: committed, uncommitted: uncommitted)
+            }
+            logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
+            return .committed
+        } catch {
+            // Not fatal: the next commit carries the same or a later offset. Until one is
+            // acknowledged, the worker takes only so many new events (PartitionTable.isFull).
+            commitFailed()
+            metrics.commitErrors.increment()
+            logger.warning("commit failed; will retry", metadata: ["error": "\(error)"])
+            return .failed
+        }
+    }
+
+    /// Waits until no event of `partitions` (all if nil) is in flight: true; false when
+    /// `timeout` passes first, or the waiting task is cancelled.
+    func waitUntilDrained(_ partitions: [TopicPartition]?, timeout: Duration) async -> Bool {
+        await drained.wait(until: .now + timeout) {
+            (partitions.map { inFlight($0) } ?? inFlight) == 0
+        }
+    }
+}

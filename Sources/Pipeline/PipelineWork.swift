@@ -1,0 +1,80 @@
+import Kafka
+
+/// What the ``DeliveryEngine`` runs for a ``Pipeline``: admission through the coordinator's
+/// ``DeliveryStateMachine``, events through the ``EventProcessor``, commits on their interval,
+/// and the final commit.
+struct PipelineWork<Source: MessageSource>: EngineWork {
+    let pipeline: Pipeline
+    let source: Source
+
+    private var coordinator: PipelineCoordinator { pipeline.coordinator }
+    private var metrics: PipelineMetrics { pipeline.metrics }
+
+    var messages: Source.Messages { source.messages }
+
+    func admit(_ message: KafkaMessage) -> (process: Bool, waitForRoom: Bool) {
+        metrics.eventsConsumed.increment()
+        let admission = coordinator.receive(message, to: source, onPauseFailure: pauseFailed)
+        switch admission.receipt {
+        case .process: metrics.eventsInFlight.increment()
+        case .skipAlreadyDone: metrics.eventsAlreadyDone.increment()
+        case .ignore: break
+        }
+        if admission.flowChanged { metrics.pausedPartitions.record(coordinator.pausedCount) }
+        return (admission.receipt == .process, admission.full)
+    }
+
+    func waitForRoom() async {
+        _ = await coordinator.roomFreed.wait { !coordinator.isFull }
+    }
+
+    func process(_ message: KafkaMessage) async {
+        guard coordinator.holds(message.topicPartition) else {
+            // Its partition was given up while it waited: it is the next owner's now, and it
+            // was never finished here, so no commit of ours passed it.
+            metrics.eventsInFlight.decrement()
+            return
+        }
+        let outcome = await pipeline.processor.process(message)
+        // Before `finished` frees the slot, so the reader's next admission cannot lift the gauge
+        // above max_events_in_flight, even for a moment.
+        metrics.eventsInFlight.decrement()
+        let finish = coordinator.finished(message, done: outcome.done, source: source, onPauseFailure: pauseFailed)
+        if finish.flowChanged { metrics.pausedPartitions.record(coordinator.pausedCount) }
+        if outcome.done, let timestamp = message.timestamp {
+            metrics.deliveryLag(sinceMilliseconds: timestamp.milliseconds)
+        }
+        if case .fatal(let why) = outcome.verdict.disposition { pipeline.fail(why) }
+    }
+
+    private func pauseFailed(_ error: KafkaError) {
+        pipeline.logger.warning("pause/resume failed: \(error)")
+    }
+
+    func readFailed(_ error: any Error) {
+        pipeline.logger.critical("the consumer failed: \(error)")
+    }
+
+    func background() async {
+        await pipeline.commitLoop()
+    }
+
+    func drain(until deadline: ContinuousClock.Instant) async {
+        guard !(await pipeline.waitUntilDrained(nil, timeout: deadline - .now)) else { return }
+        pipeline.logger.warning(
+            "stopping with events in flight; they are not committed and will be sent again",
+            metadata: ["in_flight": "\(coordinator.inFlight)"])
+    }
+
+    func dropped(_ count: Int) {
+        for _ in 0..<count { metrics.eventsInFlight.decrement() }
+    }
+
+    func close() async {
+        await pipeline.commitNow(nil)
+        // What is still counted in flight (abandoned, or dropped from the queue) was given up:
+        // forgotten now, so the revoke that close() runs does not wait for it.
+        coordinator.remove(coordinator.partitions)
+        await source.close()
+    }
+}

@@ -1,0 +1,133 @@
+import Kafka
+import Mapping
+
+/// What the ``DeliveryEngine`` runs for a ``Replay``: admission by the ranges
+/// (``ReplayRanges``), events rendered (dry run) or sent, progress reported and committed, and
+/// the end of ranges whose last offsets are gaps found from the consumer's positions.
+struct ReplayWork: EngineWork {
+    let replay: Replay
+    let started: ContinuousClock.Instant
+    let report: @Sendable (ReplayProgress, _ elapsedSeconds: Double) -> Void
+
+    private var shared: Replay.Shared { replay.shared }
+    private var configuration: Replay.Configuration { replay.configuration }
+
+    var messages: KafkaMessageSequence { replay.consumer.messages }
+
+    func admit(_ message: KafkaMessage) -> (process: Bool, waitForRoom: Bool) {
+        let (admitted, full, over) = shared.state.withLock { s -> (Bool, Bool, Bool) in
+            s.lastMessage = .now
+            let admitted = s.ranges.receive(message.topicPartition, offset: message.offset)
+            if admitted { s.inFlight += 1 }
+            return (admitted, s.inFlight >= configuration.maxEventsInFlight, s.ranges.isReadOver)
+        }
+        if over { replay.engine.stop() }
+        return (admitted, full)
+    }
+
+    func waitForRoom() async {
+        _ = await shared.eventEnded.wait { shared.state.withLock { $0.inFlight < configuration.maxEventsInFlight } }
+    }
+
+    func process(_ message: KafkaMessage) async {
+        let (outcome, invalidations, done) = await handle(message)
+        shared.state.withLock { s in
+            if done { s.ranges.done(message.topicPartition, offset: message.offset) }
+            s.progress.record(done ? outcome : .unfinished, invalidations: invalidations)
+            s.inFlight -= 1
+        }
+        shared.eventEnded.notify()
+    }
+
+    private func handle(_ message: KafkaMessage) async -> (ReplayProgress.Outcome, invalidations: Int, done: Bool) {
+        let record = EventRecord(message)
+        if !configuration.eventTypes.isEmpty {
+            // An event whose type cannot be read is not of a selected type.
+            guard case .success(let event) = replay.mappings.eventFormat.decode(record), configuration.eventTypes.contains(event.type)
+            else {
+                return (.filtered, 0, true)
+            }
+        }
+        switch replay.mode {
+        case .dryRun(let inspect):
+            let rendered = replay.mappings.render(record)
+            inspect(message, rendered)
+            switch rendered {
+            case .success(let r): return (.sent(messages: r.messages.count), 0, true)
+            case .failure(.unknownEventType): return (.skipped, 0, true)
+            case .failure: return (.deadLettered, 0, true)
+            }
+        case .send(let processor):
+            let outcome = await processor.process(message)
+            let invalidations = outcome.verdict.invalidations.count
+            switch outcome.verdict.disposition {
+            case .delivered: return (.sent(messages: outcome.verdict.sent), invalidations, outcome.done)
+            case .skipped: return (.skipped, invalidations, outcome.done)
+            case .deadLetter: return (.deadLettered, invalidations, outcome.done)
+            case .fatal(let why):
+                replay.engine.fail(why)
+                return (.unfinished, 0, false)
+            case .abandoned: return (.unfinished, 0, false)
+            }
+        }
+    }
+
+    func readFailed(_ error: any Error) {
+        replay.logger.error("the consumer failed: \(error)")
+    }
+
+    /// Reports progress (and commits it when asked to) every `progressInterval`, and after
+    /// `idleCheck` without a message checks the positions: a range whose last offsets are gaps
+    /// (compaction, transaction markers) ends without a message at `end - 1`. One timer, set to
+    /// whichever of the two comes first; runs until the engine cancels it.
+    func background() async {
+        var nextReport = started + configuration.progressInterval
+        var lastCheck = started
+        while !Task.isCancelled {
+            let lastMessage = shared.state.withLock { $0.lastMessage }
+            let nextCheck = max(lastMessage, lastCheck) + configuration.idleCheck
+            try? await Task.sleep(until: min(nextReport, nextCheck))
+            if Task.isCancelled { return }
+            let now = ContinuousClock.now
+            if now >= nextReport {
+                report(shared.state.withLock { $0.progress }, Self.seconds(now - started))
+                await replay.commitProgress()
+                nextReport = now + configuration.progressInterval
+            }
+            let (idle, reading) = shared.state.withLock { (now - $0.lastMessage, Array($0.ranges.reading)) }
+            guard idle >= configuration.idleCheck, !reading.isEmpty else { continue }
+            lastCheck = now
+            guard let positions = try? replay.consumer.position(reading) else { continue }
+            let over = shared.state.withLock { s in
+                s.ranges.positions(positions)
+                return s.ranges.isReadOver
+            }
+            if over { replay.engine.stop() }
+        }
+    }
+
+    /// What is left after the shutdown timeout stays unfinished, and the resume offsets include it.
+    func drain(until deadline: ContinuousClock.Instant) async {
+        _ = await shared.eventEnded.wait(until: deadline) { shared.state.withLock { $0.inFlight == 0 } }
+        let left = shared.state.withLock { $0.inFlight }
+        if left > 0 {
+            replay.logger.warning("stopping with events in flight; the resume offsets include them", metadata: ["in_flight": "\(left)"])
+        }
+    }
+
+    func dropped(_ count: Int) {
+        shared.state.withLock { s in
+            for _ in 0..<count { s.progress.record(.unfinished, invalidations: 0) }
+            s.inFlight -= count
+        }
+    }
+
+    func close() async {
+        await replay.commitProgress()
+        await replay.consumer.close()
+    }
+
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
