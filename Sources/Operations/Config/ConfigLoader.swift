@@ -1,6 +1,5 @@
 import Configuration
 import Foundation
-import Logging
 import Yams
 
 /// Why a config could not be loaded: every problem, each with where it is.
@@ -35,6 +34,8 @@ struct ConfigFileLoader {
     var problems: [ConfigError.Problem] = []
     /// Scalar values from the file, by dotted key.
     var values: [AbsoluteConfigKey: ConfigValue] = [:]
+    /// The line of each key the file sets: a value refused after the file's checks (http.listen's
+    /// form) is reported there.
     var lines: [String: Int] = [:]
     var properties: [String: String] = [:]
 
@@ -92,7 +93,7 @@ struct ConfigFileLoader {
                 }
                 continue
             }
-            guard let kind = ConfigSchema.keys[path] else {
+            guard let kind = ConfigSchema.named[path]?.kind else {
                 let hint = ConfigSchema.suggestion(for: path).map { " (did you mean \($0)?)" } ?? ""
                 problems.append(.init(location: at(keyNode), message: "unknown key \(path)\(hint)"))
                 continue
@@ -153,157 +154,45 @@ struct ConfigFileLoader {
     // MARK: Values (environment over file over defaults)
 
     private mutating func build(_ reader: ConfigReader) -> PushbridgeConfig {
-        var c = PushbridgeConfig()
-        func ms(_ key: String, _ current: Duration) -> Duration {
-            int(reader, key).map { .milliseconds($0) } ?? current
-        }
-        c.kafka.brokers = strings(reader, "kafka.brokers") ?? []
-        c.kafka.group = string(reader, "kafka.group") ?? c.kafka.group
-        c.kafka.instanceID = string(reader, "kafka.instance_id")
-        c.kafka.topics = strings(reader, "kafka.topics") ?? []
-        c.kafka.assignmentStrategy = string(reader, "kafka.assignment_strategy") ?? c.kafka.assignmentStrategy
-        c.kafka.sessionTimeout = ms("kafka.session_timeout_ms", c.kafka.sessionTimeout)
-        c.kafka.properties = properties
-
+        var config = PushbridgeConfig()
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
-        func resolve(_ path: String) -> String {
-            path.hasPrefix("/") ? path : base.appendingPathComponent(path).standardizedFileURL.path
+        let resolve = { (path: String) in path.hasPrefix("/") ? path : base.appendingPathComponent(path).standardizedFileURL.path }
+        for key in ConfigSchema.keys {
+            // The properties map is gathered from the file and PUSHBRIDGE_KAFKA_PROPERTIES_* by hand:
+            // swift-configuration reads scalars and lists.
+            guard let value = key.kind == .map ? .map(properties) : read(reader, key) else { continue }
+            if !key.store(&config, value, resolve) {
+                problems.append(.init(location: location(of: key.name), message: "\(key.name) must be \(key.format), got \"\(value.text)\""))
+            }
         }
-        c.mappings = (strings(reader, "mappings") ?? []).map(resolve)
-
-        c.fcm.serviceAccountFile = string(reader, "fcm.service_account").map(resolve)
-        c.fcm.endpoint = string(reader, "fcm.endpoint") ?? c.fcm.endpoint
-        c.fcm.caFile = string(reader, "fcm.ca_file").map(resolve)
-        c.fcm.validateOnly = bool(reader, "fcm.validate_only") ?? false
-        c.fcm.maxStreams = int(reader, "fcm.max_streams") ?? c.fcm.maxStreams
-        c.fcm.connections = int(reader, "fcm.connections") ?? c.fcm.connections
-        c.fcm.maxSendsPerSecond = double(reader, "fcm.max_sends_per_second")
-        c.fcm.projectSendsPerSecond = double(reader, "fcm.project_sends_per_second")
-        c.fcm.requestTimeout = ms("fcm.request_timeout_ms", c.fcm.requestTimeout)
-        c.fcm.retry.maxAttempts = int(reader, "fcm.retry.max_attempts")
-        c.fcm.retry.initialBackoff = ms("fcm.retry.initial_backoff_ms", c.fcm.retry.initialBackoff)
-        c.fcm.retry.maxBackoff = ms("fcm.retry.max_backoff_ms", c.fcm.retry.maxBackoff)
-        c.fcm.retry.budget = ms("fcm.retry.budget_ms", c.fcm.retry.budget)
-        c.fcm.retry.quotaPause = ms("fcm.retry.quota_pause_ms", c.fcm.retry.quotaPause)
-
-        c.topics.deadLetter = string(reader, "topics.dead_letter") ?? c.topics.deadLetter
-        c.topics.tokenInvalidation = string(reader, "topics.token_invalidation") ?? c.topics.tokenInvalidation
-
-        c.delivery.maxEventsInFlight = int(reader, "delivery.max_events_in_flight") ?? c.delivery.maxEventsInFlight
-        c.delivery.maxSendsInFlight = int(reader, "delivery.max_sends_in_flight") ?? c.delivery.maxSendsInFlight
-        c.delivery.partitionBuffer = int(reader, "delivery.partition_buffer") ?? c.delivery.partitionBuffer
-        c.delivery.commitInterval = ms("delivery.commit_interval_ms", c.delivery.commitInterval)
-        c.delivery.commitEveryEvents = int(reader, "delivery.commit_every_events") ?? c.delivery.commitEveryEvents
-        c.delivery.offsetMap = bool(reader, "delivery.offset_map") ?? true
-        if let u = string(reader, "delivery.unknown_event_types") { c.delivery.unknownEventTypes = .init(rawValue: u) ?? .skip }
-        c.delivery.shutdownTimeout = ms("delivery.shutdown_timeout_ms", c.delivery.shutdownTimeout)
-
-        if let listen = string(reader, "http.listen") { c.http.listen = parseListen(listen) }
-        if let level = string(reader, "log.level") { c.log.level = Logger.Level(rawValue: level) ?? .info }
-        if let format = string(reader, "log.format") { c.log.format = LogFormat(rawValue: format) ?? .json }
-
         for key in ConfigSchema.required where !has(key) {
             problems.append(.init(location: file, message: "\(key) is required (or set \(ConfigSchema.environmentName(key)))"))
         }
-        return c
+        return config
     }
 
     private func has(_ key: String) -> Bool {
         values[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] != nil || environment[ConfigSchema.environmentName(key)] != nil
     }
 
-    private func key(_ path: String) -> ConfigKey { ConfigKey(path) }
+    /// Where a value the loader refuses came from: the environment wins over the file.
+    private func location(of key: String) -> String {
+        let name = ConfigSchema.environmentName(key)
+        return environment[name] != nil ? name : lines[key].map { "\(file):\($0)" } ?? file
+    }
 
-    /// Every `PUSHBRIDGE_*` override must parse as its key's kind; a bad one is a problem, not
-    /// a silent fallback to the file or the default.
-    mutating func validateEnvironment() {
-        for (path, kind) in ConfigSchema.keys.sorted(by: { $0.key < $1.key }) {
-            let name = ConfigSchema.environmentName(path)
-            guard let raw = environment[name] else { continue }
-            let ok: Bool =
-                switch kind {
-                case .string: !raw.isEmpty
-                case .stringList:
-                    !raw.split(separator: ",").isEmpty && raw.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
-                case .int(let min): Int(raw).map { $0 >= min } ?? false
-                case .double: Double(raw).map { $0 > 0 } ?? false
-                case .bool: ["true", "false", "yes", "no", "1", "0"].contains(raw.lowercased())
-                case .oneOf(let values): values.contains(raw)
-                case .map: false
-                }
-            if !ok {
-                let what =
-                    kind == .map
-                    ? "cannot be set as a whole; set one property as \(Self.propertyPrefix)NAME (sasl.password: \(Self.propertyPrefix)SASL_PASSWORD)"
-                    : "must be \(kind.expected), got \"\(raw)\""
-                problems.append(.init(location: name, message: "\(path) \(what)"))
-            }
+    /// The key's value, environment over file, or nil (unset, or not of its kind: the checks of
+    /// the file and the environment have reported that already).
+    private func read(_ r: ConfigReader, _ key: ConfigSchema.Key) -> ConfigSchema.Value? {
+        let name = ConfigKey(key.name)
+        switch key.kind {
+        case .string: return r.string(forKey: name).flatMap { $0.isEmpty ? nil : .string($0) }
+        case .oneOf(let allowed): return r.string(forKey: name).flatMap { allowed.contains($0) ? .string($0) : nil }
+        case .stringList: return r.stringArray(forKey: name).flatMap { !$0.isEmpty && $0.allSatisfy { !$0.isEmpty } ? .strings($0) : nil }
+        case .int(let min): return r.int(forKey: name).flatMap { $0 >= min ? .int($0) : nil }
+        case .double: return r.double(forKey: name).flatMap { $0 > 0 ? .double($0) : nil }
+        case .bool: return r.bool(forKey: name).map { .bool($0) }
+        case .map: return nil
         }
-    }
-
-    static let propertyPrefix = ConfigSchema.environmentName("kafka.properties") + "_"
-
-    /// `PUSHBRIDGE_KAFKA_PROPERTIES_SASL_PASSWORD=…` sets the librdkafka property `sasl.password`
-    /// (lower-cased, underscores to dots; librdkafka's names have no underscores). This is how a
-    /// Kubernetes Secret reaches the Kafka client without templating the config file.
-    mutating func readEnvironmentProperties() {
-        for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix(Self.propertyPrefix) {
-            let property = name.dropFirst(Self.propertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")
-            guard !property.isEmpty, !value.isEmpty else {
-                problems.append(.init(location: name, message: "a Kafka property needs a name and a value"))
-                continue
-            }
-            properties[property] = value
-            if let refusal = Self.refusal(property: property, value: value) { problems.append(.init(location: name, message: refusal)) }
-        }
-    }
-
-    /// Why a Kafka property would break at-least-once delivery, if it would.
-    static func refusal(property: String, value: String) -> String? {
-        guard ["acks", "request.required.acks"].contains(property), !["all", "-1"].contains(value.lowercased()) else { return nil }
-        return """
-            kafka.properties.\(property) must be all (or -1), got \(value): an event is committed past once its \
-            dead-letter record is acknowledged, so the acknowledgement must mean every in-sync replica has it
-            """
-    }
-
-    private func check<T>(_ value: T?, _ path: String, valid: (T) -> Bool = { _ in true }) -> T? {
-        guard let value, valid(value) else { return nil }
-        return value
-    }
-
-    private func string(_ r: ConfigReader, _ path: String) -> String? {
-        let allowed: [String]? = if case .oneOf(let values)? = ConfigSchema.keys[path] { values } else { nil }
-        return check(r.string(forKey: key(path)), path) { v in !v.isEmpty && (allowed?.contains(v) ?? true) }
-    }
-
-    private func strings(_ r: ConfigReader, _ path: String) -> [String]? {
-        check(r.stringArray(forKey: key(path)), path) { !$0.isEmpty && $0.allSatisfy { !$0.isEmpty } }
-    }
-
-    private func int(_ r: ConfigReader, _ path: String) -> Int? {
-        guard case .int(let min)? = ConfigSchema.keys[path] else { return nil }
-        return check(r.int(forKey: key(path)), path) { $0 >= min }
-    }
-
-    private func double(_ r: ConfigReader, _ path: String) -> Double? {
-        check(r.double(forKey: key(path)), path) { $0 > 0 }
-    }
-
-    private func bool(_ r: ConfigReader, _ path: String) -> Bool? {
-        check(r.bool(forKey: key(path)), path)
-    }
-
-    private mutating func parseListen(_ text: String) -> (host: String, port: Int)? {
-        if text == "off" { return nil }
-        if let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) {
-            let host = String(text[..<colon])
-            return (host.isEmpty ? "0.0.0.0" : host, port)
-        }
-        let location =
-            environment[ConfigSchema.environmentName("http.listen")] != nil
-            ? ConfigSchema.environmentName("http.listen") : lines["http.listen"].map { "\(file):\($0)" } ?? file
-        problems.append(.init(location: location, message: "http.listen must be host:port (e.g. 0.0.0.0:9464) or off, got \"\(text)\""))
-        return nil
     }
 }

@@ -1,11 +1,16 @@
-/// Every key of the config file, its type and its limits; the loader checks files and
-/// environment overrides against it (and schemas/config.schema.json says the same for editors).
+/// The config file's keys, each declared once in ``keys`` (ConfigKeys.swift): its name, kind and
+/// limits, where it lives in ``PushbridgeConfig`` (whose initial values are the defaults), and its
+/// doc line. The loader checks and reads files and environment overrides through it,
+/// `--print-config` prints through it and the environment names follow from the names;
+/// ConfigDeclarationTests holds schemas/config.schema.json, docs/configuration.md and the example
+/// against it.
 enum ConfigSchema {
-    enum Kind: Equatable {
+    enum Kind: Equatable, Sendable {
         case string
         case stringList
         /// An integer ≥ `min`.
         case int(min: Int)
+        /// A number > 0.
         case double
         case bool
         case oneOf([String])
@@ -25,49 +30,53 @@ enum ConfigSchema {
         }
     }
 
-    static let keys: [String: Kind] = [
-        "kafka.brokers": .stringList,
-        "kafka.group": .string,
-        "kafka.instance_id": .string,
-        "kafka.topics": .stringList,
-        "kafka.assignment_strategy": .oneOf(["range", "roundrobin", "cooperative-sticky"]),
-        "kafka.session_timeout_ms": .int(min: 1),
-        "kafka.properties": .map,
-        "mappings": .stringList,
-        "fcm.service_account": .string,
-        "fcm.endpoint": .string,
-        "fcm.ca_file": .string,
-        "fcm.validate_only": .bool,
-        "fcm.max_streams": .int(min: 1),
-        "fcm.connections": .int(min: 1),
-        "fcm.max_sends_per_second": .double,
-        "fcm.project_sends_per_second": .double,
-        "fcm.request_timeout_ms": .int(min: 1),
-        "fcm.retry.max_attempts": .int(min: 1),
-        "fcm.retry.initial_backoff_ms": .int(min: 0),
-        "fcm.retry.max_backoff_ms": .int(min: 0),
-        "fcm.retry.budget_ms": .int(min: 0),
-        "fcm.retry.quota_pause_ms": .int(min: 0),
-        "topics.dead_letter": .string,
-        "topics.token_invalidation": .string,
-        "delivery.max_events_in_flight": .int(min: 1),
-        "delivery.max_sends_in_flight": .int(min: 1),
-        "delivery.partition_buffer": .int(min: 1),
-        "delivery.commit_interval_ms": .int(min: 1),
-        "delivery.commit_every_events": .int(min: 1),
-        "delivery.offset_map": .bool,
-        "delivery.unknown_event_types": .oneOf(["skip", "dead-letter"]),
-        "delivery.shutdown_timeout_ms": .int(min: 0),
-        "http.listen": .string,
-        "log.level": .oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"]),
-        "log.format": .oneOf(["json", "text"]),
-    ]
+    /// One key of the file. Its value goes through a ``Conversion`` between the file's ``Value``
+    /// and its field, so the loader and the printer need nothing key by key.
+    struct Key: Sendable {
+        /// The dotted path, `fcm.retry.budget_ms`.
+        let name: String
+        let kind: Kind
+        /// Must be given (file or environment): its field's initial value is only a placeholder.
+        let required: Bool
+        /// What a value must look like, for a refusal of a value that has the right kind.
+        let format: String
+        /// The key's description in schemas/config.schema.json.
+        let doc: String
+        /// Sets the field from a value of the right kind (relative paths resolved with the given
+        /// function); false when the value cannot be used.
+        let store: @Sendable (inout PushbridgeConfig, Value, (String) -> String) -> Bool
+        /// The field's value in a config, as the file writes it.
+        let value: @Sendable (PushbridgeConfig) -> Value
+
+        init<T>(
+            _ name: String, _ field: WritableKeyPath<PushbridgeConfig, T> & Sendable, _ conversion: Conversion<T>, required: Bool = false,
+            _ doc: String
+        ) {
+            self.name = name
+            self.kind = conversion.kind
+            self.required = required
+            self.format = conversion.format ?? conversion.kind.expected
+            self.doc = doc
+            self.store = { config, value, resolve in
+                guard let converted = conversion.decode(value, resolve) else { return false }
+                config[keyPath: field] = converted
+                return true
+            }
+            self.value = { conversion.encode($0[keyPath: field]) }
+        }
+    }
+
+    static let named = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) })
 
     /// Keys that must be given (in the file or the environment).
-    static let required = ["kafka.brokers", "kafka.topics", "mappings"]
+    static let required = keys.filter(\.required).map(\.name)
 
-    /// Sections: keys that hold other keys.
-    static let sections: Set<String> = ["kafka", "fcm", "fcm.retry", "topics", "delivery", "http", "log"]
+    /// Sections: keys that hold other keys (every proper prefix of a key's path).
+    static let sections = Set(
+        keys.flatMap { key in
+            let parts = key.name.split(separator: ".")
+            return (1..<parts.count).map { parts.prefix($0).joined(separator: ".") }
+        })
 
     /// The environment variable that overrides `key`: `PUSHBRIDGE_` + the path upper-cased,
     /// dots as underscores (`delivery.max_events_in_flight` → `PUSHBRIDGE_DELIVERY_MAX_EVENTS_IN_FLIGHT`).
@@ -77,7 +86,7 @@ enum ConfigSchema {
 
     /// The known key closest to `key` (for "did you mean"), if any is close.
     static func suggestion(for key: String) -> String? {
-        let candidates = Array(keys.keys) + Array(sections)
+        let candidates = keys.map(\.name) + Array(sections)
         let scored = candidates.map { ($0, distance($0, key)) }.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
         guard let (best, d) = scored, d <= max(2, key.count / 4) else { return nil }
         return best

@@ -2,7 +2,8 @@ import Logging
 
 /// Everything `pushbridge run` needs, from one YAML or JSON file plus `PUSHBRIDGE_*` environment
 /// overrides (docs/configuration.md, schemas/config.schema.json). Load with
-/// ``load(file:environment:)``.
+/// ``load(file:environment:)``. The initial values are the defaults; the key that sets each
+/// field is declared in `ConfigSchema.keys`.
 public struct PushbridgeConfig: Sendable, Equatable {
     public struct Kafka: Sendable, Equatable {
         public var brokers: [String] = []

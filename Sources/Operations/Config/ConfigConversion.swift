@@ -1,0 +1,122 @@
+extension ConfigSchema {
+    /// A key's value as the config file writes it (and `--print-config` prints it).
+    enum Value: Equatable, Sendable {
+        case null
+        case string(String)
+        /// A word of a closed set (an enum's case, `off`), printed bare as the file writes it.
+        case word(String)
+        case strings([String])
+        case int(Int)
+        case double(Double)
+        case bool(Bool)
+        case map([String: String])
+
+        var string: String? {
+            switch self {
+            case .string(let s), .word(let s): s
+            default: nil
+            }
+        }
+        var strings: [String]? { if case .strings(let s) = self { s } else { nil } }
+        var int: Int? { if case .int(let i) = self { i } else { nil } }
+        var double: Double? { if case .double(let d) = self { d } else { nil } }
+        var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
+        var map: [String: String]? { if case .map(let m) = self { m } else { nil } }
+
+        /// The value unquoted, for messages and the docs table.
+        var text: String {
+            switch self {
+            case .null: "null"
+            case .string(let s), .word(let s): s
+            case .strings(let items): "[" + items.joined(separator: ", ") + "]"
+            case .int(let i): String(i)
+            case .double(let d): String(d)
+            case .bool(let b): String(b)
+            case .map(let m): "{" + m.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+            }
+        }
+    }
+
+    /// Between a key's ``Value`` (already checked against `kind`) and its field's type: what the
+    /// loader stores and what `--print-config` prints.
+    struct Conversion<T>: Sendable {
+        let kind: Kind
+        /// What a value must look like where `kind` says less.
+        var format: String?
+        /// The field's value; nil when the value cannot be used. Relative paths are resolved
+        /// with the function given.
+        let decode: @Sendable (Value, (String) -> String) -> T?
+        let encode: @Sendable (T) -> Value
+    }
+}
+
+extension ConfigSchema.Conversion where T == String {
+    static var string: Self { Self(kind: .string, decode: { v, _ in v.string }, encode: { .string($0) }) }
+    static func oneOf(_ values: [String]) -> Self { Self(kind: .oneOf(values), decode: { v, _ in v.string }, encode: { .word($0) }) }
+}
+
+extension ConfigSchema.Conversion where T == String? {
+    static var string: Self { Self(kind: .string, decode: { v, _ in v.string }, encode: { $0.map { .string($0) } ?? .null }) }
+    /// A file's path, relative to the config file's directory.
+    static var path: Self { Self(kind: .string, decode: { v, resolve in v.string.map(resolve) }, encode: { $0.map { .string($0) } ?? .null }) }
+}
+
+extension ConfigSchema.Conversion where T == [String] {
+    static var strings: Self { Self(kind: .stringList, decode: { v, _ in v.strings }, encode: { .strings($0) }) }
+    /// Paths relative to the config file's directory.
+    static var paths: Self { Self(kind: .stringList, decode: { v, resolve in v.strings?.map(resolve) }, encode: { .strings($0) }) }
+}
+
+extension ConfigSchema.Conversion where T == Int {
+    static func int(min: Int) -> Self { Self(kind: .int(min: min), decode: { v, _ in v.int }, encode: { .int($0) }) }
+}
+
+extension ConfigSchema.Conversion where T == Int? {
+    static func int(min: Int) -> Self { Self(kind: .int(min: min), decode: { v, _ in v.int }, encode: { $0.map { .int($0) } ?? .null }) }
+}
+
+extension ConfigSchema.Conversion where T == Duration {
+    /// Whole milliseconds in the file (`_ms` keys).
+    static func milliseconds(min: Int) -> Self {
+        Self(
+            kind: .int(min: min), decode: { v, _ in v.int.map { .milliseconds($0) } },
+            encode: { .int(Int($0.components.seconds) * 1000 + Int($0.components.attoseconds / 1_000_000_000_000_000)) })
+    }
+}
+
+extension ConfigSchema.Conversion where T == Double? {
+    static var number: Self { Self(kind: .double, decode: { v, _ in v.double }, encode: { $0.map { .double($0) } ?? .null }) }
+}
+
+extension ConfigSchema.Conversion where T == Bool {
+    static var bool: Self { Self(kind: .bool, decode: { v, _ in v.bool }, encode: { .bool($0) }) }
+}
+
+extension ConfigSchema.Conversion where T == [String: String] {
+    static var map: Self { Self(kind: .map, decode: { v, _ in v.map }, encode: { .map($0) }) }
+}
+
+extension ConfigSchema.Conversion where T: CaseIterable & RawRepresentable, T.RawValue == String {
+    /// One of an enum's cases, by raw value: the allowed values are the cases.
+    static var cases: Self {
+        Self(kind: .oneOf(T.allCases.map(\.rawValue)), decode: { v, _ in v.string.flatMap(T.init(rawValue:)) }, encode: { .word($0.rawValue) })
+    }
+}
+
+extension ConfigSchema.Conversion where T == (host: String, port: Int)? {
+    /// `host:port` (an empty host: every interface) or `off` (nil).
+    static var listen: Self {
+        Self(
+            kind: .string, format: "host:port (e.g. 0.0.0.0:9464) or off",
+            decode: { v, _ in
+                guard let text = v.string else { return nil }
+                if text == "off" { return .some(nil) }
+                guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+                    return nil
+                }
+                let host = String(text[..<colon])
+                return (host.isEmpty ? "0.0.0.0" : host, port)
+            },
+            encode: { $0.map { .string("\($0.host):\($0.port)") } ?? .word("off") })
+    }
+}

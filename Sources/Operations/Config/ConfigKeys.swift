@@ -1,0 +1,65 @@
+import Logging
+
+extension ConfigSchema {
+    /// Every key, in the file's order (`--print-config` prints them so): the one place a key is
+    /// added. Its default is the field's initial value in ``PushbridgeConfig``; the doc line is the
+    /// JSON Schema's description; docs/configuration.md's table says more.
+    static let keys: [Key] = [
+        Key("kafka.brokers", \.kafka.brokers, .strings, required: true, "Bootstrap brokers, host:port."),
+        Key("kafka.group", \.kafka.group, .string, "Consumer group (group.id) shared by all workers."),
+        Key("kafka.instance_id", \.kafka.instanceID, .string, "group.instance.id: static membership, so a restart does not rebalance."),
+        Key("kafka.topics", \.kafka.topics, .strings, required: true, "Topics to consume."),
+        Key(
+            "kafka.assignment_strategy", \.kafka.assignmentStrategy, .oneOf(["range", "roundrobin", "cooperative-sticky"]),
+            "How the group's partitions are assigned to its members."),
+        Key(
+            "kafka.session_timeout_ms", \.kafka.sessionTimeout, .milliseconds(min: 1),
+            "Consumer session timeout: a worker silent this long loses its partitions."),
+        Key("kafka.properties", \.kafka.properties, .map, "librdkafka properties for the consumer and the producer (SASL, SSL, …)."),
+        Key("mappings", \.mappings, .paths, required: true, "Mapping files or directories, relative to the config file."),
+        Key("fcm.service_account", \.fcm.serviceAccountFile, .path, "Service-account JSON file; null: GOOGLE_APPLICATION_CREDENTIALS."),
+        Key("fcm.endpoint", \.fcm.endpoint, .string, "FCM's base URL."),
+        Key("fcm.ca_file", \.fcm.caFile, .path, "PEM CAs to trust instead of the system's."),
+        Key("fcm.validate_only", \.fcm.validateOnly, .bool, "FCM dry run: validated, not delivered."),
+        Key("fcm.max_streams", \.fcm.maxStreams, .int(min: 1), "HTTP/2 streams per connection."),
+        Key(
+            "fcm.connections", \.fcm.connections, .int(min: 1),
+            "HTTP/2 connections to FCM at most: opened as the sends in flight need streams (max_streams each), closed after 60 s idle, driven by one thread per CPU (at most 4)."
+        ),
+        Key("fcm.max_sends_per_second", \.fcm.maxSendsPerSecond, .number, "Rate limit for this worker; null: none."),
+        Key(
+            "fcm.project_sends_per_second", \.fcm.projectSendsPerSecond, .number,
+            "The project's send rate for the whole consumer group (e.g. 10000 for FCM's default 600k/min), split across the members by the partitions each holds and updated at every rebalance; with max_sends_per_second too, the lower holds. null: no split."
+        ),
+        Key("fcm.request_timeout_ms", \.fcm.requestTimeout, .milliseconds(min: 1), "Time allowed for one attempt."),
+        Key(
+            "fcm.retry.max_attempts", \.fcm.retry.maxAttempts, .int(min: 1),
+            "Attempts in all, the first included; null: transient failures are retried for as long as budget_ms allows."),
+        Key("fcm.retry.initial_backoff_ms", \.fcm.retry.initialBackoff, .milliseconds(min: 0), "First backoff ceiling."),
+        Key("fcm.retry.max_backoff_ms", \.fcm.retry.maxBackoff, .milliseconds(min: 0), "Largest backoff ceiling."),
+        Key(
+            "fcm.retry.budget_ms", \.fcm.retry.budget, .milliseconds(min: 0),
+            "No retry starts later than this after the first attempt, counting only time FCM was answering: an FCM outage holds events, it does not use up their budget. Then the event is dead-lettered as fcm_retries_exhausted."
+        ),
+        Key(
+            "fcm.retry.quota_pause_ms", \.fcm.retry.quotaPause, .milliseconds(min: 0),
+            "The project's QUOTA_EXCEEDED pauses all sends, and a topic's that topic, at least this long."),
+        Key("topics.dead_letter", \.topics.deadLetter, .string, "Topic of poison events, with pushbridge-* headers."),
+        Key("topics.token_invalidation", \.topics.tokenInvalidation, .string, "Topic of JSON records of dead tokens, for the backend to delete."),
+        Key("delivery.max_events_in_flight", \.delivery.maxEventsInFlight, .int(min: 1), "All partitions pause at this many events in flight."),
+        Key(
+            "delivery.max_sends_in_flight", \.delivery.maxSendsInFlight, .int(min: 1),
+            "FCM requests waiting for an answer at most; below it, the limit follows FCM's answer times (Little's law)."),
+        Key("delivery.partition_buffer", \.delivery.partitionBuffer, .int(min: 1), "One partition pauses at this many events in flight."),
+        Key("delivery.commit_interval_ms", \.delivery.commitInterval, .milliseconds(min: 1), "Commit at least this often."),
+        Key("delivery.commit_every_events", \.delivery.commitEveryEvents, .int(min: 1), "Commit after this many events finished."),
+        Key("delivery.offset_map", \.delivery.offsetMap, .bool, "Write done offsets past the watermark into the commit metadata."),
+        Key("delivery.unknown_event_types", \.delivery.unknownEventTypes, .cases, "An event type with no mapping: skipped or dead-lettered."),
+        Key(
+            "delivery.shutdown_timeout_ms", \.delivery.shutdownTimeout, .milliseconds(min: 0),
+            "On SIGTERM, how long in-flight events may finish."),
+        Key("http.listen", \.http.listen, .listen, "host:port of /metrics /healthz /readyz, or off."),
+        Key("log.level", \.log.level, .cases, "Lowest level logged."),
+        Key("log.format", \.log.format, .cases, "json: one object per line; text: for people at a terminal."),
+    ]
+}
