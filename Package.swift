@@ -12,6 +12,7 @@ import PackageDescription
 //   FCMEmulator            FCM on loopback: the oracle for tests and the demo
 //   Operations             config, logs, metrics, the ops HTTP endpoint
 //   Pipeline               consume -> map -> send -> commit after ack; replay; offsets
+//   ProcessHarness         servers as child processes on free ports, for tests and the bench
 //   pushbridge             the executable (CLI)
 //   pushbridge-bench       benchmarks (`name: value` lines)
 let package = Package(
@@ -127,6 +128,11 @@ let package = Package(
             ]
         ),
 
+        // MARK: Process harness (tests and the bench; in no product)
+        // Child processes under a watchdog on free loopback ports, and `pushbridge run` as a worker
+        // watched from outside (/metrics, /proc). No Testing: the bench links it.
+        .target(name: "ProcessHarness", dependencies: ["Threading"]),
+
         // MARK: Executables
         .executableTarget(
             name: "pushbridge",
@@ -143,13 +149,14 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "Mapping", "FCM", "FCMEmulator", "TestSupport",
+                "Kafka", "HTTP2", "JSON", "Mapping", "FCM", "FCMEmulator", "ProcessHarness",
             ]
         ),
 
         // MARK: Tests
-        // Shared test helpers (child processes, free ports); in no product.
-        .target(name: "TestSupport", dependencies: ["Threading"], path: "Tests/TestSupport", exclude: ["Resources"]),
+        // Shared test helpers (tansu, nginx, S3, test CAs; re-exports ProcessHarness); in no product.
+        .target(
+            name: "TestSupport", dependencies: ["ProcessHarness", "Threading"], path: "Tests/TestSupport", exclude: ["Resources"]),
         // Welcome events on a topic and what a group made of them, for the pipeline and end-to-end tests.
         .target(name: "PipelineTestSupport", dependencies: ["Kafka", "FCMEmulator"], path: "Tests/PipelineTestSupport"),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Threading", "TestSupport"]),

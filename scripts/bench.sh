@@ -132,7 +132,7 @@ if [ "$which" = all ] || [ "$which" = latency ]; then
     stub_service_account
     latency_port=$(free_port)
     sed -e "s#{{DIR}}#$work#g" -e "s#{{PORT}}#$latency_port#g" \
-        Tests/TestSupport/Resources/nginx-fcm-latency.conf.template >"$work/nginx-latency.conf"
+        scripts/bench/nginx-fcm-latency.conf.template >"$work/nginx-latency.conf"
     /usr/sbin/nginx -p "$work" -c "$work/nginx-latency.conf" &
     pids+=($!)
     wait_port "$latency_port"

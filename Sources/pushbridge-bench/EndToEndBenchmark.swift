@@ -1,7 +1,7 @@
 import Foundation
 import JSON
 import Kafka
-import TestSupport
+import ProcessHarness
 
 /// tansu → `pushbridge run` (a separate process, release build) → FCM.
 ///

@@ -1,5 +1,5 @@
 import HTTP2
-import TestSupport
+import ProcessHarness
 
 /// `inFlight` tasks (default: `streams`) each send FCM-shaped POSTs back to back through one
 /// ``HTTP2Client`` whose connections take `streams` streams each; more tasks than streams open

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import ProcessHarness
 
 /// tansu → `pushbridge run` with default settings → an FCM stand-in that answers each send after
 /// 0, 20, 100 or 300 ms and allows 100 streams per connection (nginx, `nginx-fcm-latency.conf`).

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessHarness
 
 /// A real nginx serving HTTP/2 over TLS on a free loopback port, with a CA made at test time.
 /// Stopped when released. Configuration: `Resources/nginx-h2.conf.template`. Start it with

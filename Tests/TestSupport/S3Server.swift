@@ -1,4 +1,5 @@
 import Foundation
+import ProcessHarness
 
 /// A local S3 server (moto, from PyPI, installed by scripts/setup.sh into .tools/moto) as a child
 /// process on a free loopback port, with one bucket: durable storage for tansu's `s3://` engine.

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessHarness
 import Synchronization
 
 /// tansu, an independent Kafka-protocol broker, as a child process on a free loopback port (see

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessHarness
 
 /// A CA and a server certificate for 127.0.0.1/localhost, made with the openssl CLI at test time.
 public struct TestCertificates: Sendable {

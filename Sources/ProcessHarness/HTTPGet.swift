@@ -4,7 +4,7 @@ import Foundation
 public enum HTTPGet {
     public static func get(port: Int, path: String) throws -> (status: Int, body: String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSupportError("socket: \(errno)") }
+        guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -13,7 +13,7 @@ public enum HTTPGet {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw TestSupportError("connect to port \(port): errno \(errno)") }
+        guard connected == 0 else { throw HarnessError("connect to port \(port): errno \(errno)") }
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         var response: [UInt8] = []
@@ -25,7 +25,7 @@ public enum HTTPGet {
         }
         let text = String(decoding: response, as: UTF8.self)
         guard let headEnd = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ").dropFirst().first ?? "") else {
-            throw TestSupportError("not an HTTP response: \(text.prefix(200))")
+            throw HarnessError("not an HTTP response: \(text.prefix(200))")
         }
         return (status, String(text[headEnd.upperBound...]))
     }

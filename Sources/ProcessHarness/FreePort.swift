@@ -6,7 +6,7 @@ import Threading
     import Glibc
 #endif
 
-/// Loopback ports for test servers.
+/// Loopback ports for the servers tests and benchmarks start.
 ///
 /// They come from below the kernel's ephemeral range (`net.ipv4.ip_local_port_range`, 32768–60999
 /// by default), which the kernel never hands out by itself. A port taken from inside that range
@@ -34,7 +34,7 @@ public enum FreePort {
             guard handedOut.withLock({ !$0.contains(port) }), isFree(port) else { continue }
             if handedOut.withLock({ $0.insert(port).inserted }) { return port }
         }
-        throw TestSupportError("no free port in \(range)")
+        throw HarnessError("no free port in \(range)")
     }
 
     /// Starts a server with `start(port)` on a port from ``next()``. Should the port be taken after

@@ -5,12 +5,13 @@ import Threading
     import Glibc
 #endif
 
-/// A server process started by a test, stopped by ``terminate(timeout:)`` or when released.
+/// A server process started by a test or a benchmark, stopped by ``terminate(timeout:)`` or when
+/// released.
 ///
-/// It runs under a small `/bin/sh` watchdog that also stops it if the test process dies
-/// (e.g. killed by a timeout), so no broker outlives the test run. Spawned with `posix_spawn`
-/// and reaped with `waitpid`: Foundation's `Process.waitUntilExit` can hang on Linux when
-/// called from a Swift concurrency thread.
+/// It runs under a small `/bin/sh` watchdog that also stops it if the process that started it
+/// dies (e.g. a test run killed by a timeout), so no broker outlives the run. Spawned with
+/// `posix_spawn` and reaped with `waitpid`: Foundation's `Process.waitUntilExit` can hang on
+/// Linux when called from a Swift concurrency thread.
 public final class ChildProcess: @unchecked Sendable {
     // `pid` is immutable; `reaped` is only touched by terminate(), which callers serialise.
     public let pid: pid_t
@@ -44,7 +45,7 @@ public final class ChildProcess: @unchecked Sendable {
         // Nothing else of ours: the test process's sockets and pipes are mostly not close-on-exec
         // (libcurl's, a test's bound socket), and a server holding a copy would keep a port bound
         // or a connection open after the test closed it.
-        guard Self.addCloseFrom(&actions, 3) == 0 else { throw TestSupportError("posix_spawn_file_actions_addclosefrom_np failed") }
+        guard Self.addCloseFrom(&actions, 3) == 0 else { throw HarnessError("posix_spawn_file_actions_addclosefrom_np failed") }
 
         var cArgs = argv.map { strdup($0) } + [nil]
         var cEnv = envp.map { strdup($0) } + [nil]
@@ -60,7 +61,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setpgroup(&attributes, 0)
         var child: pid_t = 0
         let rc = SpawnGuard.withLock { posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArgs, &cEnv) }
-        guard rc == 0 else { throw TestSupportError("posix_spawn \(executable): \(String(cString: strerror(rc)))") }
+        guard rc == 0 else { throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(rc)))") }
         self.pid = child
         self.logFile = logFile
     }
@@ -127,7 +128,7 @@ public final class ChildProcess: @unchecked Sendable {
             }
             usleep(20_000)
         }
-        throw TestSupportError("nothing listens on 127.0.0.1:\(port) after \(timeout); its log ends:\n\(Self.tail(of: logFile))")
+        throw HarnessError("nothing listens on 127.0.0.1:\(port) after \(timeout); its log ends:\n\(Self.tail(of: logFile))")
     }
 
     /// A server that exited before it listened.
@@ -227,15 +228,16 @@ extension ChildProcess {
             defer { try? FileManager.default.removeItem(atPath: log) }
             guard let status else {
                 child.terminate()
-                throw TestSupportError("\(description) did not finish within \(timeout)")
+                throw HarnessError("\(description) did not finish within \(timeout)")
             }
             return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
         }
     }
 }
 
-/// A failure in test set-up (not in the code under test).
-public struct TestSupportError: Error, CustomStringConvertible {
+/// A process or server that could not be started, reached or run to its end: a failure in the
+/// set-up of a test or benchmark, not in the code under test.
+public struct HarnessError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
