@@ -35,7 +35,7 @@ struct MaxAgeCLITests {
                 + "  driver.arrived: sent only within 10m of the Kafka timestamp; older: dead-lettered (too_old); ttl: what is left of the 10m\n")
     }
 
-    @Test("render at --now for a record stamped --timestamp: ttl is what is left; too old says why and exits 2")
+    @Test("render at --now for a record stamped --timestamp: ttl is what is left; too old says why and exits 2; preview ignores the age")
     func render() async throws {
         let event = #"{"type":"driver.arrived","token":"t"}"#
         let fresh = try await Self.run(
@@ -55,6 +55,9 @@ struct MaxAgeCLITests {
             },
             stdin: event)
         #expect(ignored.out.contains(#""ttl":"600s""#), "\(ignored.err)")
+        // preview shows the text, whatever the age: an event file has no Kafka timestamp.
+        let preview = try await Self.run({ ["preview", "--mappings", $0, "--event", "-", "--ios", "examples/resources/ios"] }, stdin: event)
+        #expect(preview.status == 0 && preview.out.contains("DRIVER_HERE"), "\(preview.out)\(preview.err)")
         let bad = try await Self.run({ ["render", "--mappings", $0, "--event", "-", "--now", "08:10"] }, stdin: event)
         #expect(bad.status != 0 && bad.err.contains("--now 08:10: expected an RFC 3339 time with a zone"), "\(bad.err)")
     }
