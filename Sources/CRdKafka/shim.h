@@ -15,8 +15,9 @@ static inline rd_kafka_error_t *crdkafka_produce(rd_kafka_t *rk,
                                                  const void *key, size_t key_len,
                                                  const void *value, size_t value_len,
                                                  rd_kafka_headers_t *headers,
+                                                 int64_t timestamp,
                                                  void *msg_opaque) {
-    rd_kafka_vu_t vus[7];
+    rd_kafka_vu_t vus[8];
     size_t n = 0;
     vus[n].vtype = RD_KAFKA_VTYPE_TOPIC;     vus[n++].u.cstr = topic;
     vus[n].vtype = RD_KAFKA_VTYPE_PARTITION; vus[n++].u.i32 = partition;
@@ -29,6 +30,9 @@ static inline rd_kafka_error_t *crdkafka_produce(rd_kafka_t *rk,
     }
     if (headers != NULL) {
         vus[n].vtype = RD_KAFKA_VTYPE_HEADERS; vus[n++].u.headers = headers;
+    }
+    if (timestamp != 0) { /* 0: librdkafka stamps the record with the time of producing */
+        vus[n].vtype = RD_KAFKA_VTYPE_TIMESTAMP; vus[n++].u.i64 = timestamp;
     }
     vus[n].vtype = RD_KAFKA_VTYPE_OPAQUE;    vus[n++].u.ptr = msg_opaque;
     return rd_kafka_produceva(rk, vus, n);

@@ -8,13 +8,19 @@ public struct KafkaProducerRecord: Sendable {
     public var key: [UInt8]?
     public var value: [UInt8]
     public var headers: [KafkaHeader]
+    /// The record's create time in milliseconds since the Unix epoch; nil: the time it is
+    /// produced. Set to write an event as it happened, e.g. to test `max_age`.
+    public var timestamp: Int64?
 
-    public init(topic: String, partition: Int32? = nil, key: [UInt8]? = nil, value: [UInt8], headers: [KafkaHeader] = []) {
+    public init(
+        topic: String, partition: Int32? = nil, key: [UInt8]? = nil, value: [UInt8], headers: [KafkaHeader] = [], timestamp: Int64? = nil
+    ) {
         self.topic = topic
         self.partition = partition
         self.key = key
         self.value = value
         self.headers = headers
+        self.timestamp = timestamp
     }
 }
 

@@ -59,7 +59,10 @@ public struct EventMapping: Sendable {
     public var title: LocalizedText?
     public var body: LocalizedText?
     public var platforms: Set<Platform> = [.android, .ios]
-    public var ttlSeconds: Int?
+    /// Android `ttl` and `apns-expiration`; nil keeps FCM's defaults.
+    public var ttl: TTL?
+    /// Events older than this are not sent (``MaxAge``).
+    public var maxAge: MaxAge?
     public var highPriority: Bool?
     /// A semantic group ("chat-42"): Android `collapse_key` (FCM keeps at most 4 per device)
     /// and `apns-collapse-id`.
@@ -72,6 +75,18 @@ public struct EventMapping: Sendable {
     public var apns = APNSOptions()
     public var data: [(key: String, value: ValueSource)] = []
     public var analyticsLabel: String?
+    /// A fixed TTL in seconds; nil for none or `ttl: remaining`.
+    public var ttlSeconds: Int? {
+        if case .seconds(let s)? = ttl { s } else { nil }
+    }
+
+    public enum TTL: Sendable, Equatable {
+        case seconds(Int)
+        /// What is left of `max_age` when the event is sent, so a push never arrives later than
+        /// the event is worth (`ttl: remaining`; the loader requires a `max_age`).
+        case remaining
+    }
+
     /// The compiled byte template (set by ``MappingSet/load(files:)``); nil renders via the tree.
     var template: MessageTemplate?
 

@@ -11,6 +11,9 @@ public struct MappingSet: Sendable {
     let templates: [String: MessageTemplate]
     /// The parts of an event the mappings read; decoding builds only these.
     let fields: EventFields
+    /// The `max_age` of the event types that have one, looked up per event without copying a
+    /// mapping (most sets have none, and skip the look-up).
+    let maxAges: [String: MaxAge]
     /// What loaded but is likely a mistake (e.g. a collapse key per event), file:line each.
     public let warnings: [MappingLoadError]
 
@@ -31,6 +34,7 @@ public struct MappingSet: Sendable {
             eventFormat: format,
             templates: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.template.map { (m.eventType, $0) } }),
             fields: EventFields(format: format, mappings: compiled),
+            maxAges: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.maxAge.map { (m.eventType, $0) } }),
             warnings: loader.warnings(format: format))
     }
 
@@ -42,20 +46,57 @@ public struct MappingSet: Sendable {
 
     /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
     ///
-    /// - Parameter now: the time of sending, in seconds since the Unix epoch (a TTL becomes an
-    ///   absolute `apns-expiration`); nil, the clock's, read only for a mapping with a TTL.
-    public func render(_ record: EventRecord, now: Int64? = nil) -> Result<Rendered, MappingFailure> {
+    /// - Parameters:
+    ///   - now: the time of sending, in seconds since the Unix epoch (a TTL becomes an absolute
+    ///     `apns-expiration`, and an event's age is measured to it); nil, the clock's, read only
+    ///     for a mapping with a TTL or a `max_age`.
+    ///   - maxAge: `.ignore` renders events older than their `max_age` too
+    ///     (`replay --ignore-max-age`); otherwise they fail with ``MappingFailure/tooOld(_:)``.
+    public func render(_ record: EventRecord, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
         switch eventFormat.decode(record, fields: fields) {
         case .success(let e): event = e
         case .failure(let f): return .failure(f)
         }
-        if let template = templates[event.type], let messages = try? template.render(event, now: now) {
+        var now = now
+        var remaining: Int?
+        if !maxAges.isEmpty, let maxAge = maxAges[event.type] {
+            switch age(event, record: record, maxAge: maxAge, now: &now, check: check) {
+            case .success(let seconds): remaining = seconds
+            case .failure(let f): return .failure(f)
+            }
+        }
+        if let template = templates[event.type], let messages = try? template.render(event, now: now, remainingTTL: remaining) {
             return .success(Rendered(event: event, messages: messages))
         }
         // No template, or a failure, which the tree path names.
         guard let mapping = mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
-        return mapping.render(event, now: now).map { Rendered(event: event, messages: $0) }
+        return mapping.render(event, now: now, remainingTTL: remaining).map { Rendered(event: event, messages: $0) }
+    }
+
+    /// `max_age` applied to one event: the seconds `ttl: remaining` gives it, or why it is not
+    /// sent. Reads the clock once, in milliseconds, and sets `now` from it, so the age and
+    /// `apns-expiration` are measured to the same instant.
+    private func age(
+        _ event: DecodedEvent, record: EventRecord, maxAge: MaxAge, now: inout Int64?, check: MaxAgeCheck
+    ) -> Result<Int, MappingFailure> {
+        guard check == .enforce else { return .success(maxAge.seconds) }
+        let clock = now.map { $0 * 1000 } ?? EpochClock.milliseconds()
+        now = now ?? clock / 1000
+        do {
+            let time = try EventAge.eventTime(event, recordTimestamp: record.timestamp, from: maxAge.eventTime)
+            switch EventAge.judge(eventTime: time, now: clock, maxAgeSeconds: maxAge.seconds) {
+            case .fresh(let remaining): return .success(remaining)
+            case .tooOld(let age):
+                return .failure(
+                    .tooOld(
+                        TooOld(
+                            eventType: event.type, eventID: event.id, ageMilliseconds: age, maxAgeSeconds: maxAge.seconds,
+                            measuredFrom: maxAge.eventTime.name, action: maxAge.whenTooOld)))
+            }
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The event types that have a mapping, sorted.

@@ -13,6 +13,9 @@ public struct EventProcessor: Sendable {
         public var validateOnly = false
         /// Unmapped event types are done without a send (otherwise dead-lettered).
         public var skipUnknownEventTypes = true
+        /// `.ignore` sends events older than their mapping's `max_age` too
+        /// (`replay --ignore-max-age`).
+        public var maxAge = MaxAgeCheck.enforce
 
         public init(deadLetterTopic: String, tokenInvalidationTopic: String) {
             self.deadLetterTopic = deadLetterTopic
@@ -52,8 +55,12 @@ public struct EventProcessor: Sendable {
         var eventType: String?
         var eventID: String?
         let verdict: EventVerdict
-        switch mappings.render(record) {
+        switch mappings.render(record, maxAge: options.maxAge) {
         case .failure(let failure):
+            if case .tooOld(let old) = failure {  // decoded, unlike most failures: its record can say what it was
+                eventType = old.eventType
+                eventID = old.eventID
+            }
             verdict = .mappingFailed(failure, skipUnknownTypes: options.skipUnknownEventTypes)
         case .success(let rendered):
             eventType = rendered.event.type
@@ -92,6 +99,8 @@ public struct EventProcessor: Sendable {
         case .abandoned:
             return Outcome(verdict: verdict, done: false)
         }
+        // Once done, so an event retried after a failed write is counted once.
+        if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
         return Outcome(verdict: verdict, done: true)
     }
 
@@ -164,6 +173,6 @@ extension EventRecord {
     public init(_ message: KafkaMessage) {
         self.init(
             value: message.value, headers: message.headers.map { ($0.name, $0.value) },
-            topic: message.topic, partition: message.partition, offset: message.offset)
+            topic: message.topic, partition: message.partition, offset: message.offset, timestamp: message.timestamp?.milliseconds)
     }
 }

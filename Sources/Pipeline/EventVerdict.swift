@@ -13,12 +13,15 @@ import Mapping
 ///   whose retries ran out → a dead-letter record;
 /// - a configuration error (untrusted certificate, refused service account) → the worker stops:
 ///   it is not the event's fault, so the event stays unfinished and is not committed;
-/// - a send cut short because the worker is stopping → abandoned: not done, no records.
+/// - a send cut short because the worker is stopping → abandoned: not done, no records;
+/// - older than its mapping's `max_age` → nothing sent: skipped, or a dead-letter record
+///   (`too_old: dead-letter`); counted as too old either way.
 public struct EventVerdict: Sendable, Equatable {
     public enum Disposition: Sendable, Equatable {
         /// Every send was acknowledged (or its token is gone).
         case delivered
-        /// Deliberately not sent (an unmapped event type, with `unknown_event_types: skip`).
+        /// Deliberately not sent (an unmapped event type, with `unknown_event_types: skip`; an
+        /// event older than its `max_age`, with `too_old: skip`).
         case skipped(reason: String)
         /// Done once the dead-letter record is acknowledged by Kafka.
         case deadLetter(DeadLetterReason)
@@ -33,19 +36,29 @@ public struct EventVerdict: Sendable, Equatable {
     public var invalidations: [TokenInvalidation]
     /// Sends acknowledged by FCM.
     public var sent: Int
+    /// Older than its mapping's `max_age`, so not sent (skipped or dead-lettered): counted as
+    /// too old by the metrics and replay's progress, whichever the disposition.
+    public var tooOld: Bool
 
-    public init(disposition: Disposition, invalidations: [TokenInvalidation] = [], sent: Int = 0) {
+    public init(disposition: Disposition, invalidations: [TokenInvalidation] = [], sent: Int = 0, tooOld: Bool = false) {
         self.disposition = disposition
         self.invalidations = invalidations
         self.sent = sent
+        self.tooOld = tooOld
     }
 
     /// The verdict for an event the mapping core could not turn into messages.
     public static func mappingFailed(_ failure: MappingFailure, skipUnknownTypes: Bool) -> EventVerdict {
-        if case .unknownEventType = failure, skipUnknownTypes {
+        switch failure {
+        case .unknownEventType where skipUnknownTypes:
             return EventVerdict(disposition: .skipped(reason: failure.reason))
+        case .tooOld(let old) where old.action == .skip:
+            return EventVerdict(disposition: .skipped(reason: failure.reason), tooOld: true)
+        case .tooOld:
+            return EventVerdict(disposition: .deadLetter(DeadLetterReason(code: failure.code, reason: failure.reason)), tooOld: true)
+        default:
+            return EventVerdict(disposition: .deadLetter(DeadLetterReason(code: failure.code, reason: failure.reason)))
         }
-        return EventVerdict(disposition: .deadLetter(DeadLetterReason(code: failure.code, reason: failure.reason)))
     }
 
     /// The verdict for an event's sends: each message with its result after retries.

@@ -102,6 +102,12 @@ public final class PipelineMetrics: Sendable {
         counter("pushbridge_dead_lettered_total", ("reason", code)).increment()
     }
 
+    /// An event older than its mapping's `max_age`, done without a send (skipped or
+    /// dead-lettered). Labelled by event type, which only mapped types can have.
+    func tooOld(eventType: String) {
+        counter("pushbridge_events_too_old_total", ("event_type", eventType)).increment()
+    }
+
     func tokenInvalidated(code: String) {
         counter("pushbridge_invalidated_tokens_total", ("reason", code)).increment()
     }

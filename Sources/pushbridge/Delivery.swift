@@ -14,10 +14,12 @@ struct Delivery: Sendable {
     let processor: EventProcessor
     let validateOnly: Bool
 
-    /// - Parameter maxSendsPerSecond: overrides `fcm.max_sends_per_second` (replay's `--rate`).
+    /// - Parameters:
+    ///   - maxSendsPerSecond: overrides `fcm.max_sends_per_second` (replay's `--rate`).
+    ///   - maxAge: `.ignore` sends events older than their `max_age` (replay's `--ignore-max-age`).
     init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
-        metrics: PipelineMetrics, logger: Logger
+        maxAge: MaxAgeCheck = .enforce, metrics: PipelineMetrics, logger: Logger
     ) throws {
         account = try ServiceAccount.load(path: settings.fcm.serviceAccountFile)
         var fcm = FCMClient.Configuration(serviceAccount: account)
@@ -42,6 +44,7 @@ struct Delivery: Sendable {
         var options = EventProcessor.Options(deadLetterTopic: settings.topics.deadLetter, tokenInvalidationTopic: settings.topics.tokenInvalidation)
         options.validateOnly = validateOnly || settings.fcm.validateOnly
         options.skipUnknownEventTypes = settings.delivery.unknownEventTypes == .skip
+        options.maxAge = maxAge
         self.validateOnly = options.validateOnly
         processor = EventProcessor(mappings: mappings, sender: client, producer: producer, options: options, metrics: metrics, logger: logger)
     }

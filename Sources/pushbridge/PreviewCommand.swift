@@ -54,7 +54,9 @@ struct PreviewCommand: ParsableCommand {
             headers.append((String(h[..<eq]), Array(h[h.index(after: eq)...].utf8)))
         }
         let rendered: MappingSet.Rendered
-        switch set.render(EventRecord(value: bytes, headers: headers)) {
+        // What a device shows does not depend on the event's age: max_age is not applied (a
+        // file has no Kafka timestamp to measure from).
+        switch set.render(EventRecord(value: bytes, headers: headers), maxAge: .ignore) {
         case .success(let r): rendered = r
         case .failure(let failure):
             FileHandle.standardError.write(Data("cannot render: \(failure.reason) [\(failure.code)]\n".utf8))

@@ -11,12 +11,20 @@ struct RenderCommand: ParsableCommand {
             pushbridge would POST it to FCM's messages:send, or the reason the event cannot be sent \
             (exit status 2).
 
+            A mapping with a max_age renders only an event young enough to send, as `run` would; an \
+            older one prints why (too_old). Its age is measured to --now (default: the clock) from the \
+            mapping's event_time field, or from --timestamp, the Kafka record's time (default: --now, a \
+            record just produced). --now also fixes apns-expiration, so the output can be compared.
+
             Examples:
               pushbridge render --mappings examples/mappings \\
                   --event examples/events/welcome.json
               cat event.json | pushbridge render --mappings m.yaml --event - --pretty
               pushbridge render --mappings m.yaml --event data.json \\
                   --header ce_type=order.shipped --header ce_id=42
+              # a record produced 4 minutes before --now: ttl is what is left of max_age
+              pushbridge render --mappings m.yaml --event arrived.json \\
+                  --now 2027-01-15T08:10:00Z --timestamp 2027-01-15T08:06:00Z
             """
     )
 
@@ -35,6 +43,15 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .customLong("validate-only"), help: "Add \"validate_only\": true, FCM's dry run.")
     var validateOnly = false
 
+    @Option(help: ArgumentHelp("Render as if sent at this RFC 3339 time (default: now).", valueName: "time"))
+    var now: String?
+
+    @Option(help: ArgumentHelp("The Kafka record's timestamp, RFC 3339: the event's time without event_time (default: --now).", valueName: "time"))
+    var timestamp: String?
+
+    @Flag(help: "Render an event older than its mapping's max_age too, as replay --ignore-max-age sends it.")
+    var ignoreMaxAge = false
+
     func run() throws {
         let set = try MappingFiles.load(mappings)
         let bytes: [UInt8]
@@ -49,7 +66,11 @@ struct RenderCommand: ParsableCommand {
             guard let eq = h.firstIndex(of: "=") else { throw ValidationError("--header \(h): expected NAME=VALUE") }
             headers.append((String(h[..<eq]), Array(h[h.index(after: eq)...].utf8)))
         }
-        switch set.render(EventRecord(value: bytes, headers: headers)) {
+        let nowMilliseconds = try now.map { try Self.time($0, "--now") } ?? EpochClock.milliseconds()
+        let recordTime = try timestamp.map { try Self.time($0, "--timestamp") } ?? nowMilliseconds
+        let record = EventRecord(value: bytes, headers: headers, timestamp: recordTime)
+        // The age is measured to the same whole second that sets apns-expiration.
+        switch set.render(record, now: nowMilliseconds / 1000, maxAge: ignoreMaxAge ? .ignore : .enforce) {
         case .success(let rendered):
             for message in rendered.messages {
                 print(String(decoding: message.requestBody(validateOnly: validateOnly, pretty: pretty), as: UTF8.self))
@@ -58,5 +79,12 @@ struct RenderCommand: ParsableCommand {
             FileHandle.standardError.write(Data("cannot render: \(failure.reason) [\(failure.code)]\n".utf8))
             throw ExitCode(2)
         }
+    }
+
+    private static func time(_ text: String, _ flag: String) throws -> Int64 {
+        guard let ms = RFC3339.parseMilliseconds(text) else {
+            throw ValidationError("\(flag) \(text): expected an RFC 3339 time with a zone, e.g. 2027-01-15T08:00:00Z")
+        }
+        return ms
     }
 }

@@ -28,8 +28,14 @@ struct ReplayCommand: AsyncParsableCommand {
             flag). Times are RFC 3339 with a zone and resolve, per partition, to the first record at \
             or after them.
 
+            Mappings with a max_age apply it as `run` does: an event older than that is not sent, but \
+            skipped or dead-lettered as its mapping's too_old says, and counted as "too old". After an \
+            outage, that is usually what you want: a late "your driver is here" is worse than none. \
+            --ignore-max-age sends them all anyway (with `ttl: remaining`, each gets the whole max_age, \
+            counted from when it is sent).
+
             A progress line goes to standard error every few seconds; the summary (sent, skipped, \
-            filtered, dead-lettered, invalidated) to standard output. Ctrl-C (or SIGTERM) stops \
+            filtered, dead-lettered, too old, invalidated) to standard output. Ctrl-C (or SIGTERM) stops \
             reading, lets events in flight finish, and prints the command that resumes where it \
             stopped. Exit status: 0 done, 1 FCM or Kafka refused the setup, 2 bad input, 130 stopped.
 
@@ -75,6 +81,11 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Mapping files or directories to use instead of the config's (repeatable).", valueName: "path"))
     var mappings: [String] = []
+
+    @Flag(
+        name: .long,
+        help: "Send events older than their mapping's max_age too, instead of skipping or dead-lettering them as its too_old says.")
+    var ignoreMaxAge = false
 
     @Flag(name: .long, help: "Render only: count (and with --print, print) the messages; send and write nothing.")
     var dryRun = false
@@ -172,7 +183,7 @@ struct ReplayCommand: AsyncParsableCommand {
             do {
                 let d = try Delivery(
                     settings: settings, mappings: mappingSet, validateOnly: validateOnly, maxSendsPerSecond: rate,
-                    metrics: PipelineMetrics(), logger: logger)
+                    maxAge: maxAgeCheck, metrics: PipelineMetrics(), logger: logger)
                 try await d.warmUp()
                 delivery = d
                 mode = .send(d.processor)
@@ -185,6 +196,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var configuration = Replay.Configuration(consumer: consumerConfiguration, plan: plan)
         configuration.eventTypes = Set(eventType)
         configuration.commit = commit
+        configuration.maxAge = maxAgeCheck
         configuration.maxEventsInFlight = maxInFlight
         configuration.shutdownTimeout = settings.delivery.shutdownTimeout
         let replay = try Replay(configuration: configuration, mappings: mappingSet, mode: mode, logger: logger)
@@ -208,11 +220,13 @@ struct ReplayCommand: AsyncParsableCommand {
         try finish(summary, plan: plan, elapsed: ContinuousClock.now - started, interrupted: interrupted.value)
     }
 
+    private var maxAgeCheck: MaxAgeCheck { ignoreMaxAge ? .ignore : .enforce }
+
     // MARK: Output
 
     private func printPlan(_ plan: ReplayPlan) {
         let what = dryRun ? "dry run (nothing is sent)" : validateOnly ? "validate-only sends" : "sending"
-        stderr("replay: \(topic), \(ReplayProgress.grouped(plan.total)) offsets, \(what)")
+        stderr("replay: \(topic), \(ReplayProgress.grouped(plan.total)) offsets, \(what)\(ignoreMaxAge ? ", max_age ignored" : "")")
         for range in plan.ranges {
             stderr("  partition \(range.partition.partition): \(range.start) ..< \(range.end) (\(ReplayProgress.grouped(range.count)))")
             for note in range.notes { stderr("    \(note)") }

@@ -31,7 +31,7 @@ struct SchemaTests {
         #expect(lines.allSatisfy { $0.hasSuffix(" valid") }, "\(lines)")
     }
 
-    @Test("fid, fids, replace_id and conditions validate")
+    @Test("fid, fids, replace_id, conditions and max_age validate")
     func newFields() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path
         try """
@@ -41,6 +41,8 @@ struct SchemaTests {
           b: {target: {fids: [f1, f2]}, body: {key: k}, collapse_key: {field: /chat}}
           c: {target: {condition: "'a' in topics && !('b' in topics)"}, body: {key: k}}
           d: {target: {topic: /topics/news}, silent: true, data: {k: v}}
+          e: {target: {token: t}, body: {key: k}, max_age: 10m, event_time: {field: /at}, too_old: dead-letter, ttl: remaining}
+          f: {target: {token: t}, body: {key: k}, max_age: 90, event_time: {field: /ts, unit: s}}
         """.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(try await Self.check([file]).first?.hasSuffix(" valid") == true)
@@ -62,6 +64,11 @@ struct SchemaTests {
             "version: 1\nevents:\n  e:\n    target: {condition: news}\n    body: {key: k}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    android: {channel_id: c}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    replace_id: {from: event_id}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    ttl: remaining\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    event_time: {field: /at}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 0\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    too_old: drop\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    event_time: {field: /at, unit: us}\n",
         ])
     func invalidRejected(yaml: String) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path

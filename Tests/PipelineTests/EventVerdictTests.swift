@@ -112,6 +112,25 @@ struct EventVerdictTests {
                 == .deadLetter(DeadLetterReason(code: "invalid_json", reason: bad.reason)))
     }
 
+    @Test("too old: skipped or dead-lettered (too_old) as the mapping says, and marked too old either way")
+    func tooOld() {
+        var old = TooOld(
+            eventType: "driver.arrived", eventID: "e-1", ageMilliseconds: 700_000, maxAgeSeconds: 600, measuredFrom: "/at", action: .skip)
+        let skipped = EventVerdict.mappingFailed(.tooOld(old), skipUnknownTypes: false)
+        #expect(skipped == EventVerdict(disposition: .skipped(reason: "the event is 11m40s old (from /at), over its max_age of 10m"), tooOld: true))
+        old.action = .deadLetter
+        let dead = EventVerdict.mappingFailed(.tooOld(old), skipUnknownTypes: true)
+        #expect(dead.disposition == .deadLetter(DeadLetterReason(code: "too_old", reason: MappingFailure.tooOld(old).reason)))
+        #expect(dead.tooOld)
+        // An unreadable event time is a broken event, not an old one.
+        let time = EventVerdict.mappingFailed(.invalidEventTime(field: "/at", reason: "missing or null"), skipUnknownTypes: true)
+        #expect(
+            time.disposition
+                == .deadLetter(
+                    DeadLetterReason(code: "invalid_event_time", reason: "max_age needs the event's time, and /at is not one: missing or null")))
+        #expect(!time.tooOld && !EventVerdict.mappingFailed(.unknownEventType("x"), skipUnknownTypes: true).tooOld)
+    }
+
     @Test("a dead-letter record keeps key, value and headers and adds the reason and the source")
     func deadLetterRecord() {
         let source = KafkaMessage(

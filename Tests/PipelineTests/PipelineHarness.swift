@@ -23,7 +23,8 @@ final class PipelineHarness: Sendable {
     let deadLetterTopic = "dead-letter"
     let invalidationTopic = "invalidations"
 
-    init(partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults()) async throws {
+    /// - Parameter mapping: the mapping file's text (default: the welcome events').
+    init(partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults(), mapping: String = WelcomeEvents.mapping) async throws {
         cluster = try KafkaMockCluster(brokers: 3)
         try cluster.createTopic(topic, partitions: partitions)
         try cluster.createTopic(deadLetterTopic, partitions: 1)
@@ -36,7 +37,7 @@ final class PipelineHarness: Sendable {
         try emulator.tls.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
         account = try ServiceAccount(json: Data(key.keyFileJSON(tokenURI: emulator.tokenURI)))
         events = try WelcomeEvents(bootstrapServers: cluster.bootstrapServers, topic: topic)
-        mappings = try MappingSet.load(files: [("test.yaml", WelcomeEvents.mapping)])
+        mappings = try MappingSet.load(files: [("test.yaml", mapping)])
     }
 
     @discardableResult

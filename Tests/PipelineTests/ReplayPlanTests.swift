@@ -161,6 +161,17 @@ struct ReplayProgressTests {
                 + "sent 2,400 (4,800 messages) · skipped 50 · filtered 40 · dead-lettered 10 · invalidated 10 · unfinished 1")
     }
 
+    @Test("too old events are done, counted on their own, and shown once there is one")
+    func tooOld() {
+        var p = ReplayProgress(planned: 10)
+        p.record(.sent(messages: 1))
+        #expect(!p.counts.contains("too old"))
+        p.record(.tooOld)
+        p.record(.tooOld)
+        #expect(p.done == 3 && p.tooOld == 2 && p.skipped == 0 && p.deadLettered == 0)
+        #expect(p.counts == "sent 1 (1 messages) · skipped 0 · filtered 0 · dead-lettered 0 · too old 2 · invalidated 0")
+    }
+
     @Test("before anything is done the ETA is unknown; long ETAs show hours")
     func eta() {
         var p = ReplayProgress(planned: 1_000_000)

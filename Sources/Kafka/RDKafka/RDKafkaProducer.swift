@@ -55,10 +55,12 @@ final class RDKafkaProducer: @unchecked Sendable {
                 if let key = record.key {
                     return key.withUnsafeBytes { k in
                         crdkafka_produce(
-                            rk, record.topic, partition, k.baseAddress, k.count, value.baseAddress, value.count, headers?.pointer, opaque)
+                            rk, record.topic, partition, k.baseAddress, k.count, value.baseAddress, value.count, headers?.pointer,
+                            record.timestamp ?? 0, opaque)
                     }
                 }
-                return crdkafka_produce(rk, record.topic, partition, nil, 0, value.baseAddress, value.count, headers?.pointer, opaque)
+                return crdkafka_produce(
+                    rk, record.topic, partition, nil, 0, value.baseAddress, value.count, headers?.pointer, record.timestamp ?? 0, opaque)
             }
         }
         guard let error else {

@@ -98,20 +98,21 @@ extension MappingLoader {
     /// every event its own, and FCM keeps only 4 collapse keys per device, so an offline device
     /// gets an arbitrary 4 of what it missed.
     func warnings(format: EventFormat) -> [MappingLoadError] {
-        collapseKeys.compactMap { file, line, column, source in
-            let perEvent: Bool =
-                switch source {
-                case .eventID: true
-                case .field(let pointer, _): pointer == format.idPointer
-                case .literal: false
-                }
-            guard perEvent else { return nil }
-            return MappingLoadError(
-                file: file, line: line, column: column,
-                message:
-                    "collapse_key is the event's ID: FCM keeps at most 4 collapse keys per device, so a device offline for more than 4 events gets an arbitrary 4 of them",
-                hint: "use `replace_id: {from: event_id}` to show duplicates once; keep collapse_key for a group such as a chat ID",
-                severity: .warning)
-        }
+        ageWarnings
+            + collapseKeys.compactMap { file, line, column, source in
+                let perEvent: Bool =
+                    switch source {
+                    case .eventID: true
+                    case .field(let pointer, _): pointer == format.idPointer
+                    case .literal: false
+                    }
+                guard perEvent else { return nil }
+                return MappingLoadError(
+                    file: file, line: line, column: column,
+                    message:
+                        "collapse_key is the event's ID: FCM keeps at most 4 collapse keys per device, so a device offline for more than 4 events gets an arbitrary 4 of them",
+                    hint: "use `replace_id: {from: event_id}` to show duplicates once; keep collapse_key for a group such as a chat ID",
+                    severity: .warning)
+            }
     }
 }

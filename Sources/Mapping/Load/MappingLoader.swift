@@ -11,11 +11,13 @@ struct MappingLoader {
     private(set) var file = ""
     /// Collapse keys that may be per event, judged once the event format is known.
     var collapseKeys: [(file: String, line: Int, column: Int, source: ValueSource)] = []
+    /// A fixed ttl longer than max_age, found while loading.
+    var ageWarnings: [MappingLoadError] = []
 
     static let topKeys = ["version", "event", "events"]
     static let eventKeys = [
         "target", "title", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
-        "analytics_label",
+        "analytics_label", "max_age", "event_time", "too_old",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition"]
 
@@ -104,7 +106,8 @@ struct MappingLoader {
                 hint: "add a `title` or `body` with a `key`, or set `silent: true` for a data-only push")
         }
         if let n = m["platforms"] { mapping.platforms = platforms(n) }
-        if let n = m["ttl"] { mapping.ttlSeconds = ttl(n) }
+        if let n = m["ttl"] { mapping.ttl = ttl(n) }
+        mapping.maxAge = loadMaxAge(m, ttl: mapping.ttl)
         if let n = m["priority"] {
             switch n.scalar?.string {
             case "high": mapping.highPriority = true
@@ -183,16 +186,19 @@ struct MappingLoader {
         return result
     }
 
-    private mutating func ttl(_ node: Node) -> Int? {
+    private mutating func ttl(_ node: Node) -> EventMapping.TTL? {
+        if node.scalar?.string == "remaining" { return .remaining }  // checked with max_age
         guard let text = node.scalar?.string, let seconds = Self.parseDuration(text) else {
-            fail(node, "ttl \"\(node.scalar?.string ?? "?")\" is not a duration", hint: "write seconds (3600), or 30s, 15m, 1h, 2d, 1w")
+            fail(
+                node, "ttl \"\(node.scalar?.string ?? "?")\" is not a duration",
+                hint: "write seconds (3600), or 30s, 15m, 1h, 2d, 1w; or `remaining` for what is left of max_age")
             return nil
         }
         guard seconds <= FCMLimits.maxTTLSeconds else {
             fail(node, "ttl \(text) is over FCM's maximum of 4 weeks (2419200s)", hint: "use at most 4w")
             return nil
         }
-        return seconds
+        return .seconds(seconds)
     }
 
     /// `3600`, `3600s`, `15m`, `1h`, `2d`, `1w` → seconds.

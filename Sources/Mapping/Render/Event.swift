@@ -5,13 +5,20 @@ public struct EventRecord: Sendable {
     public var topic: String
     public var partition: Int32
     public var offset: Int64
+    /// The record's timestamp, in milliseconds since the Unix epoch: how old the event is when
+    /// its mapping has a `max_age` and no `event_time`.
+    public var timestamp: Int64?
 
-    public init(value: [UInt8], headers: [(name: String, value: [UInt8]?)] = [], topic: String = "events", partition: Int32 = 0, offset: Int64 = 0) {
+    public init(
+        value: [UInt8], headers: [(name: String, value: [UInt8]?)] = [], topic: String = "events", partition: Int32 = 0, offset: Int64 = 0,
+        timestamp: Int64? = nil
+    ) {
         self.value = value
         self.headers = headers
         self.topic = topic
         self.partition = partition
         self.offset = offset
+        self.timestamp = timestamp
     }
 
     func header(_ name: String) -> String? {

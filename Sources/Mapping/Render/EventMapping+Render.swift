@@ -1,14 +1,20 @@
 extension EventMapping {
     /// The messages for `event`: one, or one per device for a device list.
     ///
-    /// - Parameter now: the time of sending, in seconds since the Unix epoch (nil: the clock's,
-    ///   read only when needed): a TTL also sets `apns-expiration`, which APNs reads as an
-    ///   absolute time.
-    public func render(_ event: DecodedEvent, now: Int64? = nil) -> Result<[FCMMessage], MappingFailure> {
+    /// Does not apply `max_age`: ``MappingSet/render(_:now:maxAge:)`` does, from the record.
+    ///
+    /// - Parameters:
+    ///   - now: the time of sending, in seconds since the Unix epoch (nil: the clock's, read
+    ///     only when needed): a TTL also sets `apns-expiration`, which APNs reads as an absolute
+    ///     time.
+    ///   - remainingTTL: for `ttl: remaining`, the seconds left of `max_age` (``EventAge``);
+    ///     nil: all of it.
+    public func render(_ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil) -> Result<[FCMMessage], MappingFailure> {
+        let remaining = remainingTTL ?? maxAge?.seconds
         do {
-            if let template, let messages = try? template.render(event, now: now) { return .success(messages) }
+            if let template, let messages = try? template.render(event, now: now, remainingTTL: remaining) { return .success(messages) }
             // Without a template, or to name the failure as the tree path does.
-            return .success(try renderTree(event, now: now))
+            return .success(try renderTree(event, now: now, remainingTTL: remaining))
         } catch {
             return .failure(error)
         }
@@ -16,8 +22,8 @@ extension EventMapping {
 
     /// Renders by building the message as a ``JSONValue`` tree. The reference path: templates
     /// are made from it, and mappings without a template use it.
-    func renderTree(_ event: DecodedEvent, now: Int64? = nil) throws(MappingFailure) -> [FCMMessage] {
-        let r = Resolver(event: event, now: now)
+    func renderTree(_ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil) throws(MappingFailure) -> [FCMMessage] {
+        let r = Resolver(event: event, now: now, remainingTTL: remainingTTL ?? maxAge?.seconds)
         let shared = try sharedMembers(r)
         let kind = target.kind
         switch target {
@@ -95,7 +101,7 @@ extension EventMapping {
         var config: [(key: String, value: JSONValue)] = []
         if let collapse { config.append(("collapse_key", .string(collapse))) }
         if let highPriority { config.append(("priority", .string(highPriority ? "HIGH" : "NORMAL"))) }
-        if let ttlSeconds { config.append(("ttl", .string("\(ttlSeconds)s"))) }
+        if let ttl { config.append(("ttl", .string(r.androidTTL(ttl)))) }
         if !silent {
             var n: [(key: String, value: JSONValue)] = []
             if let title {
@@ -149,7 +155,7 @@ extension EventMapping {
         if let collapseID { headers.append(("apns-collapse-id", .string(collapseID))) }
         // Android's ttl does not reach APNs, whose default is 30 days: the same TTL as an
         // absolute expiry, so both platforms give up together (0: deliver now or never).
-        if let ttlSeconds { headers.append(("apns-expiration", .string(r.expiration(ttl: ttlSeconds)))) }
+        if let ttl { headers.append(("apns-expiration", .string(r.expiration(ttl)))) }
         return .object([("headers", .object(headers)), ("payload", .object([("aps", .object(aps))]))])
     }
 
@@ -167,6 +173,8 @@ struct Resolver {
     let event: DecodedEvent
     /// Seconds since the Unix epoch, for `apns-expiration`; nil: read the clock when needed.
     let now: Int64?
+    /// `ttl: remaining`'s seconds for this event (``EventAge``).
+    var remainingTTL: Int? = nil
     /// Set while compiling a template: values from the event become holes.
     var recorder: HoleRecorder? = nil
 
@@ -294,12 +302,31 @@ struct Resolver {
     /// The time of sending: the one given, else the clock's (most mappings never ask).
     var nowSeconds: Int64 { now ?? EpochClock.seconds() }
 
+    /// The seconds of `ttl: remaining` (0 if nothing said: deliver now or never).
+    var remaining: Int { remainingTTL ?? 0 }
+
+    /// Android's `ttl`, `3600s`; for `ttl: remaining`, a hole while compiling a template.
+    func androidTTL(_ ttl: EventMapping.TTL) -> String {
+        switch ttl {
+        case .seconds(let seconds): return "\(seconds)s"
+        case .remaining:
+            if let recorder { return recorder.clockHole(.remainingTTL) }
+            return "\(remaining)s"
+        }
+    }
+
     /// `apns-expiration` for a TTL: `0` stays 0 (deliver now or never); otherwise now + TTL, in
     /// seconds since the epoch.
-    func expiration(ttl: Int) -> String {
-        if ttl == 0 { return "0" }
-        if let recorder { return recorder.expirationHole(ttl: ttl) }
-        return String(nowSeconds + Int64(ttl))
+    func expiration(_ ttl: EventMapping.TTL) -> String {
+        switch ttl {
+        case .seconds(let seconds):
+            if seconds == 0 { return "0" }
+            if let recorder { return recorder.clockHole(.expiration(ttl: seconds)) }
+            return String(nowSeconds + Int64(seconds))
+        case .remaining:
+            if let recorder { return recorder.clockHole(.remainingExpiration) }
+            return remaining == 0 ? "0" : String(nowSeconds + Int64(remaining))
+        }
     }
 
     func integer(_ source: ValueSource, role: String) throws(MappingFailure) -> Int64 {

@@ -11,6 +11,11 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
     /// The serialized message is over FCM's limit.
     case tooLarge(bytes: Int, limit: Int)
     case noTargets(String)
+    /// Older than its mapping's `max_age`: not sent, but skipped or dead-lettered as the
+    /// mapping's `too_old` says (the pipeline decides, like for an unknown event type).
+    case tooOld(TooOld)
+    /// `max_age` needs the event's time, and it is missing or unreadable.
+    case invalidEventTime(field: String, reason: String)
 
     /// A short stable code for dead-letter headers and metrics.
     public var code: String {
@@ -23,6 +28,8 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidValue: "invalid_value"
         case .tooLarge: "too_large"
         case .noTargets: "no_targets"
+        case .tooOld: "too_old"
+        case .invalidEventTime: "invalid_event_time"
         }
     }
 
@@ -37,8 +44,32 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidValue(let field, let why): "field \(field): \(why)"
         case .tooLarge(let bytes, let limit): "the message is \(bytes) bytes, over FCM's limit of \(limit)"
         case .noTargets(let why): "no one to send to: \(why)"
+        case .tooOld(let t):
+            "the event is \(EventAge.text(seconds: t.ageMilliseconds / 1000)) old (from \(t.measuredFrom)), over its max_age of \(EventAge.text(seconds: Int64(t.maxAgeSeconds)))"
+        case .invalidEventTime(let field, let why): "max_age needs the event's time, and \(field) is not one: \(why)"
         }
     }
 
     public var description: String { "\(code): \(reason)" }
+}
+
+/// An event older than its mapping's `max_age`, with what the pipeline needs to count it and
+/// write its dead-letter record (its type and ID, which other failures may not know).
+public struct TooOld: Sendable, Equatable {
+    public var eventType: String
+    public var eventID: String
+    public var ageMilliseconds: Int64
+    public var maxAgeSeconds: Int
+    /// The `event_time` pointer, or "the Kafka timestamp".
+    public var measuredFrom: String
+    public var action: MaxAge.TooOldAction
+
+    public init(eventType: String, eventID: String, ageMilliseconds: Int64, maxAgeSeconds: Int, measuredFrom: String, action: MaxAge.TooOldAction) {
+        self.eventType = eventType
+        self.eventID = eventID
+        self.ageMilliseconds = ageMilliseconds
+        self.maxAgeSeconds = maxAgeSeconds
+        self.measuredFrom = measuredFrom
+        self.action = action
+    }
 }

@@ -8,6 +8,10 @@ enum HoleKind: Sendable, Equatable {
     case collapseID(forAPNs: Bool)
     /// `apns-expiration`: the render's `now` plus this TTL.
     case expiration(ttl: Int)
+    /// `ttl: remaining`: Android's `ttl`, the seconds left of `max_age`.
+    case remainingTTL
+    /// `ttl: remaining`: `apns-expiration`, now plus the seconds left (0 stays 0).
+    case remainingExpiration
     /// The device of a fan-out target, one per message.
     case fanOut(MessageTarget.Kind)
 }
@@ -33,8 +37,9 @@ final class HoleRecorder {
         return "\u{1}\(holes.count - 1)\u{1}"
     }
 
-    func expirationHole(ttl: Int) -> String {
-        holes.append(Hole(source: nil, role: "apns-expiration", kind: .expiration(ttl: ttl)))
+    /// A hole filled from the time of sending (`apns-expiration`) or the event's age.
+    func clockHole(_ kind: HoleKind) -> String {
+        holes.append(Hole(source: nil, role: kind == .remainingTTL ? "ttl" : "apns-expiration", kind: kind))
         return "\u{1}\(holes.count - 1)\u{1}"
     }
 }
@@ -108,8 +113,8 @@ final class MessageTemplate: Sendable {
     /// The messages for `event`. Holes are filled in byte order, not in the order the tree path
     /// resolves them, so on a failure the caller asks the tree path which failure it is
     /// (``EventMapping/renderTree(_:)``): the two paths report the same one.
-    func render(_ event: DecodedEvent, now: Int64?) throws(MappingFailure) -> [FCMMessage] {
-        let r = Resolver(event: event, now: now)
+    func render(_ event: DecodedEvent, now: Int64?, remainingTTL: Int? = nil) throws(MappingFailure) -> [FCMMessage] {
+        let r = Resolver(event: event, now: now, remainingTTL: remainingTTL)
         var out: [UInt8] = []
         out.reserveCapacity(1024)
         var targetValue = staticTarget?.value
@@ -162,6 +167,14 @@ final class MessageTemplate: Sendable {
         case .expiration(let ttl):
             out.append(UInt8(ascii: "\""))
             JSONWriter.writeInteger(r.nowSeconds + Int64(ttl), into: &out)
+            out.append(UInt8(ascii: "\""))
+        case .remainingTTL:
+            out.append(UInt8(ascii: "\""))
+            JSONWriter.writeInteger(Int64(r.remaining), into: &out)
+            out.append(contentsOf: [UInt8(ascii: "s"), UInt8(ascii: "\"")])
+        case .remainingExpiration:
+            out.append(UInt8(ascii: "\""))
+            JSONWriter.writeInteger(r.remaining == 0 ? 0 : r.nowSeconds + Int64(r.remaining), into: &out)
             out.append(UInt8(ascii: "\""))
         case .fanOut: break
         case .string:

@@ -22,6 +22,9 @@ public final class Replay: Sendable {
         public var eventTypes: Set<String> = []
         /// Commit progress (the first unfinished offset per partition) to `consumer.groupID`.
         public var commit = false
+        /// Whether a dry run applies the mappings' `max_age`. A replay that sends follows its
+        /// processor's ``EventProcessor/Options/maxAge``, which should say the same.
+        public var maxAge = MaxAgeCheck.enforce
         public var maxEventsInFlight = 1_000
         /// How long events in flight may take after ``Replay/stop()``.
         public var shutdownTimeout: Duration = .seconds(30)

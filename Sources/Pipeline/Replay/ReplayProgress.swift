@@ -14,6 +14,9 @@ public struct ReplayProgress: Sendable, Equatable {
     /// Not of a selected `--event-type`.
     public private(set) var filtered: Int64 = 0
     public private(set) var deadLettered: Int64 = 0
+    /// Older than their mapping's `max_age`: not sent (skipped, or dead-lettered when the
+    /// mapping says `too_old: dead-letter`); counted here, not under skipped or dead-lettered.
+    public private(set) var tooOld: Int64 = 0
     /// Token-invalidation records written.
     public private(set) var invalidated: Int64 = 0
     /// Not finished because the replay stopped first; a resume sends them.
@@ -26,6 +29,7 @@ public struct ReplayProgress: Sendable, Equatable {
         case skipped
         case filtered
         case deadLettered
+        case tooOld
         case unfinished
     }
 
@@ -38,6 +42,7 @@ public struct ReplayProgress: Sendable, Equatable {
         case .skipped: skipped += 1
         case .filtered: filtered += 1
         case .deadLettered: deadLettered += 1
+        case .tooOld: tooOld += 1
         case .unfinished:
             unfinished += 1
             return
@@ -65,10 +70,14 @@ public struct ReplayProgress: Sendable, Equatable {
             + "\(Self.grouped(Int64(rate(elapsedSeconds: elapsedSeconds).rounded()))) events/s · ETA \(eta) · \(counts)"
     }
 
-    /// `sent 11,990 (12,400 messages) · skipped 10 · filtered 0 · dead-lettered 0 · invalidated 2`
+    /// `sent 11,990 (12,400 messages) · skipped 10 · filtered 0 · dead-lettered 0 · invalidated 2`,
+    /// with `too old N` after dead-lettered once an event was too old (most mappings have no
+    /// `max_age`).
     public var counts: String {
         var parts = ["sent \(Self.grouped(sent)) (\(Self.grouped(messages)) messages)", "skipped \(Self.grouped(skipped))"]
-        parts += ["filtered \(Self.grouped(filtered))", "dead-lettered \(Self.grouped(deadLettered))", "invalidated \(Self.grouped(invalidated))"]
+        parts += ["filtered \(Self.grouped(filtered))", "dead-lettered \(Self.grouped(deadLettered))"]
+        if tooOld > 0 { parts.append("too old \(Self.grouped(tooOld))") }
+        parts.append("invalidated \(Self.grouped(invalidated))")
         if unfinished > 0 { parts.append("unfinished \(Self.grouped(unfinished))") }
         return parts.joined(separator: " · ")
     }

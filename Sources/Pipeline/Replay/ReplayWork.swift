@@ -50,16 +50,18 @@ struct ReplayWork: EngineWork {
         }
         switch replay.mode {
         case .dryRun(let inspect):
-            let rendered = replay.mappings.render(record)
+            let rendered = replay.mappings.render(record, maxAge: configuration.maxAge)
             inspect(message, rendered)
             switch rendered {
             case .success(let r): return (.sent(messages: r.messages.count), 0, true)
             case .failure(.unknownEventType): return (.skipped, 0, true)
+            case .failure(.tooOld): return (.tooOld, 0, true)
             case .failure: return (.deadLettered, 0, true)
             }
         case .send(let processor):
             let outcome = await processor.process(message)
             let invalidations = outcome.verdict.invalidations.count
+            if outcome.verdict.tooOld { return (.tooOld, invalidations, outcome.done) }
             switch outcome.verdict.disposition {
             case .delivered: return (.sent(messages: outcome.verdict.sent), invalidations, outcome.done)
             case .skipped: return (.skipped, invalidations, outcome.done)

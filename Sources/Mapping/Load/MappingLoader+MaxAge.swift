@@ -1,0 +1,72 @@
+import Yams
+
+// `max_age`, `event_time`, `too_old` and `ttl: remaining` (docs/mapping.md, *Events too old to
+// send*): each checked against the others when the mapping loads, so nothing about an event's
+// age is found wrong per event except the event's own time.
+extension MappingLoader {
+    mutating func loadMaxAge(_ m: Node.Mapping, ttl: EventMapping.TTL?) -> MaxAge? {
+        guard let node = m["max_age"] else {
+            for name in ["event_time", "too_old"] {
+                guard let n = m[name] else { continue }
+                fail(n, "`\(name)` needs `max_age`", hint: "add `max_age:` (e.g. 10m), the age past which an event is not sent")
+            }
+            if ttl == .remaining, let n = m["ttl"] {
+                fail(
+                    n, "`ttl: remaining` is what is left of `max_age`, and there is none",
+                    hint: "add `max_age:` (e.g. 10m), or give the ttl as a duration")
+            }
+            return nil
+        }
+        guard let text = node.scalar?.string, let seconds = Self.parseDuration(text), seconds > 0 else {
+            fail(
+                node, "max_age \"\(node.scalar?.string ?? "?")\" is not a duration over 0",
+                hint: "write seconds (600), or 30s, 10m, 1h, 2d, 1w")
+            return nil
+        }
+        var maxAge = MaxAge(seconds: seconds)
+        if ttl == .remaining, seconds > FCMLimits.maxTTLSeconds {
+            fail(
+                node, "max_age \(text) is over FCM's maximum ttl of 4 weeks (2419200s), and `ttl: remaining` starts from it",
+                hint: "use at most 4w, or a ttl of its own")
+        }
+        if case .seconds(let ttlSeconds)? = ttl, ttlSeconds > seconds, let n = m["ttl"] {
+            ageWarnings.append(
+                MappingLoadError(
+                    file: file, line: n.mark?.line ?? 1, column: n.mark?.column ?? 1,
+                    message:
+                        "ttl \(n.scalar?.string ?? "") outlives max_age \(text): a push sent in time can still reach a phone that comes online up to \(n.scalar?.string ?? "") later",
+                    hint: "`ttl: remaining` ends the push when max_age runs out", severity: .warning))
+        }
+        if let n = m["event_time"], let time = eventTime(n) { maxAge.eventTime = time }
+        if let n = m["too_old"] {
+            if let action = n.scalar.flatMap({ MaxAge.TooOldAction(rawValue: $0.string) }) {
+                maxAge.whenTooOld = action
+            } else {
+                fail(
+                    n, "too_old must be `skip` or `dead-letter`",
+                    hint: "skip: done without a send, counted; dead-letter: also a dead-letter record with reason too_old")
+            }
+        }
+        return maxAge
+    }
+
+    /// `{field: /pointer}` or `{field: /pointer, unit: s}`.
+    private mutating func eventTime(_ node: Node) -> MaxAge.EventTime? {
+        let hint = "write `{field: /occurred_at}` (an RFC 3339 string, or epoch milliseconds), or add `unit: s` for epoch seconds"
+        guard let m = node.mapping, let fieldNode = m["field"] else {
+            fail(node, "`event_time` must be `{field: /pointer}`", hint: hint)
+            return nil
+        }
+        checkKeys(m, allowed: ["field", "unit"], in: "`event_time`")
+        guard let pointer = pointer(fieldNode) else { return nil }
+        var unit = MaxAge.EpochUnit.milliseconds
+        if let u = m["unit"] {
+            guard let parsed = u.scalar.flatMap({ MaxAge.EpochUnit(rawValue: $0.string) }) else {
+                fail(u, "event_time unit must be `ms` or `s`", hint: "the unit of a number in the field; a string is read as RFC 3339")
+                return nil
+            }
+            unit = parsed
+        }
+        return .field(pointer, unit: unit)
+    }
+}
