@@ -96,7 +96,7 @@ extension ConfigSchema.Conversion where T == [String: String] {
     static var map: Self { Self(kind: .map, decode: { v, _ in v.map }, encode: { .map($0) }) }
 }
 
-extension ConfigSchema.Conversion where T: CaseIterable & RawRepresentable, T.RawValue == String {
+extension ConfigSchema.Conversion where T: CaseIterable & RawRepresentable & Sendable, T.RawValue == String {
     /// One of an enum's cases, by raw value: the allowed values are the cases.
     static var cases: Self {
         Self(kind: .oneOf(T.allCases.map(\.rawValue)), decode: { v, _ in v.string.flatMap(T.init(rawValue:)) }, encode: { .word($0.rawValue) })
