@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers, bottom to top (see docs/architecture.md):
 //   CRdKafka, CCurl        C system libraries with typed shims
-//   Threading              OS threads for blocking C loops; SpawnGuard
+//   Threading              OS threads for blocking C loops; SpawnGuard; ChangeSignal (waits on a change)
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Localization           pure: app string resources, `lint` and `preview` (no Mapping)
@@ -121,7 +121,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Kafka", "FCM", "Mapping",
+                "Kafka", "FCM", "Mapping", "Threading",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "TestSupport", "PipelineTestSupport",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Threading", "TestSupport", "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

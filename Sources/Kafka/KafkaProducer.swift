@@ -57,17 +57,18 @@ public final class KafkaProducer: Sendable {
     }
 
     /// Produces one record and waits for the broker's acknowledgement. While librdkafka's queue
-    /// is full, tries again for up to ``KafkaProducerConfiguration/queueFullTimeout``.
+    /// is full, tries again as delivery reports free room (woken by each, never polling), for up
+    /// to ``KafkaProducerConfiguration/queueFullTimeout``.
     /// - Throws: ``KafkaError``: delivery failed or timed out, or the producer is closed.
     public func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport {
-        let clock = ContinuousClock()
-        let deadline = clock.now + configuration.queueFullTimeout
+        let deadline = ContinuousClock.now + configuration.queueFullTimeout
         while true {
             if closed.withLock({ $0 }) { throw KafkaError.closed("the producer") }
+            let reportsBefore = core.reportCount
             let result = await core.produce(record)
             switch result {
-            case .failure(let error) where error.code == .queueFull && clock.now < deadline:
-                try? await Task.sleep(for: .milliseconds(5))
+            case .failure(let error) where error.code == .queueFull && ContinuousClock.now < deadline && !Task.isCancelled:
+                await core.waitForReport(after: reportsBefore, until: deadline)
             default:
                 return try result.get()
             }

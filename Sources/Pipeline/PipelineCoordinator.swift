@@ -1,5 +1,6 @@
 import Kafka
 import Synchronization
+import Threading
 
 /// The worker's ``DeliveryStateMachine`` behind a lock, and the signals it wakes. Every runner,
 /// the reader, the commit loop and the rebalance handler meet here; each call feeds the machine

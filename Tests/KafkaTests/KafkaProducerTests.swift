@@ -35,6 +35,25 @@ struct KafkaProducerTests {
         await consumer.close()
     }
 
+    /// librdkafka refuses a record while its queue holds `queue.buffering.max.messages`
+    /// (RD_KAFKA_RESP_ERR__QUEUE_FULL, rdkafka.h); each delivery report frees a place.
+    @Test("sends beyond librdkafka's queue wait for room as records are delivered: all acknowledged, each stored once")
+    func queueFull() async throws {
+        let broker = try await TestBroker.start(.mock)
+        let topic = try await broker.makeTopic(partitions: 1)
+        var config = KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers])
+        config.properties["queue.buffering.max.messages"] = "2"
+        let producer = try KafkaProducer(configuration: config)
+        let reports = try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in
+            for i in 0..<40 {
+                group.addTask { try await producer.send(KafkaProducerRecord(topic: topic, partition: 0, value: Array("\(i)".utf8))) }
+            }
+            return try await group.reduce(into: [KafkaDeliveryReport]()) { $0.append($1) }
+        }
+        #expect(Set(reports.map(\.offset)) == Set(0..<40), "40 records, each stored once")
+        await producer.close()
+    }
+
     @Test("a send that cannot be delivered fails with a typed error instead of hanging")
     func undeliverable() async throws {
         let broker = try await TestBroker.start(.mock)

@@ -1,6 +1,7 @@
 import Kafka
 import Synchronization
 import Testing
+import Threading
 
 @testable import Pipeline
 

@@ -15,11 +15,19 @@ final class RDKafkaProducer: @unchecked Sendable {
 
     private final class Delivery {
         let continuation: CheckedContinuation<Outcome, Never>
-        init(_ c: CheckedContinuation<Outcome, Never>) { continuation = c }
+        let producer: RDKafkaProducer
+        init(_ c: CheckedContinuation<Outcome, Never>, _ producer: RDKafkaProducer) {
+            continuation = c
+            self.producer = producer
+        }
     }
 
     private let client: RDKafkaClient
     private let stopRequested = Atomic<Bool>(false)
+    /// Delivery reports served so far: each frees room in librdkafka's queue.
+    private let reports = Atomic<Int>(0)
+    /// Notified at every delivery report (a lock when nobody waits).
+    private let reported = ChangeSignal()
     private var pollThreadDone: DispatchSemaphore!
 
     init(configuration: KafkaProducerConfiguration) throws(KafkaError) {
@@ -39,7 +47,7 @@ final class RDKafkaProducer: @unchecked Sendable {
     /// Produces one record and waits for its delivery report (or the reason it was refused).
     func produce(_ record: KafkaProducerRecord) async -> Outcome {
         await withCheckedContinuation { continuation in
-            let box = Unmanaged.passRetained(Delivery(continuation))
+            let box = Unmanaged.passRetained(Delivery(continuation, self))
             if let error = enqueue(record, opaque: box.toOpaque()) {
                 box.release()
                 continuation.resume(returning: .failure(error))
@@ -68,6 +76,14 @@ final class RDKafkaProducer: @unchecked Sendable {
             return nil
         }
         return KafkaError(consuming: error, context: "produce to \(record.topic)")
+    }
+
+    /// Delivery reports served so far (read before a produce that may find the queue full).
+    var reportCount: Int { reports.load(ordering: .acquiring) }
+
+    /// Waits until a delivery report after the first `count` (room in the queue), or `deadline`.
+    func waitForReport(after count: Int, until deadline: ContinuousClock.Instant) async {
+        _ = await reported.wait(until: deadline) { reportCount > count }
     }
 
     /// Waits (on a thread of its own) until every record produced so far is delivered or failed.
@@ -106,6 +122,8 @@ final class RDKafkaProducer: @unchecked Sendable {
         } else {
             delivery.continuation.resume(returning: .failure(KafkaError(m.err, context: "delivery")))
         }
+        delivery.producer.reports.add(1, ordering: .releasing)
+        delivery.producer.reported.notify()
     }
 }
 

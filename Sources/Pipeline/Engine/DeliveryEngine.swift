@@ -1,5 +1,6 @@
 import Kafka
 import Synchronization
+import Threading
 
 /// What a run does that differs between a worker (``Pipeline``) and a ``Replay``:
 /// ``DeliveryEngine`` calls it from the reader, the runners and the background task.

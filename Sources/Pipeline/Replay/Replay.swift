@@ -2,6 +2,7 @@ import Kafka
 import Logging
 import Mapping
 import Synchronization
+import Threading
 
 /// Reads a ``ReplayPlan``'s ranges in assign mode and sends them again, or renders them only.
 ///

@@ -4,12 +4,13 @@ import Synchronization
 ///
 /// A waiter checks its condition and, while it does not hold, sleeps until the next
 /// ``notify()``, its deadline or its cancellation, then checks again. The owner of the state
-/// notifies at the transitions its waiters care about (room freed, a commit due, partitions
-/// drained; ``PipelineCoordinator``), not on every change, so a busy pipeline wakes nobody.
+/// notifies at the transitions its waiters care about (the pipeline's room freed, a commit due,
+/// partitions drained; a producer's delivery report), not on every change, so a busy pipeline
+/// wakes nobody.
 ///
 /// No wakeup is lost: each ``notify()`` moves a generation on, and a waiter parks only if the
 /// generation it read before checking its condition is still current.
-final class ChangeSignal: Sendable {
+public final class ChangeSignal: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var nextID: UInt64 = 0
@@ -18,8 +19,10 @@ final class ChangeSignal: Sendable {
 
     private let state = Mutex(State())
 
+    public init() {}
+
     /// Wakes every waiter to check its condition again (any thread). Without waiters, one lock.
-    func notify() {
+    public func notify() {
         let woken = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.generation &+= 1
             guard !s.waiters.isEmpty else { return [] }
@@ -31,7 +34,7 @@ final class ChangeSignal: Sendable {
 
     /// Waits until `condition` holds: true. False if `deadline` passes, or the task is
     /// cancelled, while it still does not.
-    func wait(until deadline: ContinuousClock.Instant? = nil, for condition: () -> Bool) async -> Bool {
+    public func wait(until deadline: ContinuousClock.Instant? = nil, for condition: () -> Bool) async -> Bool {
         while true {
             let generation = state.withLock { $0.generation }
             if condition() { return true }
