@@ -37,12 +37,13 @@ struct KafkaProducerTests {
 
     /// librdkafka refuses a record while its queue holds `queue.buffering.max.messages`
     /// (RD_KAFKA_RESP_ERR__QUEUE_FULL, rdkafka.h); each delivery report frees a place.
-    @Test("sends beyond librdkafka's queue wait for room as records are delivered: all acknowledged, each stored once")
+    @Test("sends beyond librdkafka's queue (of one) wait for room as records are delivered: all acknowledged, each stored once")
     func queueFull() async throws {
         let broker = try await TestBroker.start(.mock)
         let topic = try await broker.makeTopic(partitions: 1)
         var config = KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers])
-        config.properties["queue.buffering.max.messages"] = "2"
+        config.properties["queue.buffering.max.messages"] = "1"
+        config.queueFullTimeout = .seconds(120)  // the wait is under test, not its limit (a loaded CI run took 26 s)
         let producer = try KafkaProducer(configuration: config)
         let reports = try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in
             for i in 0..<40 {

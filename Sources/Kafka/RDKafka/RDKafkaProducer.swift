@@ -15,18 +15,15 @@ final class RDKafkaProducer: @unchecked Sendable {
 
     private final class Delivery {
         let continuation: CheckedContinuation<Outcome, Never>
-        let producer: RDKafkaProducer
-        init(_ c: CheckedContinuation<Outcome, Never>, _ producer: RDKafkaProducer) {
-            continuation = c
-            self.producer = producer
-        }
+        init(_ c: CheckedContinuation<Outcome, Never>) { continuation = c }
     }
 
     private let client: RDKafkaClient
     private let stopRequested = Atomic<Bool>(false)
-    /// Delivery reports served so far: each frees room in librdkafka's queue.
+    /// Events (delivery reports) the poll thread has served so far; each frees room in
+    /// librdkafka's queue. Only its growth matters: a send waits for it to move on.
     private let reports = Atomic<Int>(0)
-    /// Notified at every delivery report (a lock when nobody waits).
+    /// Notified when a poll served events (a lock when nobody waits).
     private let reported = ChangeSignal()
     private var pollThreadDone: DispatchSemaphore!
 
@@ -38,7 +35,14 @@ final class RDKafkaProducer: @unchecked Sendable {
         pollThreadDone = DedicatedThread.start(name: "pb.kafka.send") { [self] in
             client.withHandle { rk in
                 while !stopRequested.load(ordering: .acquiring) {
-                    rd_kafka_poll(rk, 100)
+                    // Counted when poll returns, not in the callback: librdkafka frees a
+                    // record's place in its queue after the callback, so a send woken inside it
+                    // could find the queue still full, and wait for a report that never comes.
+                    let served = rd_kafka_poll(rk, 100)
+                    if served > 0 {
+                        reports.add(Int(served), ordering: .releasing)
+                        reported.notify()
+                    }
                 }
             }
         }
@@ -47,7 +51,7 @@ final class RDKafkaProducer: @unchecked Sendable {
     /// Produces one record and waits for its delivery report (or the reason it was refused).
     func produce(_ record: KafkaProducerRecord) async -> Outcome {
         await withCheckedContinuation { continuation in
-            let box = Unmanaged.passRetained(Delivery(continuation, self))
+            let box = Unmanaged.passRetained(Delivery(continuation))
             if let error = enqueue(record, opaque: box.toOpaque()) {
                 box.release()
                 continuation.resume(returning: .failure(error))
@@ -78,10 +82,10 @@ final class RDKafkaProducer: @unchecked Sendable {
         return KafkaError(consuming: error, context: "produce to \(record.topic)")
     }
 
-    /// Delivery reports served so far (read before a produce that may find the queue full).
+    /// Events served so far (read before a produce that may find the queue full).
     var reportCount: Int { reports.load(ordering: .acquiring) }
 
-    /// Waits until a delivery report after the first `count` (room in the queue), or `deadline`.
+    /// Waits until more than `count` events were served (room in the queue), or `deadline`.
     func waitForReport(after count: Int, until deadline: ContinuousClock.Instant) async {
         _ = await reported.wait(until: deadline) { reportCount > count }
     }
@@ -122,8 +126,6 @@ final class RDKafkaProducer: @unchecked Sendable {
         } else {
             delivery.continuation.resume(returning: .failure(KafkaError(m.err, context: "delivery")))
         }
-        delivery.producer.reports.add(1, ordering: .releasing)
-        delivery.producer.reported.notify()
     }
 }
 
