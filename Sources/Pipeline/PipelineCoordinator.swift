@@ -38,7 +38,13 @@ final class PipelineCoordinator: Sendable {
     /// The partitions stop taking work; events already running go on.
     func beginRevoke(_ partitions: [TopicPartition]) { state.withLock { $0.revokeBegan(partitions) } }
 
-    func remove(_ partitions: [TopicPartition]) { wake(state.withLock { $0.released(partitions) }) }
+    /// Forgets `partitions`. Returns only once no pause call is under way: one computed before
+    /// the release could otherwise land after the consumer's unassign (which resumes what the
+    /// application paused) and leave a re-assigned partition paused with nothing to resume it.
+    func remove(_ partitions: [TopicPartition]) {
+        wake(state.withLock { $0.released(partitions) })
+        applying.withLock { _ in }
+    }
 
     var partitions: [TopicPartition] { state.withLock { $0.partitions } }
 

@@ -94,7 +94,9 @@ struct DeliveryStateMachineTests {
         #expect(r15.isEmpty)
     }
 
-    @Test("a resume computed late cannot undo a later pause: the calls follow the table's current state")
+    @Test(
+        "the calls asked for are the table's state against what the consumer was told, never queued deltas: a resume and a pause again before any apply ask for one pause"
+    )
     func noStaleResume() {
         var m = machine(partitionBuffer: 2)
         _ = m.received(p0, offset: 0)

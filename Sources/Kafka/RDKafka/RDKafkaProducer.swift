@@ -94,6 +94,7 @@ final class RDKafkaProducer: @unchecked Sendable {
     func flush(timeout: Duration) async throws(KafkaError) {
         let client = self.client
         let result = await DedicatedThread.run { client.withHandle { rd_kafka_flush($0, Int32(timeout.milliseconds)) } }
+        reportsServedElsewhere()
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, context: "flush") }
     }
 
@@ -109,6 +110,14 @@ final class RDKafkaProducer: @unchecked Sendable {
         }
         requestStop()
         await DedicatedThread.join(pollThreadDone)
+        reportsServedElsewhere()
+    }
+
+    /// rd_kafka_flush serves delivery reports on its caller's thread, not the poll thread's: a
+    /// send waiting for room is woken here too (and, after a close, finds the producer closed).
+    private func reportsServedElsewhere() {
+        reports.add(1, ordering: .releasing)
+        reported.notify()
     }
 
     /// Asks the poll thread to stop without waiting (from `deinit`).

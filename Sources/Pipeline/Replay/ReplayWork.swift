@@ -97,9 +97,11 @@ struct ReplayWork: EngineWork {
                 nextReport = now + configuration.progressInterval
             }
             let (idle, reading) = shared.state.withLock { (now - $0.lastMessage, Array($0.ranges.reading)) }
-            guard idle >= configuration.idleCheck, !reading.isEmpty else { continue }
+            guard idle >= configuration.idleCheck else { continue }
+            // Due, even with nothing left to check (the drain after the read): the next check is
+            // an interval away, or this loop would spin on a deadline in the past.
             lastCheck = now
-            guard let positions = try? replay.consumer.position(reading) else { continue }
+            guard !reading.isEmpty, let positions = try? replay.consumer.position(reading) else { continue }
             let over = shared.state.withLock { s in
                 s.ranges.positions(positions)
                 return s.ranges.isReadOver
