@@ -40,6 +40,10 @@ public enum FCMErrorClassifier {
         case .unregistered, .senderIDMismatch: return .tokenDead
         case .unauthenticated: return .auth
         case .thirdPartyAuthError: return .permanent
+        // Google's IAM refusal, with no FcmError (SENDER_ID_MISMATCH has one): the service
+        // account may not send for this project (another project's account, a wrong project ID,
+        // the FCM API disabled). No message can succeed until the operator fixes that.
+        case .permissionDenied: return .configuration
         case .invalidArgument: return isAboutTheTarget(violations: violations, message: message) ? .tokenDead : .permanent
         default:
             switch httpStatus {

@@ -81,7 +81,8 @@ public struct RecordedAttempt: Sendable {
 final class EmulatorCore: Sendable {
     struct State {
         var faults: EmulatorFaults
-        var accessTokens: [String: ContinuousClock.Instant] = [:]
+        /// Access tokens issued: until when each holds, and the service account it was issued to.
+        var accessTokens: [String: (expires: ContinuousClock.Instant, account: String)] = [:]
         var tokensIssued = 0
         var messages: [RecordedMessage] = []
         var attempts: [RecordedAttempt] = []
@@ -199,11 +200,11 @@ final class EmulatorCore: Sendable {
         switch verifier.verify(assertion) {
         case .failure(let error):
             return .json(400, .object([("error", .string("invalid_grant")), ("error_description", .string(error.description))]))
-        case .success:
+        case .success(let account):
             let token = "emu-" + (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
             let expires = ContinuousClock.now + tokenLifetime
             state.withLock {
-                $0.accessTokens[token] = expires
+                $0.accessTokens[token] = (expires, account)
                 $0.tokensIssued += 1
             }
             return .json(
@@ -237,7 +238,8 @@ final class EmulatorCore: Sendable {
                 return EmulatorResponse(status: 0, body: [], refuseStream: true)  // not processed: nothing recorded
             }
             let failure: FCMErrorResponse? = {
-                guard let bearer, let expiry = s.accessTokens[bearer], expiry > .now else { return .unauthenticated }
+                guard let bearer, let issued = s.accessTokens[bearer], issued.expires > .now else { return .unauthenticated }
+                if let own = Self.project(ofAccount: issued.account), own != project { return .permissionDenied(project: project) }
                 if var burst = s.faults.burst, burst.count > 0 {
                     burst.count -= 1
                     s.faults.burst = burst.count > 0 ? burst : nil
@@ -252,7 +254,7 @@ final class EmulatorCore: Sendable {
                 {
                     return .forCode(code)
                 }
-                return Self.quotaRefusal(accepted, faults: s.faults.quotas, windows: &s.quotaWindows, now: arrived)
+                return Self.quotaRefusal(accepted, project: project, faults: s.faults.quotas, windows: &s.quotaWindows, now: arrived)
             }()
             var response: EmulatorResponse
             if let failure {
@@ -286,16 +288,27 @@ final class EmulatorCore: Sendable {
         return response
     }
 
-    /// FCM's message-rate quotas: the project's over all messages, one device's, one topic's
-    /// (a condition counts as one). A message over any limit is refused in its cause's shape;
-    /// one within them all counts against each. Windows start at their first message, as
+    /// The project a service account belongs to: user-managed accounts are named
+    /// `NAME@PROJECT_ID.iam.gserviceaccount.com` (Google Cloud's "Service accounts" overview);
+    /// nil for another form, which the emulator then lets send for any project.
+    static func project(ofAccount email: String) -> String? {
+        let suffix = ".iam.gserviceaccount.com"
+        guard let at = email.lastIndex(of: "@"), email.hasSuffix(suffix) else { return nil }
+        let project = email[email.index(after: at)...].dropLast(suffix.count)
+        return project.isEmpty ? nil : String(project)
+    }
+
+    /// FCM's message-rate quotas: each project's over all its messages, one device's, one
+    /// topic's (a condition counts as one). A message over any limit is refused in its cause's
+    /// shape; one within them all counts against each. Windows start at their first message, as
     /// FCM's minutes are "not aligned to the clock".
     static func quotaRefusal(
-        _ accepted: MessageValidator.Accepted, faults: EmulatorFaults.Quotas, windows: inout [String: (start: Double, count: Int)], now: Double
+        _ accepted: MessageValidator.Accepted, project: String, faults: EmulatorFaults.Quotas,
+        windows: inout [String: (start: Double, count: Int)], now: Double
     ) -> FCMErrorResponse? {
         var keys: [(key: String, limit: EmulatorFaults.Quotas.Limit, refusal: FCMErrorResponse)] = []
         if let limit = faults.project {
-            keys.append(("project", limit, .projectQuota(retryAfterSeconds: faults.retryAfterSeconds)))
+            keys.append(("project:\(project)", limit, .projectQuota(retryAfterSeconds: faults.retryAfterSeconds)))
         }
         if let limit = faults.device, let device = accepted.device {
             keys.append(("device:\(device)", limit, .targetQuota(device: true, opaque: faults.opaque, retryAfterSeconds: faults.retryAfterSeconds)))

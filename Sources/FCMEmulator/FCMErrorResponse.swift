@@ -43,6 +43,18 @@ struct FCMErrorResponse {
         }
     }
 
+    /// A send for a project the access token's service account has no permission on (another
+    /// project's account, or a project ID that does not exist): Google's IAM refusal, with no
+    /// FcmError, as fcm-django#213 quotes firebase-admin-node's error for it and
+    /// firebase-admin-go#238 describes (403 when "the project-id [is] wrong").
+    static func permissionDenied(project: String) -> FCMErrorResponse {
+        FCMErrorResponse(
+            httpStatus: 403, status: "PERMISSION_DENIED",
+            message:
+                "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist)."
+        )
+    }
+
     /// An injected HTTP failure status as FCM would answer it: 429 is the project's quota.
     static func forStatus(_ status: Int, retryAfterSeconds: Int?) -> FCMErrorResponse {
         switch status {

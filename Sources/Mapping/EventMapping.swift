@@ -75,6 +75,9 @@ public struct EventMapping: Sendable {
     public var apns = APNSOptions()
     public var data: [(key: String, value: ValueSource)] = []
     public var analyticsLabel: String?
+    /// Which Firebase project sends it: a name of the config's `fcm.projects`, fixed or from an
+    /// event field; nil: the default project.
+    public var project: ValueSource?
     /// A fixed TTL in seconds; nil for none or `ttl: remaining`.
     public var ttlSeconds: Int? {
         if case .seconds(let s)? = ttl { s } else { nil }

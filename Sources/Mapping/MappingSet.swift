@@ -14,6 +14,8 @@ public struct MappingSet: Sendable {
     /// The `max_age` of the event types that have one, looked up per event without copying a
     /// mapping (most sets have none, and skip the look-up).
     let maxAges: [String: MaxAge]
+    /// The `project` of the event types that name one (most sets have none).
+    let projects: [String: ValueSource]
     /// What loaded but is likely a mistake (e.g. a collapse key per event), file:line each.
     public let warnings: [MappingLoadError]
 
@@ -35,6 +37,7 @@ public struct MappingSet: Sendable {
             templates: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.template.map { (m.eventType, $0) } }),
             fields: EventFields(format: format, mappings: compiled),
             maxAges: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.maxAge.map { (m.eventType, $0) } }),
+            projects: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.project.map { (m.eventType, $0) } }),
             warnings: loader.warnings(format: format))
     }
 
@@ -42,6 +45,8 @@ public struct MappingSet: Sendable {
     public struct Rendered: Sendable {
         public var event: DecodedEvent
         public var messages: [FCMMessage]
+        /// The name in `fcm.projects` of the project that sends them; nil: the default one.
+        public var project: String?
     }
 
     /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
@@ -66,12 +71,36 @@ public struct MappingSet: Sendable {
             case .failure(let f): return .failure(f)
             }
         }
+        var project: String?
+        if !projects.isEmpty, let source = projects[event.type] {
+            do throws(MappingFailure) {
+                project = try Resolver(event: event, now: now).string(source, role: "project")
+            } catch {
+                return .failure(error)
+            }
+        }
         if let template = templates[event.type], let messages = try? template.render(event, now: now, remainingTTL: remaining) {
-            return .success(Rendered(event: event, messages: messages))
+            return .success(Rendered(event: event, messages: messages, project: project))
         }
         // No template, or a failure, which the tree path names.
         guard let mapping = mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
-        return mapping.render(event, now: now, remainingTTL: remaining).map { Rendered(event: event, messages: $0) }
+        return mapping.render(event, now: now, remainingTTL: remaining).map { Rendered(event: event, messages: $0, project: project) }
+    }
+
+    /// Where the mappings choose a project, for checking them against the config's
+    /// `fcm.projects` when a worker starts. Sorted by file and line.
+    public var projectChoices: [ProjectChoice] {
+        mappings.values.map { m -> ProjectChoice in
+            let fixed: String?
+            let field: String?
+            switch m.project {
+            case nil: (fixed, field) = (nil, nil)
+            case .literal(let name)?: (fixed, field) = (name, nil)
+            case .field(let pointer, let fallback)?: (fixed, field) = (fallback, pointer.description)
+            case .eventID?: (fixed, field) = (nil, nil)  // refused by the loader
+            }
+            return ProjectChoice(eventType: m.eventType, file: m.file, line: m.line, name: fixed, field: field)
+        }.sorted { ($0.file, $0.line) < ($1.file, $1.line) }
     }
 
     /// `max_age` applied to one event: the seconds `ttl: remaining` gives it, or why it is not
@@ -101,4 +130,16 @@ public struct MappingSet: Sendable {
 
     /// The event types that have a mapping, sorted.
     public var eventTypes: [String] { mappings.keys.sorted() }
+}
+
+/// How one mapping chooses its Firebase project (``MappingSet/projectChoices``).
+public struct ProjectChoice: Sendable, Equatable {
+    public var eventType: String
+    public var file: String
+    public var line: Int
+    /// The name it sends with: fixed, or a field's default. nil with no field: the default
+    /// project; nil with a field: none (an event without the field fails with missing_field).
+    public var name: String?
+    /// The field it reads the name from, if any.
+    public var field: String?
 }

@@ -54,6 +54,8 @@ public struct EventProcessor: Sendable {
         let record = EventRecord(message)
         var eventType: String?
         var eventID: String?
+        /// The Firebase project the event's messages went to, once it has one.
+        var projectID: String?
         let verdict: EventVerdict
         switch mappings.render(record, maxAge: options.maxAge) {
         case .failure(let failure):
@@ -65,14 +67,19 @@ public struct EventProcessor: Sendable {
         case .success(let rendered):
             eventType = rendered.event.type
             eventID = rendered.event.id
-            verdict = .sends(await sendAll(rendered.messages))
+            if let id = sender.projectID(of: rendered.project) {
+                projectID = id
+                verdict = .sends(await sendAll(rendered.messages, project: rendered.project, projectID: id))
+            } else {
+                verdict = .unknownProject(rendered.project)
+            }
         }
 
         let now = RFC3339.nowMilliseconds()
         for invalidation in verdict.invalidations {
             let out = OutputRecords.tokenInvalidation(
                 invalidation, topic: options.tokenInvalidationTopic, source: message,
-                eventType: eventType, eventID: eventID, nowMilliseconds: now)
+                eventType: eventType, eventID: eventID, project: projectID, nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.tokenInvalidated(code: invalidation.code.name)
         }
@@ -84,7 +91,7 @@ public struct EventProcessor: Sendable {
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
                 message, reason: reason, topic: options.deadLetterTopic,
-                eventType: eventType, eventID: eventID, nowMilliseconds: now)
+                eventType: eventType, eventID: eventID, project: projectID, nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.deadLettered(code: reason.code)
             logger.warning(
@@ -104,11 +111,16 @@ public struct EventProcessor: Sendable {
         return Outcome(verdict: verdict, done: true)
     }
 
-    private func sendAll(_ messages: [FCMMessage]) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
-        if messages.count == 1 { return [(messages[0], await send(messages[0]))] }
+    /// - Parameters:
+    ///   - project: the name the mapping chose (nil: the default project);
+    ///   - projectID: its Firebase project ID, for the metrics.
+    private func sendAll(
+        _ messages: [FCMMessage], project: String?, projectID: String
+    ) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
+        if messages.count == 1 { return [(messages[0], await send(messages[0], project: project, projectID: projectID))] }
         return await withTaskGroup(of: (Int, FCMClient.SendResult).self) { group in
             for (i, m) in messages.enumerated() {
-                group.addTask { (i, await send(m)) }
+                group.addTask { (i, await send(m, project: project, projectID: projectID)) }
             }
             var results = [FCMClient.SendResult?](repeating: nil, count: messages.count)
             for await (i, r) in group { results[i] = r }
@@ -116,11 +128,12 @@ public struct EventProcessor: Sendable {
         }
     }
 
-    private func send(_ message: FCMMessage) async -> FCMClient.SendResult {
+    private func send(_ message: FCMMessage, project: String?, projectID: String) async -> FCMClient.SendResult {
         metrics.sendStarted()
         let start = ContinuousClock.now
-        let result = await sender.send(message.encoded, to: SendTarget(message.target), validateOnly: options.validateOnly)
-        metrics.sendFinished(result.outcome, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - start)
+        let result = await sender.send(message.encoded, project: project, to: SendTarget(message.target), validateOnly: options.validateOnly)
+        metrics.sendFinished(
+            result.outcome, project: projectID, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - start)
         if case .failure(let error) = result.outcome, let device = message.device, error.invalidatesToken {
             logger.info("device refused", metadata: [message.target.kind.rawValue: "\(device)", "code": "\(error.code)"])
         }

@@ -61,6 +61,15 @@ public struct EventVerdict: Sendable, Equatable {
         }
     }
 
+    /// The verdict for an event whose mapping names a project the config does not have (a
+    /// field's value, or a name the worker's checks could not see): dead-lettered, nothing sent.
+    public static func unknownProject(_ name: String?) -> EventVerdict {
+        let reason =
+            name.map { "no FCM project named \"\($0)\" in fcm.projects" }
+            ?? "the mapping names no project and the config has no default project (fcm.default_project)"
+        return EventVerdict(disposition: .deadLetter(DeadLetterReason(code: "unknown_project", reason: reason)))
+    }
+
     /// The verdict for an event's sends: each message with its result after retries.
     public static func sends(_ results: [(message: FCMMessage, result: FCMClient.SendResult)]) -> EventVerdict {
         var invalidations: [TokenInvalidation] = []

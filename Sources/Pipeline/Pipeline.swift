@@ -35,9 +35,10 @@ public final class Pipeline: Sendable {
         public var revokeTimeout: Duration = .seconds(10)
         /// How long in-flight events may take after ``Pipeline/stop()``.
         public var shutdownTimeout: Duration = .seconds(30)
-        /// The project's FCM send rate, split across the group by the partitions each member
-        /// holds (``ProjectQuotaShare``), set on the sender at every rebalance. nil: no split.
-        public var projectQuota: ProjectQuotaShare?
+        /// Each Firebase project's send rate (by its name in `fcm.projects`), split across the
+        /// group by the partitions each member holds (``ProjectQuotaShare``), set on the sender
+        /// at every rebalance. A project not named here: no split.
+        public var projectQuotas: [String: ProjectQuotaShare] = [:]
 
         public init(consumer: KafkaConsumerConfiguration, topics: [String]) {
             self.consumer = consumer

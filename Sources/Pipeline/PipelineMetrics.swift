@@ -12,24 +12,16 @@ public final class PipelineMetrics: Sendable {
     let eventsSkipped: Counter
     let eventsAlreadyDone: Counter
     let eventsDeadLettered: Counter
-    let sendsOK: Counter
-    let retries: Counter
-    let quotaPauses: Counter
     let commitErrors: Counter
     let recordWriteErrors: Counter
     let eventsInFlight: Meter
     let sendsInFlight: Gauge
     let pausedPartitions: Gauge
     let assignedPartitions: Gauge
-    let fcmWaiting: Gauge
-    let fcmHeldTargets: Gauge
-    let fcmConnections: Gauge
-    let fcmConcurrencyLimit: Gauge
-    let fcmRateCap: Gauge
     let sendLatency: CoreMetrics.Timer
     let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
-    private let errorCounters = Mutex<[String: Counter]>([:])
+    private let counters = Mutex<[String: Counter]>([:])
 
     public init() {
         eventsConsumed = Counter(label: "pushbridge_events_consumed_total")
@@ -37,9 +29,6 @@ public final class PipelineMetrics: Sendable {
         eventsSkipped = Counter(label: "pushbridge_events_total", dimensions: [("result", "skipped")])
         eventsAlreadyDone = Counter(label: "pushbridge_events_total", dimensions: [("result", "already_done")])
         eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")])
-        sendsOK = Counter(label: "pushbridge_sends_total", dimensions: [("result", "ok")])
-        retries = Counter(label: "pushbridge_send_retries_total")
-        quotaPauses = Counter(label: "pushbridge_fcm_quota_pauses_total")
         commitErrors = Counter(label: "pushbridge_commit_errors_total")
         recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total")
         eventsInFlight = Meter(label: "pushbridge_events_in_flight")
@@ -47,14 +36,6 @@ public final class PipelineMetrics: Sendable {
         pausedPartitions = Gauge(label: "pushbridge_partitions_paused")
         assignedPartitions = Gauge(label: "pushbridge_partitions_assigned")
         assignedPartitions.record(0)  // present from the start, so "no assignment" can alert
-        fcmWaiting = Gauge(label: "pushbridge_fcm_waiting_seconds")
-        fcmWaiting.record(0)
-        fcmHeldTargets = Gauge(label: "pushbridge_fcm_held_targets")
-        fcmHeldTargets.record(0)
-        fcmConnections = Gauge(label: "pushbridge_fcm_connections")
-        fcmConnections.record(0)
-        fcmConcurrencyLimit = Gauge(label: "pushbridge_fcm_sends_in_flight_limit")
-        fcmRateCap = Gauge(label: "pushbridge_fcm_max_sends_per_second")
         sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
         lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds)
     }
@@ -63,31 +44,39 @@ public final class PipelineMetrics: Sendable {
         sendsInFlight.record(sendsInFlightCount.add(1, ordering: .relaxed).newValue)
     }
 
-    func sendFinished(_ result: Result<String, some Error>, attempts: Int, quotaRefusals: [FCMError.QuotaScope] = [], duration: Duration) {
+    /// One send's end, counted under the Firebase project it went to (`project` label).
+    func sendFinished(
+        _ result: Result<String, some Error>, project: String, attempts: Int, quotaRefusals: [FCMError.QuotaScope] = [], duration: Duration
+    ) {
         sendsInFlight.record(sendsInFlightCount.subtract(1, ordering: .relaxed).newValue)
         sendLatency.recordNanoseconds(duration.nanoseconds)
-        if attempts > 1 { retries.increment(by: attempts - 1) }
+        if attempts > 1 { counter("pushbridge_send_retries_total", [("project", project)]).increment(by: attempts - 1) }
         for scope in quotaRefusals {
-            if scope == .project { quotaPauses.increment() }
-            counter("pushbridge_fcm_quota_exceeded_total", ("scope", scope.rawValue)).increment()
+            if scope == .project { counter("pushbridge_fcm_quota_pauses_total", [("project", project)]).increment() }
+            counter("pushbridge_fcm_quota_exceeded_total", [("scope", scope.rawValue), ("project", project)]).increment()
         }
-        switch result {
-        case .success: sendsOK.increment()
-        case .failure(let error): counter("pushbridge_sends_total", ("result", (error as? CodedError)?.metricCode ?? "error")).increment()
-        }
+        let code =
+            switch result {
+            case .success: "ok"
+            case .failure(let error): (error as? CodedError)?.metricCode ?? "error"
+            }
+        counter("pushbridge_sends_total", [("result", code), ("project", project)]).increment()
     }
 
-    /// How long FCM has not been answering (0 while it answers), how many devices and topics
-    /// are held after FCM throttled them, the HTTP/2 connections open, and the sends in flight
-    /// FCM's answer times call for; refreshed per scrape.
-    /// `maxSendsPerSecond`: the rate cap that holds (the configured one or the project share,
-    /// the lower); 0 for none.
-    public func fcm(waiting: Duration?, heldTargets: Int, connections: Int, sendsInFlightLimit: Int, maxSendsPerSecond: Double?) {
-        fcmWaiting.record(Double((waiting ?? .zero).nanoseconds) / 1e9)
-        fcmHeldTargets.record(heldTargets)
-        fcmConnections.record(connections)
-        fcmConcurrencyLimit.record(sendsInFlightLimit)
-        fcmRateCap.record(maxSendsPerSecond ?? 0)
+    /// One Firebase project's FCM state (`project` label), refreshed per scrape: how long FCM
+    /// has not been answering (0 while it answers), how many devices and topics are held after
+    /// FCM throttled them, the HTTP/2 connections open, and the sends in flight FCM's answer
+    /// times call for. `maxSendsPerSecond`: the rate cap that holds (the configured one or the
+    /// project share, the lower); 0 for none.
+    public func fcm(
+        project: String, waiting: Duration?, heldTargets: Int, connections: Int, sendsInFlightLimit: Int, maxSendsPerSecond: Double?
+    ) {
+        let dimensions = [("project", project)]
+        Gauge(label: "pushbridge_fcm_waiting_seconds", dimensions: dimensions).record(Double((waiting ?? .zero).nanoseconds) / 1e9)
+        Gauge(label: "pushbridge_fcm_held_targets", dimensions: dimensions).record(heldTargets)
+        Gauge(label: "pushbridge_fcm_connections", dimensions: dimensions).record(connections)
+        Gauge(label: "pushbridge_fcm_sends_in_flight_limit", dimensions: dimensions).record(sendsInFlightLimit)
+        Gauge(label: "pushbridge_fcm_max_sends_per_second", dimensions: dimensions).record(maxSendsPerSecond ?? 0)
     }
 
     /// From the record's timestamp (the producer's create time, or the broker's log-append time)
@@ -99,17 +88,17 @@ public final class PipelineMetrics: Sendable {
 
     func deadLettered(code: String) {
         eventsDeadLettered.increment()
-        counter("pushbridge_dead_lettered_total", ("reason", code)).increment()
+        counter("pushbridge_dead_lettered_total", [("reason", code)]).increment()
     }
 
     /// An event older than its mapping's `max_age`, done without a send (skipped or
     /// dead-lettered). Labelled by event type, which only mapped types can have.
     func tooOld(eventType: String) {
-        counter("pushbridge_events_too_old_total", ("event_type", eventType)).increment()
+        counter("pushbridge_events_too_old_total", [("event_type", eventType)]).increment()
     }
 
     func tokenInvalidated(code: String) {
-        counter("pushbridge_invalidated_tokens_total", ("reason", code)).increment()
+        counter("pushbridge_invalidated_tokens_total", [("reason", code)]).increment()
     }
 
     /// Per-partition progress, refreshed after commits.
@@ -129,11 +118,14 @@ public final class PipelineMetrics: Sendable {
         }
     }
 
-    private func counter(_ label: String, _ dimension: (String, String)) -> Counter {
-        let key = label + "\u{0}" + dimension.1
-        return errorCounters.withLock { counters in
+    /// The counter for `label` with these dimensions, made once (a lookup per event, not a
+    /// registration).
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
+        var key = label
+        for (_, value) in dimensions { key += "\u{0}" + value }
+        return counters.withLock { counters in
             if let c = counters[key] { return c }
-            let c = Counter(label: label, dimensions: [dimension])
+            let c = Counter(label: label, dimensions: dimensions)
             counters[key] = c
             return c
         }

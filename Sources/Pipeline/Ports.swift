@@ -34,19 +34,25 @@ public protocol MessageSource: Sendable {
     func close() async
 }
 
-/// Sends one FCM message, with retries, and says how it ended.
+/// Sends one FCM message, with retries, and says how it ended: with one of the deployment's
+/// Firebase projects (``FCMProjects``), or a fake in tests.
 public protocol PushSending: Sendable {
-    /// - Parameter target: who the message goes to, so a throttled device or topic is backed
-    ///   off on its own.
-    func send(_ message: [UInt8], to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult
+    /// The Firebase project ID that `project` sends to (a name of `fcm.projects`; nil: the
+    /// default project), or nil when no such project is configured.
+    func projectID(of project: String?) -> String?
+
+    /// - Parameters:
+    ///   - project: a name ``projectID(of:)`` knows; nil: the default project.
+    ///   - target: who the message goes to, so a throttled device or topic is backed off on its own.
+    func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult
 
     /// Sends that may be in flight now (FCM's answer times decide it for ``FCMClient``): how
     /// many events the pipeline processes at once.
     var concurrencyLimit: Int { get }
 
-    /// Caps sends at this worker's share of the project's rate (nil: no share; a configured
-    /// per-worker cap still holds).
-    func setProjectShare(sendsPerSecond: Double?)
+    /// Caps `project`'s sends at this worker's share of that project's rate (nil: no share; a
+    /// configured per-worker cap still holds).
+    func setProjectShare(_ project: String, sendsPerSecond: Double?)
 }
 
 /// Writes one record to Kafka and waits until the broker has it.
@@ -64,5 +70,23 @@ extension KafkaConsumer: MessageSource {
     }
 }
 
-extension FCMClient: PushSending {}
+extension FCMProjects: PushSending {
+    public func projectID(of project: String?) -> String? {
+        client(project)?.projectID
+    }
+
+    public func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
+        guard let client = client(project) else {
+            // The event processor checks the project first (``projectID(of:)``): not reached.
+            let error = FCMError(
+                code: FCMError.Code(fcm: "UNKNOWN_PROJECT"), kind: .permanent, httpStatus: nil, message: "no project \(project ?? "(default)")")
+            return FCMClient.SendResult(outcome: .failure(error), attempts: 0)
+        }
+        return await client.send(message, to: target, validateOnly: validateOnly)
+    }
+
+    public func setProjectShare(_ project: String, sendsPerSecond: Double?) {
+        clients[project]?.setProjectShare(sendsPerSecond: sendsPerSecond)
+    }
+}
 extension KafkaProducer: RecordProducing {}

@@ -73,11 +73,11 @@ final class RebalanceHandlers: Sendable {
         if let consumer = consumer.withLock({ $0 }) { await shareProjectQuota(consumer) }
     }
 
-    /// Sets the sender's cap to this worker's share of the project's rate (``ProjectQuotaShare``)
-    /// for the partitions it holds now, out of those of its topics. When the partition counts
-    /// cannot be read, the last share stays.
+    /// Sets each project's cap to this worker's share of that project's rate
+    /// (``ProjectQuotaShare``) for the partitions it holds now, out of those of its topics. When
+    /// the partition counts cannot be read, the last shares stay.
     private func shareProjectQuota(_ consumer: any MessageSource) async {
-        guard let quota = configuration.projectQuota else { return }
+        guard !configuration.projectQuotas.isEmpty else { return }
         // A pattern's topics are not all known here: a member holding only some of them would
         // count too few partitions and take more than its share. No split then.
         guard !configuration.topics.contains(where: { $0.hasPrefix("^") }) else {
@@ -97,14 +97,16 @@ final class RebalanceHandlers: Sendable {
                 return
             }
         }
-        guard let share = quota.sendsPerSecond(owned: owned.count, total: total) else { return }
-        sender.setProjectShare(sendsPerSecond: share)
-        logger.info(
-            "share of the project's FCM send rate",
-            metadata: [
-                "sends_per_second": "\(Int(share))", "partitions": "\(owned.count) of \(total)",
-                "project_sends_per_second": "\(Int(quota.projectSendsPerSecond))",
-            ])
+        for (project, quota) in configuration.projectQuotas.sorted(by: { $0.key < $1.key }) {
+            guard let share = quota.sendsPerSecond(owned: owned.count, total: total) else { return }
+            sender.setProjectShare(project, sendsPerSecond: share)
+            logger.info(
+                "share of the project's FCM send rate",
+                metadata: [
+                    "project": "\(project)", "sends_per_second": "\(Int(share))", "partitions": "\(owned.count) of \(total)",
+                    "project_sends_per_second": "\(Int(quota.projectSendsPerSecond))",
+                ])
+        }
     }
 
     /// Stops tracking `partitions`, and their metric series go with them.

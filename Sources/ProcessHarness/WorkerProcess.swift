@@ -29,19 +29,30 @@ public struct WorkerProcess: Sendable {
     }
 
     /// The sum of the Prometheus samples of `series`: a metric name (all its label sets), or a
-    /// name with labels such as `pushbridge_sends_total{result="ok"}`.
+    /// name with some labels, such as `pushbridge_sends_total{result="ok"}` (every series that
+    /// has those labels, whatever its others).
     public func metric(_ series: String) throws -> Double {
         Self.sum(series, in: try get("/metrics").body)
     }
 
     public static func sum(_ series: String, in exposition: String) -> Double {
+        let (name, wanted) = parse(series[...])
         var total = 0.0
-        for line in exposition.split(separator: "\n") where line.hasPrefix(series) {
-            let next = line.dropFirst(series.count).first
-            guard series.hasSuffix("}") || next == " " || next == "{" else { continue }  // not a longer name
-            total += line.split(separator: " ").last.flatMap { Double($0) } ?? 0
+        for line in exposition.split(separator: "\n") where line.hasPrefix(name) && !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            let (lineName, labels) = parse(line[..<space])
+            guard lineName == name, wanted.allSatisfy({ labels.contains($0) }) else { continue }
+            total += Double(line[line.index(after: space)...]) ?? 0
         }
         return total
+    }
+
+    /// A series' name and its labels as `key="value"` texts (values without commas or braces,
+    /// as pushbridge's are).
+    private static func parse(_ series: Substring) -> (name: Substring, labels: [Substring]) {
+        guard let open = series.firstIndex(of: "{"), series.hasSuffix("}") else { return (series, []) }
+        let labels = series[series.index(after: open)..<series.index(before: series.endIndex)].split(separator: ",")
+        return (series[..<open], labels)
     }
 
     /// Cumulative buckets (upper bound in seconds, count) of a histogram, ascending.

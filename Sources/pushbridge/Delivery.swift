@@ -8,34 +8,58 @@ import Pipeline
 /// What `run` and `replay` share, assembled from the config: the FCM client, the producer for
 /// dead-letter and invalidation records, and the processor that takes an event to done.
 struct Delivery: Sendable {
-    let account: ServiceAccount
-    let client: FCMClient
+    let projects: FCMProjects
     let producer: KafkaProducer
     let processor: EventProcessor
     let validateOnly: Bool
+    /// Each project's send rate for the whole group, by name (`fcm.project_sends_per_second`).
+    let projectQuotas: [String: ProjectQuotaShare]
 
     /// - Parameters:
-    ///   - maxSendsPerSecond: overrides `fcm.max_sends_per_second` (replay's `--rate`).
+    ///   - maxSendsPerSecond: overrides `fcm.max_sends_per_second`, for each project (replay's `--rate`).
     ///   - maxAge: `.ignore` sends events older than their `max_age` (replay's `--ignore-max-age`).
+    /// - Throws: when a service account cannot be loaded, or a mapping names a project the config
+    ///   does not have (``ProjectChoiceError``, with each mapping's file and line).
     init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
         maxAge: MaxAgeCheck = .enforce, metrics: PipelineMetrics, logger: Logger
     ) throws {
-        account = try ServiceAccount.load(path: settings.fcm.serviceAccountFile)
-        var fcm = FCMClient.Configuration(serviceAccount: account)
-        fcm.baseURL = settings.fcm.endpoint
-        fcm.caFile = settings.fcm.caFile
-        fcm.maxStreams = settings.fcm.maxStreams
-        fcm.maxConnections = settings.fcm.connections
-        fcm.maxSendsPerSecond = maxSendsPerSecond ?? settings.fcm.maxSendsPerSecond
-        fcm.concurrency.ceiling = settings.delivery.maxSendsInFlight
-        fcm.requestTimeout = settings.fcm.requestTimeout
-        fcm.retry.maxAttempts = settings.fcm.retry.maxAttempts
-        fcm.retry.initialBackoff = settings.fcm.retry.initialBackoff
-        fcm.retry.maxBackoff = settings.fcm.retry.maxBackoff
-        fcm.retry.budget = settings.fcm.retry.budget
-        fcm.retry.quotaPause = settings.fcm.retry.quotaPause
-        client = try FCMClient(configuration: fcm)
+        let fcmSettings = settings.fcm
+        // One project unless fcm.projects names several: fcm.service_account (nil:
+        // GOOGLE_APPLICATION_CREDENTIALS), which is the default.
+        let configured: [(name: String, accountFile: String?, project: PushbridgeConfig.Project?)] =
+            fcmSettings.projects.isEmpty
+            ? [(FCMProjects.singleName, fcmSettings.serviceAccountFile, nil)]
+            : fcmSettings.projects.map { ($0.key, $0.value.serviceAccountFile, $0.value) }
+        let defaultName =
+            fcmSettings.projects.isEmpty
+            ? FCMProjects.singleName : fcmSettings.defaultProject ?? (configured.count == 1 ? configured[0].name : nil)
+        try ProjectChoiceError.check(mappings.projectChoices, projects: Set(configured.map(\.name)), defaultProject: defaultName)
+
+        var clients: [String: FCMClient] = [:]
+        var quotas: [String: ProjectQuotaShare] = [:]
+        for (name, accountFile, project) in configured {
+            let account = try ServiceAccount.load(path: accountFile)
+            var fcm = FCMClient.Configuration(serviceAccount: account)
+            fcm.baseURL = fcmSettings.endpoint
+            fcm.caFile = fcmSettings.caFile
+            fcm.maxStreams = fcmSettings.maxStreams
+            fcm.maxConnections = fcmSettings.connections
+            fcm.maxSendsPerSecond = maxSendsPerSecond ?? project?.maxSendsPerSecond ?? fcmSettings.maxSendsPerSecond
+            fcm.concurrency.ceiling = settings.delivery.maxSendsInFlight
+            fcm.requestTimeout = fcmSettings.requestTimeout
+            fcm.retry.maxAttempts = fcmSettings.retry.maxAttempts
+            fcm.retry.initialBackoff = fcmSettings.retry.initialBackoff
+            fcm.retry.maxBackoff = fcmSettings.retry.maxBackoff
+            fcm.retry.budget = fcmSettings.retry.budget
+            fcm.retry.quotaPause = fcmSettings.retry.quotaPause
+            clients[name] = try FCMClient(configuration: fcm)
+            if let rate = project?.projectSendsPerSecond ?? fcmSettings.projectSendsPerSecond {
+                quotas[name] = ProjectQuotaShare(projectSendsPerSecond: rate)
+            }
+        }
+        projects = try FCMProjects(clients, default: defaultName)
+        projectQuotas = quotas
 
         producer = try KafkaProducer(
             configuration: OutputRecords.producerConfiguration(
@@ -46,17 +70,44 @@ struct Delivery: Sendable {
         options.skipUnknownEventTypes = settings.delivery.unknownEventTypes == .skip
         options.maxAge = maxAge
         self.validateOnly = options.validateOnly
-        processor = EventProcessor(mappings: mappings, sender: client, producer: producer, options: options, metrics: metrics, logger: logger)
+        processor = EventProcessor(mappings: mappings, sender: projects, producer: producer, options: options, metrics: metrics, logger: logger)
+    }
+
+    /// The projects as the startup log names them: `name=project-id`, sorted.
+    var projectsDescription: String {
+        projects.names.map { "\($0)=\(projects.clients[$0]!.projectID)" }.joined(separator: ",")
     }
 
     /// Fetches an access token; a refused account or an untrusted endpoint throws a
     /// configuration error here, before any event is taken.
     func warmUp() async throws {
-        try await client.warmUp()
+        try await projects.warmUp()
     }
 
     func close() async {
-        await client.shutdown()
+        await projects.shutdown()
         await producer.close()
+    }
+}
+
+/// Mappings that name a project the config does not have: refused when the worker starts,
+/// each with its file and line, rather than dead-lettering every event of theirs.
+struct ProjectChoiceError: Error, CustomStringConvertible {
+    var problems: [String]
+    var description: String { problems.joined(separator: "\n") }
+
+    static func check(_ choices: [ProjectChoice], projects: Set<String>, defaultProject: String?) throws(ProjectChoiceError) {
+        let known = projects.sorted().joined(separator: ", ")
+        var problems: [String] = []
+        for choice in choices {
+            let place = "\(choice.file):\(choice.line): event \"\(choice.eventType)\""
+            if let name = choice.name, !projects.contains(name) {
+                let what = choice.field == nil ? "project" : "project default"
+                problems.append("\(place): \(what) \"\(name)\" is not one of fcm.projects (\(known))")
+            } else if choice.name == nil, choice.field == nil, defaultProject == nil {
+                problems.append("\(place) names no project, and there is no default: set fcm.default_project, or project: in the mapping")
+            }
+        }
+        guard problems.isEmpty else { throw ProjectChoiceError(problems: problems) }
     }
 }

@@ -75,7 +75,8 @@ struct DemoCommand: AsyncParsableCommand {
         var options = EventProcessor.Options(deadLetterTopic: topics.deadLetter, tokenInvalidationTopic: topics.invalidations)
         options.skipUnknownEventTypes = true
         let metrics = PipelineMetrics()
-        let processor = EventProcessor(mappings: mappingSet, sender: client, producer: recorder, options: options, metrics: metrics, logger: logger)
+        let processor = EventProcessor(
+            mappings: mappingSet, sender: FCMProjects(single: client), producer: recorder, options: options, metrics: metrics, logger: logger)
         var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: "pushbridge-demo")
         consumerConfiguration.sessionTimeout = .seconds(10)
         let pipeline = try Pipeline(

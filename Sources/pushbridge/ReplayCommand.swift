@@ -96,7 +96,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Send with FCM's validate_only: FCM checks everything and delivers nothing.")
     var validateOnly = false
 
-    @Option(name: .long, help: ArgumentHelp("At most this many FCM sends per second.", valueName: "per-second"))
+    @Option(name: .long, help: ArgumentHelp("At most this many FCM sends per second (for each project of fcm.projects).", valueName: "per-second"))
     var rate: Double?
 
     @Option(name: .long, help: "A group of the replay's own to commit its progress to (with --commit).")

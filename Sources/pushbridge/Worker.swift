@@ -42,23 +42,24 @@ final class Worker: Service, Sendable {
         configuration.commitEveryEvents = settings.delivery.commitEveryEvents
         configuration.offsetMap = settings.delivery.offsetMap
         configuration.shutdownTimeout = settings.delivery.shutdownTimeout
-        configuration.projectQuota = settings.fcm.projectSendsPerSecond.map(ProjectQuotaShare.init)
+        configuration.projectQuotas = delivery.projectQuotas
         pipeline = try Pipeline(configuration: configuration, processor: processor, metrics: metrics, logger: logger)
         logger.info(
             "started",
             metadata: [
                 "group": "\(settings.kafka.group)", "topics": "\(settings.kafka.topics.joined(separator: ","))",
                 "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)",
-                "project": "\(delivery.account.projectID)", "validate_only": "\(delivery.validateOnly)",
+                "projects": "\(delivery.projectsDescription)", "validate_only": "\(delivery.validateOnly)",
             ])
     }
 
-    /// Refreshes the gauges that describe FCM's state now; called per scrape.
+    /// Refreshes the gauges that describe each project's FCM state now; called per scrape.
     func refreshGauges() {
-        let client = delivery.client
-        metrics.fcm(
-            waiting: client.availability.waiting(at: .now), heldTargets: client.heldTargets,
-            connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit, maxSendsPerSecond: client.maxSendsPerSecond)
+        for client in delivery.projects.clients.values {
+            metrics.fcm(
+                project: client.projectID, waiting: client.availability.waiting(at: .now), heldTargets: client.heldTargets,
+                connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit, maxSendsPerSecond: client.maxSendsPerSecond)
+        }
     }
 
     /// Why the worker stopped on its own, if it did.
@@ -99,16 +100,21 @@ final class Worker: Service, Sendable {
     static let waitingReadinessThreshold: Duration = .seconds(5)
 
     /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM
-    /// token, and FCM answering.
+    /// token for every project, and FCM answering each.
     func readiness() -> (ready: Bool, reason: String) {
         guard pipeline.isRunning else { return (false, "not consuming") }
-        guard delivery.client.hasAccessToken else { return (false, "no FCM access token yet") }
-        let availability = delivery.client.availability
-        if let waiting = availability.waiting(at: .now), waiting >= Self.waitingReadinessThreshold {
-            return (
-                false,
-                "waiting on FCM for \(waiting.components.seconds) s (\(availability.lastFailure ?? "no answer")); events are held and retried, not dead-lettered"
-            )
+        let projects = delivery.projects
+        for name in projects.names {
+            let client = projects.clients[name]!
+            let which = projects.names.count > 1 ? " for project \(name)" : ""
+            guard client.hasAccessToken else { return (false, "no FCM access token\(which) yet") }
+            let availability = client.availability
+            if let waiting = availability.waiting(at: .now), waiting >= Self.waitingReadinessThreshold {
+                return (
+                    false,
+                    "waiting on FCM\(which) for \(waiting.components.seconds) s (\(availability.lastFailure ?? "no answer")); events are held and retried, not dead-lettered"
+                )
+            }
         }
         let partitions = pipeline.assignment.count
         return (true, partitions == 0 ? "waiting for an assignment" : "consuming \(partitions) partitions")

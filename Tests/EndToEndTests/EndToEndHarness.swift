@@ -30,8 +30,13 @@ final class EndToEnd: @unchecked Sendable {
     let deadLetterTopic = "dead-letter"
     let invalidationTopic = "invalidations"
 
-    /// - Parameter brokers: how many brokers the mock cluster has (tansu is always one).
-    init(partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults(), broker: Broker = .tansu, brokers: Int = 1) async throws {
+    /// - Parameters:
+    ///   - brokers: how many brokers the mock cluster has (tansu is always one).
+    ///   - projects: Firebase project IDs with a service account each besides the default one's
+    ///     (`demo-project`, in `service-account.json`): key files `sa-PROJECT.json`.
+    init(
+        partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults(), broker: Broker = .tansu, brokers: Int = 1, projects: [String] = []
+    ) async throws {
         switch broker {
         case .tansu, .durableTansu:
             let version = KafkaConsumer.librdkafkaVersion
@@ -50,13 +55,18 @@ final class EndToEnd: @unchecked Sendable {
             (tansu, s3, mock, bootstrapServers) = (nil, nil, cluster, cluster.bootstrapServers)
         }
         let key = try EmulatorAccount(name: "e2e")
-        var configuration = FCMEmulator.Configuration(accounts: [key.email: key.privateKeyPEM])
+        let others = try projects.map { try EmulatorAccount(projectID: $0, name: "e2e") }
+        var configuration = FCMEmulator.Configuration(
+            accounts: Dictionary(uniqueKeysWithValues: ([key] + others).map { ($0.email, $0.privateKeyPEM) }))
         configuration.faults = faults
         emulator = try await FCMEmulator.start(configuration)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try emulator.tls.caPEM.write(to: directory.appendingPathComponent("ca.pem"), atomically: true, encoding: .utf8)
         try key.writeKeyFile(to: directory.appendingPathComponent("service-account.json").path, tokenURI: emulator.tokenURI)
+        for other in others {
+            try other.writeKeyFile(to: directory.appendingPathComponent("sa-\(other.projectID).json").path, tokenURI: emulator.tokenURI)
+        }
         try WelcomeEvents.mapping.write(to: directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
         events = try WelcomeEvents(bootstrapServers: bootstrapServers, topic: topic)
     }
@@ -65,10 +75,11 @@ final class EndToEnd: @unchecked Sendable {
     static let testRetry = "initial_backoff_ms: 20, max_backoff_ms: 500, quota_pause_ms: 300"
 
     /// A config file for a worker of `group`; `delivery` is appended to the `delivery` section,
-    /// `retry` is `fcm.retry`.
+    /// `retry` is `fcm.retry`, `credentials` are the `fcm` section's lines that name the service
+    /// accounts.
     func config(
         group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem",
-        assignment: String = "cooperative-sticky", retry: String = testRetry
+        assignment: String = "cooperative-sticky", retry: String = testRetry, credentials: String = "service_account: service-account.json"
     ) throws -> String {
         let path = directory.appendingPathComponent("\(group)-\(httpPort).yaml").path
         let text = """
@@ -81,7 +92,7 @@ final class EndToEnd: @unchecked Sendable {
             \(instanceID.map { "  instance_id: \($0)" } ?? "")
             mappings: [mappings.yaml]
             fcm:
-              service_account: service-account.json
+            \(credentials.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
               endpoint: \(emulator.baseURL)
               ca_file: \(caFile)
               retry: {\(retry)}
@@ -99,12 +110,13 @@ final class EndToEnd: @unchecked Sendable {
     /// Starts `pushbridge run` and waits until /healthz answers.
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
-        retry: String = testRetry
+        retry: String = testRetry, credentials: String = "service_account: service-account.json"
     ) async throws -> WorkerProcess {
         try await offPool { [self] in
             try FreePort.startServer { port in
                 let config = try config(
-                    group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry)
+                    group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry,
+                    credentials: credentials)
                 let log = directory.appendingPathComponent("worker-\(port).log").path
                 return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
             }

@@ -12,11 +12,15 @@ struct EmulatorFixture {
     let caFile: String
     let dir: URL
 
-    static func start(faults: EmulatorFaults = EmulatorFaults(), tokenLifetime: Duration = .seconds(3600)) async throws -> EmulatorFixture {
+    /// - Parameter accounts: more service accounts the emulator trusts (other projects').
+    static func start(
+        faults: EmulatorFaults = EmulatorFaults(), tokenLifetime: Duration = .seconds(3600), accounts: [EmulatorAccount] = []
+    ) async throws -> EmulatorFixture {
         let dir = try ServiceAccountJWTTests.tempDir()
         let (pem, _) = try await offPool { try ServiceAccountJWTTests.makeKey(in: dir) }
         let email = "pushbridge@demo-project.iam.gserviceaccount.com"
         var configuration = FCMEmulator.Configuration(accounts: [email: pem])
+        for account in accounts { configuration.accounts[account.email] = account.privateKeyPEM }
         configuration.faults = faults
         configuration.tokenLifetime = tokenLifetime
         let emulator = try await FCMEmulator.start(configuration)

@@ -105,7 +105,7 @@ struct ConfigDeclarationTests {
                 #expect(spec["exclusiveMinimum"] as? Int == 0, "\(place) lacks exclusiveMinimum 0: the loader takes only numbers > 0")
             case .bool: #expect(types.contains("boolean"), "\(place) has type \(types.sorted()), declared true or false")
             case .oneOf(let values): #expect(spec["enum"] as? [String] == values, "\(place) has enum \(spec["enum"] ?? "none"), declared \(values)")
-            case .map: #expect(types.contains("object"), "\(place) has type \(types.sorted()), declared a map")
+            case .map, .projects: #expect(types.contains("object"), "\(place) has type \(types.sorted()), declared a map")
             }
             let declared = Self.declaredDefault(key)
             if declared == .null { #expect(types.contains("null"), "\(place) must allow null: its default is null") }
@@ -143,6 +143,7 @@ struct ConfigDeclarationTests {
         case .double(let d): d
         case .bool(let b): b
         case .map(let m): m
+        case .projects(let p): p.mapValues { ["service_account": $0.serviceAccountFile] }
         }
     }
 

@@ -88,6 +88,11 @@ struct ConfigTests {
               topics: [events, "odd topic"]
               properties: {sasl.password: p, ssl.key.pem: k, client.id: pb, sasl.username: "@ops-team", group.protocol: "-x"}
             mappings: [m]
+            fcm:
+              projects:
+                consumer: {service_account: keys/consumer.json, project_sends_per_second: 9000}
+                driver.app: {service_account: /etc/driver.json, max_sends_per_second: 250.5}
+              default_project: consumer
             """)
         var env = [
             "PUSHBRIDGE_FCM_MAX_SENDS_PER_SECOND": "2500.5", "PUSHBRIDGE_KAFKA_INSTANCE_ID": "pod-3", "PUSHBRIDGE_HTTP_LISTEN": "127.0.0.1:9000",
@@ -103,6 +108,53 @@ struct ConfigTests {
         expected.kafka.properties["sasl.password"] = "<redacted>"
         expected.kafka.properties["ssl.key.pem"] = "<redacted>"
         #expect(again == expected, "\(printed)")
+        #expect(c.fcm.projects.count == 2 && c.fcm.defaultProject == "consumer")
+    }
+
+    @Test("fcm.projects: each project's settings read and paths resolved; every mistake named with its line")
+    func projects() throws {
+        let path = try Self.file(
+            Self.minimal + """
+                fcm:
+                  projects:
+                    consumer: {service_account: keys/consumer.json, project_sends_per_second: 9000}
+                    driver: {service_account: /etc/driver.json, max_sends_per_second: 250}
+                """)
+        let c = try PushbridgeConfig.load(file: path, environment: [:])
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        #expect(
+            c.fcm.projects == [
+                "consumer": .init(serviceAccountFile: dir + "/keys/consumer.json", projectSendsPerSecond: 9000),
+                "driver": .init(serviceAccountFile: "/etc/driver.json", maxSendsPerSecond: 250),
+            ])
+        #expect(c.fcm.defaultProject == nil && c.fcm.serviceAccountFile == nil)
+
+        let problems = try Self.problems(
+            Self.minimal + """
+                fcm:
+                  service_account: sa.json
+                  projects:
+                    "bad name": {service_account: a.json}
+                    nokey: {max_sends_per_second: 5}
+                    typo: {service_acount: a.json}
+                    slow: {service_account: a.json, max_sends_per_second: 0}
+                  default_project: rider
+                """)
+        #expect(problems.contains("line 8: fcm.projects: \"bad name\" is not a project name (1-100 of letters, digits, - _ .)"), "\(problems)")
+        #expect(problems.contains("line 9: fcm.projects.nokey has no service_account"), "\(problems)")
+        #expect(
+            problems.contains(
+                "line 10: unknown key fcm.projects.typo.service_acount (a project has service_account, max_sends_per_second, project_sends_per_second)"
+            ),
+            "\(problems)")
+        #expect(problems.contains("line 11: fcm.projects.slow.max_sends_per_second must be a number"), "\(problems)")
+        #expect(
+            problems.contains(
+                "line 6: fcm.service_account and fcm.projects cannot both be set: with several projects, each names its own service_account"),
+            "\(problems)")
+        #expect(problems.contains("line 12: fcm.default_project \"rider\" is not a project: fcm.projects has slow"), "\(problems)")
+        let fromEnvironment = try Self.problems(Self.minimal, environment: ["PUSHBRIDGE_FCM_PROJECTS": "a=b"])
+        #expect(fromEnvironment == ["PUSHBRIDGE_FCM_PROJECTS: fcm.projects cannot be set from the environment; name the projects in the config file"])
     }
 
     @Test("required keys may come from the environment alone")
@@ -199,6 +251,8 @@ struct ConfigTests {
             "kafka: {brokers: [k]}\nmappings: [m]\n",
             Self.minimal + "http: {listen: nowhere}\n",
             Self.minimal.replacingOccurrences(of: "  topics: [events]\n", with: "  topics: [events]\n  properties: {acks: 1}\n"),
+            Self.minimal + "fcm: {projects: {app: {max_sends_per_second: 5}}}\n",
+            Self.minimal + "fcm: {projects: {\"a b\": {service_account: x.json}}}\n",
         ]
         for text in bad { #expect(!(try Self.problems(text)).isEmpty, "the loader accepts \(text)") }
         let files =

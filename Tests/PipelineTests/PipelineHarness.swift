@@ -64,7 +64,7 @@ final class PipelineHarness: Sendable {
         logger.logLevel = .error
         let options = EventProcessor.Options(deadLetterTopic: deadLetterTopic, tokenInvalidationTopic: invalidationTopic)
         let processor = EventProcessor(
-            mappings: mappings, sender: client, producer: producer, options: options, metrics: PipelineMetrics(), logger: logger)
+            mappings: mappings, sender: FCMProjects(single: client), producer: producer, options: options, metrics: PipelineMetrics(), logger: logger)
         var consumer = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: group)
         consumer.groupInstanceID = instanceID
         consumer.sessionTimeout = .seconds(6)

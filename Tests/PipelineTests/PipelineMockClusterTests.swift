@@ -168,7 +168,9 @@ struct PipelineMockClusterTests {
         let tokens = try await h.produce(100, prefix: "s")
         let c1 = try h.client()
         let c2 = try h.client { $0.maxSendsPerSecond = 100 }  // a per-worker cap below its share: the lower holds
-        let quota: (inout Pipeline.Configuration) -> Void = { $0.projectQuota = ProjectQuotaShare(projectSendsPerSecond: 1000) }
+        let quota: (inout Pipeline.Configuration) -> Void = {
+            $0.projectQuotas = [FCMProjects.singleName: ProjectQuotaShare(projectSendsPerSecond: 1000)]
+        }
         let p1 = try h.pipeline(group: "g-share", client: c1, configure: quota)
         let r1 = RunningPipeline(p1)
         #expect(await eventually(timeout: .seconds(30)) { p1.assignment.count == 4 && c1.maxSendsPerSecond == 1000 }, "alone: the whole rate")

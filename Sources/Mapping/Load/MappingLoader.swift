@@ -17,7 +17,7 @@ struct MappingLoader {
     static let topKeys = ["version", "event", "events"]
     static let eventKeys = [
         "target", "title", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
-        "analytics_label", "max_age", "event_time", "too_old",
+        "analytics_label", "max_age", "event_time", "too_old", "project",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition"]
 
@@ -127,6 +127,7 @@ struct MappingLoader {
             }
             mapping.analyticsLabel = label
         }
+        if let n = m["project"] { mapping.project = project(n) }
         checkCollapseIDs(mapping, m)
         if mapping.silent { checkSilent(m) }
         if let collapse = mapping.collapseKey, let n = m["collapse_key"] {
@@ -156,6 +157,30 @@ struct MappingLoader {
             return nil
         }
         return LocalizedText(androidKey: androidKey, iosKey: iosKey, args: args)
+    }
+
+    /// `project`: a name of the config's `fcm.projects` (checked when the worker starts), or an
+    /// event field holding one.
+    private mutating func project(_ node: Node) -> ValueSource? {
+        guard let source = source(node, "project") else { return nil }
+        switch source {
+        case .literal(let name), .field(_, .some(let name)):
+            guard Self.isProjectName(name) else {
+                fail(node, "project \"\(name)\" is not a project name", hint: "name one of the config's fcm.projects: letters, digits, - _ .")
+                return nil
+            }
+        case .eventID:
+            fail(node, "project cannot be the event's ID", hint: "name one of the config's fcm.projects, or `{field: /pointer}`")
+            return nil
+        case .field: break
+        }
+        return source
+    }
+
+    /// A name `fcm.projects` can have: 1–100 of letters, digits, `-`, `_`, `.`.
+    static func isProjectName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 100
+            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || "-_.".utf8.contains($0) }
     }
 
     /// Default derivation: Android resource names are lower_snake, iOS keys UPPER_SNAKE.

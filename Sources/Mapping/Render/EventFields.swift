@@ -25,6 +25,7 @@ struct EventFields: Sendable {
             }
             if case .devices(_, .field(let pointer)) = mapping.target { pointers.append(pointer) }
             if case .field(let pointer, _)? = mapping.maxAge?.eventTime { pointers.append(pointer) }
+            if case .field(let pointer, _)? = mapping.project { pointers.append(pointer) }
             for pointer in pointers {
                 data.insert(pointer.tokens)
                 document.insert(pointer.tokens)

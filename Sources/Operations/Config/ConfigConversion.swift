@@ -10,6 +10,7 @@ extension ConfigSchema {
         case double(Double)
         case bool(Bool)
         case map([String: String])
+        case projects([String: PushbridgeConfig.Project])
 
         var string: String? {
             switch self {
@@ -22,6 +23,7 @@ extension ConfigSchema {
         var double: Double? { if case .double(let d) = self { d } else { nil } }
         var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
         var map: [String: String]? { if case .map(let m) = self { m } else { nil } }
+        var projects: [String: PushbridgeConfig.Project]? { if case .projects(let p) = self { p } else { nil } }
 
         /// The value unquoted, for messages and the docs table.
         var text: String {
@@ -33,6 +35,7 @@ extension ConfigSchema {
             case .double(let d): String(d)
             case .bool(let b): String(b)
             case .map(let m): "{" + m.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+            case .projects(let p): "{" + p.keys.sorted().joined(separator: ", ") + "}"
             }
         }
     }
@@ -119,4 +122,9 @@ extension ConfigSchema.Conversion where T == (host: String, port: Int)? {
             },
             encode: { $0.map { .string("\($0.host):\($0.port)") } ?? .word("off") })
     }
+}
+
+extension ConfigSchema.Conversion where T == [String: PushbridgeConfig.Project] {
+    /// `fcm.projects`: checked and its paths resolved by the loader as it reads the file.
+    static var projects: Self { Self(kind: .projects, decode: { v, _ in v.projects }, encode: { .projects($0) }) }
 }

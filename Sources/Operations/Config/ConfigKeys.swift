@@ -18,6 +18,11 @@ extension ConfigSchema {
         Key("kafka.properties", \.kafka.properties, .map, "librdkafka properties for the consumer and the producer (SASL, SSL, …)."),
         Key("mappings", \.mappings, .paths, required: true, "Mapping files or directories, relative to the config file."),
         Key("fcm.service_account", \.fcm.serviceAccountFile, .path, "Service-account JSON file; null: GOOGLE_APPLICATION_CREDENTIALS."),
+        Key(
+            "fcm.projects", \.fcm.projects, .projects,
+            "Several Firebase projects (apps) by the name mappings choose them with (project:), each {service_account, max_sends_per_second, project_sends_per_second}, each with its own connections, access token, rate cap and quota pause. Not with service_account."
+        ),
+        Key("fcm.default_project", \.fcm.defaultProject, .string, "The project of mappings that name none; null: the only one of projects, if one."),
         Key("fcm.endpoint", \.fcm.endpoint, .string, "FCM's base URL."),
         Key("fcm.ca_file", \.fcm.caFile, .path, "PEM CAs to trust instead of the system's."),
         Key("fcm.validate_only", \.fcm.validateOnly, .bool, "FCM dry run: validated, not delivered."),

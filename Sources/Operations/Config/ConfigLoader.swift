@@ -38,6 +38,8 @@ struct ConfigFileLoader {
     /// form) is reported there.
     var lines: [String: Int] = [:]
     var properties: [String: String] = [:]
+    /// `fcm.projects` as the file names them, paths resolved.
+    var projects: [String: PushbridgeConfig.Project] = [:]
 
     init(file: String, environment: [String: String]) {
         self.file = file
@@ -125,6 +127,10 @@ struct ConfigFileLoader {
                 if let refusal = Self.refusal(property: name, value: s.string) { problems.append(.init(location: at(v), message: refusal)) }
             }
             return nil
+        case .projects:
+            guard case .mapping(let m) = node else { return wrong() }
+            for (k, v) in m { readProject(k, v) }
+            return nil
         case .stringList:
             guard case .sequence(let items) = node else { return wrong() }
             var strings: [String] = []
@@ -160,7 +166,13 @@ struct ConfigFileLoader {
         for key in ConfigSchema.keys {
             // The properties map is gathered from the file and PUSHBRIDGE_KAFKA_PROPERTIES_* by hand:
             // swift-configuration reads scalars and lists.
-            guard let value = key.kind == .map ? .map(properties) : read(reader, key) else { continue }
+            let value: ConfigSchema.Value? =
+                switch key.kind {
+                case .map: .map(properties)
+                case .projects: .projects(projects)
+                default: read(reader, key)
+                }
+            guard let value else { continue }
             if !key.store(&config, value, resolve) {
                 problems.append(.init(location: location(of: key.name), message: "\(key.name) must be \(key.format), got \"\(value.text)\""))
             }
@@ -168,6 +180,7 @@ struct ConfigFileLoader {
         for key in ConfigSchema.required where !has(key) {
             problems.append(.init(location: file, message: "\(key) is required (or set \(ConfigSchema.environmentName(key)))"))
         }
+        checkProjects(config)
         return config
     }
 
@@ -192,7 +205,74 @@ struct ConfigFileLoader {
         case .int(let min): return r.int(forKey: name).flatMap { $0 >= min ? .int($0) : nil }
         case .double: return r.double(forKey: name).flatMap { $0 > 0 ? .double($0) : nil }
         case .bool: return r.bool(forKey: name).map { .bool($0) }
-        case .map: return nil
+        case .map, .projects: return nil
+        }
+    }
+}
+
+// MARK: fcm.projects
+
+extension ConfigFileLoader {
+    /// One entry of `fcm.projects`: a name mappings can use, and its settings, each checked
+    /// where it is written.
+    fileprivate mutating func readProject(_ keyNode: Node, _ value: Node) {
+        guard let name = keyNode.string, Self.isProjectName(name) else {
+            problems.append(
+                .init(
+                    location: at(keyNode),
+                    message: "fcm.projects: \"\(keyNode.string ?? "?")\" is not a project name (1-100 of letters, digits, - _ .)"))
+            return
+        }
+        guard case .mapping(let settings) = value else {
+            problems.append(.init(location: at(value), message: "fcm.projects.\(name) must be a map with service_account"))
+            return
+        }
+        var fields: [String: ConfigContent] = [:]
+        for (fieldNode, fieldValue) in settings {
+            let field = fieldNode.string ?? "?"
+            guard let kind = ConfigSchema.projectFields.first(where: { $0.name == field })?.kind else {
+                let known = ConfigSchema.projectFields.map(\.name).joined(separator: ", ")
+                problems.append(.init(location: at(fieldNode), message: "unknown key fcm.projects.\(name).\(field) (a project has \(known))"))
+                continue
+            }
+            if isNull(fieldValue) { continue }
+            if let content = convert(fieldValue, kind: kind, path: "fcm.projects.\(name).\(field)") { fields[field] = content }
+        }
+        guard case .string(let account)? = fields["service_account"] else {
+            if !settings.contains(where: { $0.key.string == "service_account" && !isNull($0.value) }) {
+                problems.append(.init(location: at(keyNode), message: "fcm.projects.\(name) has no service_account"))
+            }
+            return
+        }
+        func number(_ field: String) -> Double? {
+            if case .double(let d)? = fields[field] { d } else { nil }
+        }
+        let base = URL(fileURLWithPath: file).deletingLastPathComponent()
+        let path = account.hasPrefix("/") ? account : base.appendingPathComponent(account).standardizedFileURL.path
+        projects[name] = PushbridgeConfig.Project(
+            serviceAccountFile: path, maxSendsPerSecond: number("max_sends_per_second"), projectSendsPerSecond: number("project_sends_per_second"))
+    }
+
+    /// A name `fcm.projects` can have (what a mapping's `project` may say): 1–100 of letters,
+    /// digits, `-`, `_`, `.`.
+    static func isProjectName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 100
+            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || "-_.".utf8.contains($0) }
+    }
+
+    /// `fcm.projects` against the keys it excludes or names.
+    fileprivate mutating func checkProjects(_ config: PushbridgeConfig) {
+        let fcm = config.fcm
+        if !fcm.projects.isEmpty, fcm.serviceAccountFile != nil {
+            problems.append(
+                .init(
+                    location: location(of: "fcm.service_account"),
+                    message: "fcm.service_account and fcm.projects cannot both be set: with several projects, each names its own service_account"))
+        }
+        if let name = fcm.defaultProject, fcm.projects[name] == nil {
+            let known = fcm.projects.isEmpty ? "fcm.projects is not set" : "fcm.projects has " + fcm.projects.keys.sorted().joined(separator: ", ")
+            problems.append(
+                .init(location: location(of: "fcm.default_project"), message: "fcm.default_project \"\(name)\" is not a project: \(known)"))
         }
     }
 }

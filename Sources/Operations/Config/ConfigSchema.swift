@@ -16,6 +16,8 @@ enum ConfigSchema {
         case oneOf([String])
         /// A map of string to scalar (librdkafka properties).
         case map
+        /// Named Firebase projects, each a map of ``ConfigSchema/projectFields`` (`fcm.projects`).
+        case projects
 
         var expected: String {
             switch self {
@@ -26,6 +28,7 @@ enum ConfigSchema {
             case .bool: "true or false"
             case .oneOf(let values): "one of " + values.joined(separator: ", ")
             case .map: "a map of names to values"
+            case .projects: "a map of project names to {service_account, max_sends_per_second, project_sends_per_second}"
             }
         }
     }
@@ -65,6 +68,11 @@ enum ConfigSchema {
             self.value = { conversion.encode($0[keyPath: field]) }
         }
     }
+
+    /// The settings of one of `fcm.projects`, and whether each is required.
+    static let projectFields: [(name: String, kind: Kind, required: Bool)] = [
+        ("service_account", .string, true), ("max_sends_per_second", .double, false), ("project_sends_per_second", .double, false),
+    ]
 
     static let named = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) })
 

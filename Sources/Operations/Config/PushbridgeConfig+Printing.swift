@@ -22,7 +22,15 @@ extension PushbridgeConfig {
             open = Array(sections)
             let indent = String(repeating: "  ", count: sections.count)
             let value = key.value(self)
-            if case .map(let map) = value, !map.isEmpty {
+            if case .projects(let projects) = value, !projects.isEmpty {
+                lines.append(indent + "\(path.last!):")
+                for (name, project) in projects.sorted(by: { $0.key < $1.key }) {
+                    lines.append(indent + "  \(Self.quoted(name)):")
+                    lines.append(indent + "    service_account: \(Self.quoted(project.serviceAccountFile))")
+                    lines.append(indent + "    max_sends_per_second: \(project.maxSendsPerSecond.map { String($0) } ?? "null")")
+                    lines.append(indent + "    project_sends_per_second: \(project.projectSendsPerSecond.map { String($0) } ?? "null")")
+                }
+            } else if case .map(let map) = value, !map.isEmpty {
                 lines.append(indent + "\(path.last!):")
                 for (name, value) in map.sorted(by: { $0.key < $1.key }) {
                     lines.append(indent + "  \(name): \(Self.isSecretProperty(name) ? "<redacted>" : Self.quoted(value))")
@@ -41,7 +49,7 @@ extension PushbridgeConfig {
         case .word(let s): s
         case .strings(let items): "[" + items.map(quoted).joined(separator: ", ") + "]"
         case .int, .double, .bool: value.text
-        case .map: "{}"
+        case .map, .projects: "{}"
         }
     }
 

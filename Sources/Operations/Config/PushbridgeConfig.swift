@@ -27,9 +27,30 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var quotaPause: Duration = .seconds(60)
     }
 
+    /// One of several Firebase projects (`fcm.projects`), e.g. a consumer app and a driver app.
+    public struct Project: Sendable, Equatable {
+        /// Its service-account JSON file (absolute).
+        public var serviceAccountFile: String
+        /// This worker's rate cap for it; nil: `fcm.max_sends_per_second`.
+        public var maxSendsPerSecond: Double?
+        /// Its send rate for the whole group; nil: `fcm.project_sends_per_second`.
+        public var projectSendsPerSecond: Double?
+
+        public init(serviceAccountFile: String, maxSendsPerSecond: Double? = nil, projectSendsPerSecond: Double? = nil) {
+            self.serviceAccountFile = serviceAccountFile
+            self.maxSendsPerSecond = maxSendsPerSecond
+            self.projectSendsPerSecond = projectSendsPerSecond
+        }
+    }
+
     public struct FCM: Sendable, Equatable {
-        /// A service-account JSON file; nil: `GOOGLE_APPLICATION_CREDENTIALS`.
+        /// A service-account JSON file; nil: `GOOGLE_APPLICATION_CREDENTIALS`. Not with ``projects``.
         public var serviceAccountFile: String?
+        /// Several Firebase projects by the name mappings use (`project:`); empty: one project,
+        /// from ``serviceAccountFile``.
+        public var projects: [String: Project] = [:]
+        /// The project of mappings that name none; nil: the only one of ``projects``, if one.
+        public var defaultProject: String?
         public var endpoint = "https://fcm.googleapis.com"
         /// CAs to trust instead of the system's (PEM).
         public var caFile: String?

@@ -41,7 +41,9 @@ final class FakeSender: PushSending {
         for w in waiting { w.resume() }
     }
 
-    func send(_ message: [UInt8], to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
+    func projectID(of project: String?) -> String? { project == nil ? "fake" : nil }
+
+    func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
         let (id, held) = state.withLock { s in
             defer {
                 s.nextID += 1
@@ -68,7 +70,7 @@ final class FakeSender: PushSending {
 
     var concurrencyLimit: Int { 100 }
 
-    func setProjectShare(sendsPerSecond: Double?) {}
+    func setProjectShare(_ project: String, sendsPerSecond: Double?) {}
 }
 
 /// A broker for the dead-letter and invalidation records: stores each at once.
