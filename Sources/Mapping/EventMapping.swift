@@ -21,6 +21,9 @@ public enum MappingTarget: Sendable, Equatable {
     case topic(ValueSource)
     /// A condition such as `'a' in topics && 'b' in topics`.
     case condition(ValueSource)
+    /// A user: one message per device the device registry lists for them (a FID or a token
+    /// each), optionally only some platforms' or apps'.
+    case user(ValueSource, DeviceFilter)
 
     /// The target field each message gets.
     public var kind: MessageTarget.Kind {
@@ -28,7 +31,47 @@ public enum MappingTarget: Sendable, Equatable {
         case .device(let kind, _), .devices(let kind, _): kind
         case .topic: .topic
         case .condition: .condition
+        case .user: .token  // per device, a FID or a token: the same size limit
         }
+    }
+}
+
+/// Which of a user's devices a `user` target sends to: nil lets every one through.
+public struct DeviceFilter: Sendable, Equatable {
+    /// The registry's platform names (`android`, `ios`, `web`).
+    public var platforms: Set<String>?
+    /// Names of the config's `fcm.projects`.
+    public var apps: Set<String>?
+
+    public init(platforms: Set<String>? = nil, apps: Set<String>? = nil) {
+        self.platforms = platforms
+        self.apps = apps
+    }
+
+    /// Whether `device` passes. A device without a platform or an app passes only when that
+    /// part is not filtered.
+    public func admits(_ device: UserDevice) -> Bool {
+        if let platforms, !(device.platform.map(platforms.contains) ?? false) { return false }
+        if let apps, !(device.app.map(apps.contains) ?? false) { return false }
+        return true
+    }
+}
+
+/// One of a user's devices, as the device registry lists it.
+public struct UserDevice: Sendable, Equatable {
+    /// ``MessageTarget/Kind/fid`` or ``MessageTarget/Kind/token``.
+    public var kind: MessageTarget.Kind
+    public var id: String
+    public var platform: String?
+    /// The name of the project in the config's `fcm.projects` whose app it is; nil: the
+    /// mapping's project.
+    public var app: String?
+
+    public init(kind: MessageTarget.Kind, id: String, platform: String? = nil, app: String? = nil) {
+        self.kind = kind
+        self.id = id
+        self.platform = platform
+        self.app = app
     }
 }
 

@@ -16,6 +16,8 @@ public struct MappingSet: Sendable {
     let maxAges: [String: MaxAge]
     /// The `project` of the event types that name one (most sets have none).
     let projects: [String: ValueSource]
+    /// The device filter of the event types that target a user (most sets have none).
+    let userTargets: [String: DeviceFilter]
     /// What loaded but is likely a mistake (e.g. a collapse key per event), file:line each.
     public let warnings: [MappingLoadError]
 
@@ -38,6 +40,10 @@ public struct MappingSet: Sendable {
             fields: EventFields(format: format, mappings: compiled),
             maxAges: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.maxAge.map { (m.eventType, $0) } }),
             projects: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.project.map { (m.eventType, $0) } }),
+            userTargets: Dictionary(
+                uniqueKeysWithValues: compiled.compactMap { m in
+                    if case .user(_, let filter) = m.target { (m.eventType, filter) } else { nil }
+                }),
             warnings: loader.warnings(format: format))
     }
 
@@ -46,8 +52,17 @@ public struct MappingSet: Sendable {
         public var event: DecodedEvent
         public var messages: [FCMMessage]
         /// The name in `fcm.projects` of the project that sends them; nil: the default one.
+        /// A message to a user's device may name its own (``FCMMessage/project``).
         public var project: String?
+        /// The user a `user` target named, whose devices the messages go to.
+        public var user: String?
     }
+
+    /// A user's devices, from the device registry; throws when the registry cannot be read.
+    public typealias DeviceLookup = (_ user: String) throws -> [UserDevice]
+
+    /// Whether some event type targets a user: the worker needs a device registry.
+    public var targetsUsers: Bool { !userTargets.isEmpty }
 
     /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
     ///
@@ -57,7 +72,11 @@ public struct MappingSet: Sendable {
     ///     for a mapping with a TTL or a `max_age`.
     ///   - maxAge: `.ignore` renders events older than their `max_age` too
     ///     (`replay --ignore-max-age`); otherwise they fail with ``MappingFailure/tooOld(_:)``.
-    public func render(_ record: EventRecord, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce) -> Result<Rendered, MappingFailure> {
+    ///   - devices: looks up a user's devices for a `user` target; nil: no registry, and such
+    ///     events fail with ``MappingFailure/registryUnavailable(_:)``.
+    public func render(
+        _ record: EventRecord, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce, devices lookup: DeviceLookup? = nil
+    ) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
         switch eventFormat.decode(record, fields: fields) {
         case .success(let e): event = e
@@ -79,12 +98,42 @@ public struct MappingSet: Sendable {
                 return .failure(error)
             }
         }
+        var user: String?
+        var devices: [UserDevice] = []
+        if !userTargets.isEmpty, let filter = userTargets[event.type], let mapping = mappings[event.type] {
+            switch userDevices(mapping, event, filter: filter, lookup: lookup) {
+            case .success(let found): (user, devices) = found
+            case .failure(let f): return .failure(f)
+            }
+        }
         if let template = templates[event.type], let messages = try? template.render(event, now: now, remainingTTL: remaining) {
             return .success(Rendered(event: event, messages: messages, project: project))
         }
         // No template, or a failure, which the tree path names.
         guard let mapping = mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
-        return mapping.render(event, now: now, remainingTTL: remaining).map { Rendered(event: event, messages: $0, project: project) }
+        return mapping.render(event, now: now, remainingTTL: remaining, devices: devices).map {
+            Rendered(event: event, messages: $0, project: project, user: user)
+        }
+    }
+
+    /// A `user` target's user and their devices that pass its filter, or why there are none.
+    private func userDevices(
+        _ mapping: EventMapping, _ event: DecodedEvent, filter: DeviceFilter, lookup: DeviceLookup?
+    ) -> Result<(String, [UserDevice]), MappingFailure> {
+        do throws(MappingFailure) {
+            guard let user = try mapping.user(in: event) else { return .success(("", [])) }
+            guard let lookup else { throw .registryUnavailable("no device registry is configured (registry.topic)") }
+            let devices: [UserDevice]
+            do {
+                devices = try lookup(user).filter(filter.admits)
+            } catch {
+                throw .registryUnavailable("\(error)")
+            }
+            guard !devices.isEmpty else { throw .noDevices(user: user) }
+            return .success((user, devices))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Where the mappings choose a project, for checking them against the config's
@@ -99,7 +148,12 @@ public struct MappingSet: Sendable {
             case .field(let pointer, let fallback)?: (fixed, field) = (fallback, pointer.description)
             case .eventID?: (fixed, field) = (nil, nil)  // refused by the loader
             }
-            return ProjectChoice(eventType: m.eventType, file: m.file, line: m.line, name: fixed, field: field)
+            var choice = ProjectChoice(eventType: m.eventType, file: m.file, line: m.line, name: fixed, field: field)
+            if case .user(_, let filter) = m.target {
+                choice.targetsUser = true
+                choice.apps = (filter.apps ?? []).sorted()
+            }
+            return choice
         }.sorted { ($0.file, $0.line) < ($1.file, $1.line) }
     }
 
@@ -142,4 +196,8 @@ public struct ProjectChoice: Sendable, Equatable {
     public var name: String?
     /// The field it reads the name from, if any.
     public var field: String?
+    /// It targets a user, whose devices the device registry lists (each may name its app's project).
+    public var targetsUser = false
+    /// The apps (projects) a `user` target's filter lets through.
+    public var apps: [String] = []
 }

@@ -13,6 +13,9 @@ public struct EventProcessor: Sendable {
         public var validateOnly = false
         /// Unmapped event types are done without a send (otherwise dead-lettered).
         public var skipUnknownEventTypes = true
+        /// A `user` target whose user has no device is done without a send (otherwise
+        /// dead-lettered; `registry.no_devices`).
+        public var skipUsersWithoutDevices = true
         /// `.ignore` sends events older than their mapping's `max_age` too
         /// (`replay --ignore-max-age`).
         public var maxAge = MaxAgeCheck.enforce
@@ -34,17 +37,20 @@ public struct EventProcessor: Sendable {
     let mappings: MappingSet
     let sender: any PushSending
     let producer: any RecordProducing
+    /// Users' devices, for `user` targets; nil: no registry.
+    let directory: (any DeviceDirectory)?
     let options: Options
     let metrics: PipelineMetrics
     let logger: Logger
 
     public init(
-        mappings: MappingSet, sender: any PushSending, producer: any RecordProducing,
+        mappings: MappingSet, sender: any PushSending, producer: any RecordProducing, directory: (any DeviceDirectory)? = nil,
         options: Options, metrics: PipelineMetrics, logger: Logger
     ) {
         self.mappings = mappings
         self.sender = sender
         self.producer = producer
+        self.directory = directory
         self.options = options
         self.metrics = metrics
         self.logger = logger
@@ -54,34 +60,44 @@ public struct EventProcessor: Sendable {
         let record = EventRecord(message)
         var eventType: String?
         var eventID: String?
-        /// The Firebase project the event's messages went to, once it has one.
-        var projectID: String?
+        /// The Firebase project ID each device was sent with, once the event has its projects.
+        var projectOf: [String: String] = [:]
+        var user: String?
         let verdict: EventVerdict
-        switch mappings.render(record, maxAge: options.maxAge) {
+        let lookup: MappingSet.DeviceLookup? = directory.map { directory in { try directory.devices(ofUser: $0) } }
+        switch mappings.render(record, maxAge: options.maxAge, devices: lookup) {
         case .failure(let failure):
             if case .tooOld(let old) = failure {  // decoded, unlike most failures: its record can say what it was
                 eventType = old.eventType
                 eventID = old.eventID
             }
-            verdict = .mappingFailed(failure, skipUnknownTypes: options.skipUnknownEventTypes)
+            verdict = .mappingFailed(
+                failure, skipUnknownTypes: options.skipUnknownEventTypes, skipUsersWithoutDevices: options.skipUsersWithoutDevices)
         case .success(let rendered):
             eventType = rendered.event.type
             eventID = rendered.event.id
-            if let id = sender.projectID(of: rendered.project) {
-                projectID = id
-                verdict = .sends(await sendAll(rendered.messages, project: rendered.project, projectID: id))
-            } else {
-                verdict = .unknownProject(rendered.project)
+            user = rendered.user
+            switch projects(of: rendered) {
+            case .success(let sends):
+                for (message, id) in sends { projectOf[message.target.value] = id }
+                verdict = .sends(await sendAll(sends))
+            case .failure(let unknown):
+                verdict = .unknownProject(unknown.name)
             }
         }
+        // The Firebase project(s) the event went to, for its dead-letter record.
+        let projectIDs = Set(projectOf.values).sorted().joined(separator: ",")
 
         let now = RFC3339.nowMilliseconds()
         for invalidation in verdict.invalidations {
             let out = OutputRecords.tokenInvalidation(
                 invalidation, topic: options.tokenInvalidationTopic, source: message,
-                eventType: eventType, eventID: eventID, project: projectID, nowMilliseconds: now)
+                eventType: eventType, eventID: eventID, project: projectOf[invalidation.device], nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.tokenInvalidated(code: invalidation.code.name)
+            // A registry device FCM says is dead leaves the local view now; the backend deletes
+            // it at the source from the record just written.
+            if let user, let directory { directory.drop(invalidation.device, ofUser: user) }
         }
         switch verdict.disposition {
         case .delivered:
@@ -91,7 +107,7 @@ public struct EventProcessor: Sendable {
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
                 message, reason: reason, topic: options.deadLetterTopic,
-                eventType: eventType, eventID: eventID, project: projectID, nowMilliseconds: now)
+                eventType: eventType, eventID: eventID, project: projectIDs.isEmpty ? nil : projectIDs, nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.deadLettered(code: reason.code)
             logger.warning(
@@ -108,30 +124,47 @@ public struct EventProcessor: Sendable {
         }
         // Once done, so an event retried after a failed write is counted once.
         if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
+        if verdict.noDevices { metrics.usersWithoutDevices.increment() }
         return Outcome(verdict: verdict, done: true)
     }
 
-    /// - Parameters:
-    ///   - project: the name the mapping chose (nil: the default project);
-    ///   - projectID: its Firebase project ID, for the metrics.
-    private func sendAll(
-        _ messages: [FCMMessage], project: String?, projectID: String
-    ) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
-        if messages.count == 1 { return [(messages[0], await send(messages[0], project: project, projectID: projectID))] }
+    /// A project named where the config has none.
+    struct UnknownProject: Error {
+        var name: String?
+    }
+
+    /// Each message with the Firebase project ID it goes to: its device's app's project, else
+    /// the event's; the first name the config lacks fails them all (nothing is sent).
+    private func projects(of rendered: MappingSet.Rendered) -> Result<[(message: FCMMessage, projectID: String)], UnknownProject> {
+        var sends: [(message: FCMMessage, projectID: String)] = []
+        sends.reserveCapacity(rendered.messages.count)
+        for var message in rendered.messages {
+            let name = message.project ?? rendered.project
+            guard let id = sender.projectID(of: name) else { return .failure(UnknownProject(name: name)) }
+            message.project = name
+            sends.append((message, id))
+        }
+        return .success(sends)
+    }
+
+    private func sendAll(_ sends: [(message: FCMMessage, projectID: String)]) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
+        if sends.count == 1 { return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID))] }
         return await withTaskGroup(of: (Int, FCMClient.SendResult).self) { group in
-            for (i, m) in messages.enumerated() {
-                group.addTask { (i, await send(m, project: project, projectID: projectID)) }
+            for (i, s) in sends.enumerated() {
+                group.addTask { (i, await send(s.message, projectID: s.projectID)) }
             }
-            var results = [FCMClient.SendResult?](repeating: nil, count: messages.count)
+            var results = [FCMClient.SendResult?](repeating: nil, count: sends.count)
             for await (i, r) in group { results[i] = r }
-            return messages.indices.map { (messages[$0], results[$0]!) }
+            return sends.indices.map { (sends[$0].message, results[$0]!) }
         }
     }
 
-    private func send(_ message: FCMMessage, project: String?, projectID: String) async -> FCMClient.SendResult {
+    /// - Parameter projectID: the Firebase project ID of `message.project`, for the metrics.
+    private func send(_ message: FCMMessage, projectID: String) async -> FCMClient.SendResult {
         metrics.sendStarted()
         let start = ContinuousClock.now
-        let result = await sender.send(message.encoded, project: project, to: SendTarget(message.target), validateOnly: options.validateOnly)
+        let result = await sender.send(
+            message.encoded, project: message.project, to: SendTarget(message.target), validateOnly: options.validateOnly)
         metrics.sendFinished(
             result.outcome, project: projectID, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - start)
         if case .failure(let error) = result.outcome, let device = message.device, error.invalidatesToken {

@@ -39,19 +39,31 @@ public struct EventVerdict: Sendable, Equatable {
     /// Older than its mapping's `max_age`, so not sent (skipped or dead-lettered): counted as
     /// too old by the metrics and replay's progress, whichever the disposition.
     public var tooOld: Bool
+    /// A `user` target whose user has no device: not sent (skipped or dead-lettered), counted.
+    public var noDevices: Bool
 
-    public init(disposition: Disposition, invalidations: [TokenInvalidation] = [], sent: Int = 0, tooOld: Bool = false) {
+    public init(
+        disposition: Disposition, invalidations: [TokenInvalidation] = [], sent: Int = 0, tooOld: Bool = false, noDevices: Bool = false
+    ) {
         self.disposition = disposition
         self.invalidations = invalidations
         self.sent = sent
         self.tooOld = tooOld
+        self.noDevices = noDevices
     }
 
     /// The verdict for an event the mapping core could not turn into messages.
-    public static func mappingFailed(_ failure: MappingFailure, skipUnknownTypes: Bool) -> EventVerdict {
+    public static func mappingFailed(_ failure: MappingFailure, skipUnknownTypes: Bool, skipUsersWithoutDevices: Bool = true) -> EventVerdict {
         switch failure {
         case .unknownEventType where skipUnknownTypes:
             return EventVerdict(disposition: .skipped(reason: failure.reason))
+        case .noDevices where skipUsersWithoutDevices:
+            return EventVerdict(disposition: .skipped(reason: failure.reason), noDevices: true)
+        case .noDevices:
+            return EventVerdict(disposition: .deadLetter(DeadLetterReason(code: failure.code, reason: failure.reason)), noDevices: true)
+        case .registryUnavailable:
+            // Not the event's fault: it stays unfinished, and the worker stops.
+            return EventVerdict(disposition: .fatal(failure.reason))
         case .tooOld(let old) where old.action == .skip:
             return EventVerdict(disposition: .skipped(reason: failure.reason), tooOld: true)
         case .tooOld:

@@ -12,6 +12,7 @@ public final class PipelineMetrics: Sendable {
     let eventsSkipped: Counter
     let eventsAlreadyDone: Counter
     let eventsDeadLettered: Counter
+    let usersWithoutDevices: Counter
     let commitErrors: Counter
     let recordWriteErrors: Counter
     let eventsInFlight: Meter
@@ -29,6 +30,7 @@ public final class PipelineMetrics: Sendable {
         eventsSkipped = Counter(label: "pushbridge_events_total", dimensions: [("result", "skipped")])
         eventsAlreadyDone = Counter(label: "pushbridge_events_total", dimensions: [("result", "already_done")])
         eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")])
+        usersWithoutDevices = Counter(label: "pushbridge_users_without_devices_total")
         commitErrors = Counter(label: "pushbridge_commit_errors_total")
         recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total")
         eventsInFlight = Meter(label: "pushbridge_events_in_flight")

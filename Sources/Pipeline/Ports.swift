@@ -1,5 +1,6 @@
 import FCM
 import Kafka
+import Mapping
 
 // What the pipeline needs from the outside world. The real implementations are KafkaConsumer,
 // FCMClient and KafkaProducer; tests of the pipeline's logic substitute their own.
@@ -53,6 +54,16 @@ public protocol PushSending: Sendable {
     /// Caps `project`'s sends at this worker's share of that project's rate (nil: no share; a
     /// configured per-worker cap still holds).
     func setProjectShare(_ project: String, sendsPerSecond: Double?)
+}
+
+/// Users' devices, for `user` targets: the device registry, or a fake in tests.
+public protocol DeviceDirectory: Sendable {
+    /// Every device registered for `user` (none: an empty list); throws when the registry
+    /// cannot be read.
+    func devices(ofUser user: String) throws -> [UserDevice]
+    /// FCM says `device` is dead: it leaves `user`'s devices at once (the backend deletes it at
+    /// the source from the invalidation record).
+    func drop(_ device: String, ofUser user: String)
 }
 
 /// Writes one record to Kafka and waits until the broker has it.

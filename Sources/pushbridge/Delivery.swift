@@ -34,7 +34,8 @@ struct Delivery: Sendable {
         let defaultName =
             fcmSettings.projects.isEmpty
             ? FCMProjects.singleName : fcmSettings.defaultProject ?? (configured.count == 1 ? configured[0].name : nil)
-        try ProjectChoiceError.check(mappings.projectChoices, projects: Set(configured.map(\.name)), defaultProject: defaultName)
+        try ProjectChoiceError.check(
+            mappings.projectChoices, projects: Set(configured.map(\.name)), defaultProject: defaultName, registry: settings.registry.topic)
 
         var clients: [String: FCMClient] = [:]
         var quotas: [String: ProjectQuotaShare] = [:]
@@ -68,6 +69,7 @@ struct Delivery: Sendable {
         var options = EventProcessor.Options(deadLetterTopic: settings.topics.deadLetter, tokenInvalidationTopic: settings.topics.tokenInvalidation)
         options.validateOnly = validateOnly || settings.fcm.validateOnly
         options.skipUnknownEventTypes = settings.delivery.unknownEventTypes == .skip
+        options.skipUsersWithoutDevices = settings.registry.noDevices == .skip
         options.maxAge = maxAge
         self.validateOnly = options.validateOnly
         processor = EventProcessor(mappings: mappings, sender: projects, producer: producer, options: options, metrics: metrics, logger: logger)
@@ -90,13 +92,16 @@ struct Delivery: Sendable {
     }
 }
 
-/// Mappings that name a project the config does not have: refused when the worker starts,
-/// each with its file and line, rather than dead-lettering every event of theirs.
+/// Mappings that name a project the config does not have, or target users with no device
+/// registry configured: refused when the worker starts, each with its file and line, rather than
+/// dead-lettering every event of theirs.
 struct ProjectChoiceError: Error, CustomStringConvertible {
     var problems: [String]
     var description: String { problems.joined(separator: "\n") }
 
-    static func check(_ choices: [ProjectChoice], projects: Set<String>, defaultProject: String?) throws(ProjectChoiceError) {
+    static func check(
+        _ choices: [ProjectChoice], projects: Set<String>, defaultProject: String?, registry: String?
+    ) throws(ProjectChoiceError) {
         let known = projects.sorted().joined(separator: ", ")
         var problems: [String] = []
         for choice in choices {
@@ -106,6 +111,12 @@ struct ProjectChoiceError: Error, CustomStringConvertible {
                 problems.append("\(place): \(what) \"\(name)\" is not one of fcm.projects (\(known))")
             } else if choice.name == nil, choice.field == nil, defaultProject == nil {
                 problems.append("\(place) names no project, and there is no default: set fcm.default_project, or project: in the mapping")
+            }
+            for app in choice.apps where !projects.contains(app) {
+                problems.append("\(place): target app \"\(app)\" is not one of fcm.projects (\(known))")
+            }
+            if choice.targetsUser, registry == nil {
+                problems.append("\(place) targets a user, and no device registry is configured: set registry.topic (docs/registry.md)")
             }
         }
         guard problems.isEmpty else { throw ProjectChoiceError(problems: problems) }

@@ -79,7 +79,7 @@ struct LoadErrorTests {
     func targets() {
         let two = loadErrors("version: 1\nevents:\n  e:\n    target: {token: t, topic: news}\n    body: {key: k}\n")
         #expect(two.first?.message == "`target` has more than one kind: token, topic")
-        #expect(two.first?.hint == "give exactly one of fid, fids, token, tokens, topic or condition")
+        #expect(two.first?.hint == "give exactly one of fid, fids, token, tokens, topic, condition or user")
         let none = loadErrors("version: 1\nevents:\n  e:\n    target: {}\n    body: {key: k}\n")
         #expect(none.first?.message == "`target` names no recipient")
         let missing = loadErrors("version: 1\nevents:\n  e:\n    body: {key: k}\n")

@@ -5,15 +5,30 @@ import Yams
 extension MappingLoader {
     mutating func loadTarget(_ node: Node) -> MappingTarget? {
         guard let m = mapping(node, "`target`") else { return nil }
-        checkKeys(m, allowed: Self.targetKinds, in: "`target`")
+        checkKeys(m, allowed: Self.targetKinds + Self.userFilters, in: "`target`")
         let present = Self.targetKinds.filter { m[$0] != nil }
         guard present.count == 1, let kind = present.first, let value = m[kind] else {
             fail(
                 node, present.isEmpty ? "`target` names no recipient" : "`target` has more than one kind: \(present.joined(separator: ", "))",
-                hint: "give exactly one of fid, fids, token, tokens, topic or condition")
+                hint: "give exactly one of fid, fids, token, tokens, topic, condition or user")
             return nil
         }
+        if kind != "user", let filter = Self.userFilters.first(where: { m[$0] != nil }) {
+            fail(m[filter], "`\(filter)` filters a user's devices: it needs `user`", hint: "remove it, or target `user:`")
+        }
         switch kind {
+        case "user":
+            guard let s = source(value, "target user") else { return nil }
+            if case .eventID = s { fail(value, "target user cannot be the event's ID", hint: "`{field: /pointer}` to the user ID") }
+            var filter = DeviceFilter()
+            if let n = m["platform"] { filter.platforms = names(n, "platform") }
+            if let n = m["app"] {
+                filter.apps = names(n, "app")
+                for app in filter.apps ?? [] where !Self.isProjectName(app) {
+                    fail(n, "app \"\(app)\" is not a project name", hint: "name projects of the config's fcm.projects: letters, digits, - _ .")
+                }
+            }
+            return .user(s, filter)
         case "fid", "token":
             let device: MessageTarget.Kind = kind == "fid" ? .fid : .token
             guard let s = source(value, "target \(kind)") else { return nil }
@@ -61,6 +76,16 @@ extension MappingLoader {
             fail(value, "`\(kind)` must be a list of \(device.rawValue)s or `{field: /pointer}` to an array of strings")
             return nil
         }
+    }
+
+    /// A `user` target's filter: one name or a non-empty list of them.
+    private mutating func names(_ node: Node, _ what: String) -> Set<String>? {
+        if let one = node.scalar?.string, !one.isEmpty { return [one] }
+        if let list = node.sequence, !list.isEmpty, list.allSatisfy({ !($0.scalar?.string ?? "").isEmpty }) {
+            return Set(list.compactMap { $0.scalar?.string })
+        }
+        fail(node, "`\(what)` must be a name or a non-empty list of names")
+        return nil
     }
 
     /// A literal collapse key or replace ID must be a valid `apns-collapse-id` when it becomes

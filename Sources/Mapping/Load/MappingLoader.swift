@@ -19,7 +19,9 @@ struct MappingLoader {
         "target", "title", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "event_time", "too_old", "project",
     ]
-    static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition"]
+    static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
+    /// A `user` target's filters.
+    static let userFilters = ["platform", "app"]
 
     mutating func load(file: String, contents: String) {
         self.file = file

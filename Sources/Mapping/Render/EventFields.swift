@@ -24,6 +24,7 @@ struct EventFields: Sendable {
                 if case .field(let pointer, _)? = hole.source { pointer } else { nil }
             }
             if case .devices(_, .field(let pointer)) = mapping.target { pointers.append(pointer) }
+            if case .user(.field(let pointer, _), _) = mapping.target { pointers.append(pointer) }
             if case .field(let pointer, _)? = mapping.maxAge?.eventTime { pointers.append(pointer) }
             if case .field(let pointer, _)? = mapping.project { pointers.append(pointer) }
             for pointer in pointers {

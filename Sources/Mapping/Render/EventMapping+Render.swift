@@ -9,12 +9,15 @@ extension EventMapping {
     ///     time.
     ///   - remainingTTL: for `ttl: remaining`, the seconds left of `max_age` (``EventAge``);
     ///     nil: all of it.
-    public func render(_ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil) -> Result<[FCMMessage], MappingFailure> {
+    ///   - devices: for a `user` target, the user's devices that pass its filter (non-empty).
+    public func render(
+        _ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil, devices: [UserDevice] = []
+    ) -> Result<[FCMMessage], MappingFailure> {
         let remaining = remainingTTL ?? maxAge?.seconds
         do {
             if let template, let messages = try? template.render(event, now: now, remainingTTL: remaining) { return .success(messages) }
             // Without a template, or to name the failure as the tree path does.
-            return .success(try renderTree(event, now: now, remainingTTL: remaining))
+            return .success(try renderTree(event, now: now, remainingTTL: remaining, devices: devices))
         } catch {
             return .failure(error)
         }
@@ -22,7 +25,9 @@ extension EventMapping {
 
     /// Renders by building the message as a ``JSONValue`` tree. The reference path: templates
     /// are made from it, and mappings without a template use it.
-    func renderTree(_ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil) throws(MappingFailure) -> [FCMMessage] {
+    func renderTree(
+        _ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil, devices: [UserDevice] = []
+    ) throws(MappingFailure) -> [FCMMessage] {
         let r = Resolver(event: event, now: now, remainingTTL: remainingTTL ?? maxAge?.seconds)
         let shared = try sharedMembers(r)
         let kind = target.kind
@@ -35,7 +40,24 @@ extension EventMapping {
                 messages.append(try finish(shared, target: MessageTarget(kind, id)))
             }
             return messages
+        case .user(let source, _):
+            guard !devices.isEmpty else { throw .noDevices(user: try r.string(source, role: "target user")) }
+            var messages: [FCMMessage] = []
+            for device in devices {
+                var message = try finish(shared, target: MessageTarget(device.kind, device.id))
+                message.project = device.app
+                messages.append(message)
+            }
+            return messages
         }
+    }
+
+    /// The user a `user` target names in `event`; nil for other targets.
+    func user(in event: DecodedEvent) throws(MappingFailure) -> String? {
+        guard case .user(let source, _) = target else { return nil }
+        let user = try Resolver(event: event, now: nil).string(source, role: "target user")
+        guard !user.isEmpty else { throw .noTargets("the user ID from \(Resolver(event: event, now: nil).fieldName(source)) is empty") }
+        return user
     }
 
     /// Compiles the byte template: the message rendered once with a hole for every value that
@@ -55,6 +77,7 @@ extension EventMapping {
                 value = try r.target(source, kind: kind)
                 if case .literal = source { staticTarget = MessageTarget(kind, value) }
             case .devices: value = recorder.fanOutHole(kind)
+            case .user: return nil  // each device has its own kind of identifier: the tree path
             }
             return MessageTemplate(
                 json: JSONWriter.write(.object([(kind.rawValue, .string(value))] + shared)), holes: recorder.holes,

@@ -6,14 +6,18 @@ public struct FCMMessage: Sendable, Equatable {
     /// Who it goes to: for invalidation records, and so that FCM's client can back off one
     /// throttled device or topic on its own.
     public let target: MessageTarget
+    /// The project (a name of `fcm.projects`) of the device's app, for a message to one of a
+    /// user's devices that names its app; nil: the event's project.
+    public var project: String?
 
-    public init(json: JSONValue, target: MessageTarget) {
-        self.init(encoded: JSONWriter.write(json), target: target)
+    public init(json: JSONValue, target: MessageTarget, project: String? = nil) {
+        self.init(encoded: JSONWriter.write(json), target: target, project: project)
     }
 
-    init(encoded: [UInt8], target: MessageTarget) {
+    init(encoded: [UInt8], target: MessageTarget, project: String? = nil) {
         self.encoded = encoded
         self.target = target
+        self.project = project
     }
 
     /// The device identifier (FID or registration token), for device-targeted messages.

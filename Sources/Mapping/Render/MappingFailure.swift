@@ -16,6 +16,12 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
     case tooOld(TooOld)
     /// `max_age` needs the event's time, and it is missing or unreadable.
     case invalidEventTime(field: String, reason: String)
+    /// A `user` target whose user has no device (none registered, or none the filter lets
+    /// through): done without a send, or dead-lettered (`registry.no_devices`).
+    case noDevices(user: String)
+    /// The device registry could not be read: not the event's fault (the pipeline stops
+    /// rather than dead-letter it).
+    case registryUnavailable(String)
 
     /// A short stable code for dead-letter headers and metrics.
     public var code: String {
@@ -30,6 +36,8 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .noTargets: "no_targets"
         case .tooOld: "too_old"
         case .invalidEventTime: "invalid_event_time"
+        case .noDevices: "no_devices"
+        case .registryUnavailable: "registry_unavailable"
         }
     }
 
@@ -47,6 +55,8 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .tooOld(let t):
             "the event is \(EventAge.text(seconds: t.ageMilliseconds / 1000)) old (from \(t.measuredFrom)), over its max_age of \(EventAge.text(seconds: Int64(t.maxAgeSeconds)))"
         case .invalidEventTime(let field, let why): "max_age needs the event's time, and \(field) is not one: \(why)"
+        case .noDevices(let user): "user \(user) has no device to send to"
+        case .registryUnavailable(let why): "the device registry cannot be read: \(why)"
         }
     }
 

@@ -56,6 +56,8 @@ extension ConfigSchema {
 extension ConfigSchema.Conversion where T == String {
     static var string: Self { Self(kind: .string, decode: { v, _ in v.string }, encode: { .string($0) }) }
     static func oneOf(_ values: [String]) -> Self { Self(kind: .oneOf(values), decode: { v, _ in v.string }, encode: { .word($0) }) }
+    /// A file's path, relative to the config file's directory.
+    static var path: Self { Self(kind: .string, decode: { v, resolve in v.string.map(resolve) }, encode: { .string($0) }) }
 }
 
 extension ConfigSchema.Conversion where T == String? {

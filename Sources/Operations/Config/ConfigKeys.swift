@@ -63,6 +63,14 @@ extension ConfigSchema {
         Key(
             "delivery.shutdown_timeout_ms", \.delivery.shutdownTimeout, .milliseconds(min: 0),
             "On SIGTERM, how long in-flight events may finish."),
+        Key(
+            "registry.topic", \.registry.topic, .string,
+            "The device registry's compacted topic (keyed by user ID) that user targets look devices up in; null: no registry."),
+        Key(
+            "registry.path", \.registry.path, .path,
+            "The registry's local store (SQLite), a snapshot kept with its offsets so a restart reads only what is new."),
+        Key("registry.no_devices", \.registry.noDevices, .cases, "A user target whose user has no device: skip (done, counted) or dead-letter."),
+        Key("registry.cache_mb", \.registry.cacheMegabytes, .int(min: 1), "The store's page cache in MiB; the rest stays on disk."),
         Key("http.listen", \.http.listen, .listen, "host:port of /metrics /healthz /readyz, or off."),
         Key("log.level", \.log.level, .cases, "Lowest level logged."),
         Key("log.format", \.log.format, .cases, "json: one object per line; text: for people at a terminal."),

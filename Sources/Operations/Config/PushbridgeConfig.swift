@@ -87,6 +87,20 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var shutdownTimeout: Duration = .seconds(30)
     }
 
+    public enum NoDevices: String, Sendable, Equatable, CaseIterable {
+        case skip
+        case deadLetter = "dead-letter"
+    }
+
+    /// The device registry (`user` targets): a compacted topic materialized in a local store.
+    public struct Registry: Sendable, Equatable {
+        /// nil: no registry.
+        public var topic: String?
+        public var path = "/var/lib/pushbridge/registry.sqlite"
+        public var noDevices = NoDevices.skip
+        public var cacheMegabytes = 32
+    }
+
     public struct HTTP: Sendable, Equatable {
         /// Where `/metrics`, `/healthz` and `/readyz` listen; nil: off.
         public var listen: (host: String, port: Int)? = ("0.0.0.0", 9464)
@@ -107,6 +121,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public var fcm = FCM()
     public var topics = Topics()
     public var delivery = Delivery()
+    public var registry = Registry()
     public var http = HTTP()
     public var log = Log()
 
