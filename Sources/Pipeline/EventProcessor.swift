@@ -60,8 +60,8 @@ public struct EventProcessor: Sendable {
         let record = EventRecord(message)
         var eventType: String?
         var eventID: String?
-        /// The Firebase project ID each device was sent with, once the event has its projects.
-        var projectOf: [String: String] = [:]
+        /// Each message with the Firebase project ID it was sent with, once the event has them.
+        var sent: [(message: FCMMessage, projectID: String)] = []
         var user: String?
         let verdict: EventVerdict
         let lookup: MappingSet.DeviceLookup? = directory.map { directory in { try directory.devices(ofUser: $0) } }
@@ -79,20 +79,18 @@ public struct EventProcessor: Sendable {
             user = rendered.user
             switch projects(of: rendered) {
             case .success(let sends):
-                for (message, id) in sends { projectOf[message.target.value] = id }
+                sent = sends
                 verdict = .sends(await sendAll(sends))
             case .failure(let unknown):
                 verdict = .unknownProject(unknown.name)
             }
         }
-        // The Firebase project(s) the event went to, for its dead-letter record.
-        let projectIDs = Set(projectOf.values).sorted().joined(separator: ",")
-
         let now = RFC3339.nowMilliseconds()
         for invalidation in verdict.invalidations {
             let out = OutputRecords.tokenInvalidation(
                 invalidation, topic: options.tokenInvalidationTopic, source: message,
-                eventType: eventType, eventID: eventID, project: projectOf[invalidation.device], nowMilliseconds: now)
+                eventType: eventType, eventID: eventID, project: sent.first { $0.message.target.value == invalidation.device }?.projectID,
+                nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.tokenInvalidated(code: invalidation.code.name)
             // A registry device FCM says is dead leaves the local view now; the backend deletes
@@ -107,7 +105,7 @@ public struct EventProcessor: Sendable {
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
                 message, reason: reason, topic: options.deadLetterTopic,
-                eventType: eventType, eventID: eventID, project: projectIDs.isEmpty ? nil : projectIDs, nowMilliseconds: now)
+                eventType: eventType, eventID: eventID, project: Self.projectIDs(sent), nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.deadLettered(code: reason.code)
             logger.warning(
@@ -126,6 +124,14 @@ public struct EventProcessor: Sendable {
         if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
         if verdict.noDevices { metrics.usersWithoutDevices.increment() }
         return Outcome(verdict: verdict, done: true)
+    }
+
+    /// The Firebase project IDs an event's messages went to, for its dead-letter record; nil
+    /// when it sent nothing.
+    static func projectIDs(_ sent: [(message: FCMMessage, projectID: String)]) -> String? {
+        guard let first = sent.first?.projectID else { return nil }
+        if sent.allSatisfy({ $0.projectID == first }) { return first }
+        return Set(sent.map(\.projectID)).sorted().joined(separator: ",")
     }
 
     /// A project named where the config has none.
