@@ -69,9 +69,7 @@ public final class Pipeline: Sendable {
                 configuration: consumerConfiguration,
                 rebalanceHandler: handler,
                 errorHandler: { error in logger.warning("kafka: \(error)") },
-                logHandler: { entry in
-                    if entry.level <= 4 { logger.warning("librdkafka \(entry.facility): \(entry.message)") }
-                })
+                logHandler: logger.librdkafkaHandler)
         }
     }
 

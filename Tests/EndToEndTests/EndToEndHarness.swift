@@ -65,11 +65,12 @@ final class EndToEnd: @unchecked Sendable {
     static let testRetry = "initial_backoff_ms: 20, max_backoff_ms: 500, quota_pause_ms: 300"
 
     /// A config file for a worker of `group`; `delivery` is appended to the `delivery` section,
-    /// `retry` is `fcm.retry`.
+    /// `retry` is `fcm.retry`; `kafkaProperties` are `kafka.properties`.
     func config(
         group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem",
-        assignment: String = "cooperative-sticky", retry: String = testRetry
+        assignment: String = "cooperative-sticky", retry: String = testRetry, kafkaProperties: [String: String] = [:]
     ) throws -> String {
+        let properties = kafkaProperties.sorted { $0.key < $1.key }.map { "    \($0.key): \"\($0.value)\"" }.joined(separator: "\n")
         let path = directory.appendingPathComponent("\(group)-\(httpPort).yaml").path
         let text = """
             kafka:
@@ -79,6 +80,8 @@ final class EndToEnd: @unchecked Sendable {
               session_timeout_ms: 6000
               assignment_strategy: \(assignment)
             \(instanceID.map { "  instance_id: \($0)" } ?? "")
+              properties:
+            \(properties)
             mappings: [mappings.yaml]
             fcm:
               service_account: service-account.json
@@ -99,12 +102,13 @@ final class EndToEnd: @unchecked Sendable {
     /// Starts `pushbridge run` and waits until /healthz answers.
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
-        retry: String = testRetry
+        retry: String = testRetry, kafkaProperties: [String: String] = [:]
     ) async throws -> WorkerProcess {
         try await offPool { [self] in
             try FreePort.startServer { port in
                 let config = try config(
-                    group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry)
+                    group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry,
+                    kafkaProperties: kafkaProperties)
                 let log = directory.appendingPathComponent("worker-\(port).log").path
                 return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
             }

@@ -47,7 +47,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
         self.channel = MessageChannel(capacity: configuration.messageBufferCapacity)
 
         var properties = configuration.rdKafkaProperties
-        if logHandler != nil { properties.append(("log.queue", "true")) }
+        if logHandler != nil { properties.append(RDKafkaLogRelay.queueProperty) }
         if endOfPartitionHandler != nil { properties.append(("enable.partition.eof", "true")) }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         let hasLogHandler = logHandler != nil
@@ -59,7 +59,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
         client.withHandle { rk in
             // Route the main queue (errors, logs) through rd_kafka_consumer_poll.
             rd_kafka_poll_set_consumer(rk)
-            if hasLogHandler { rd_kafka_set_log_queue(rk, nil) }
+            if hasLogHandler { RDKafkaLogRelay.forwardToMainQueue(rk) }
         }
         pollThreadDone = DedicatedThread.start(name: "pb.kafka.poll") { [self] in
             pollLoop()
@@ -169,12 +169,7 @@ private let logTrampoline: @convention(c) (OpaquePointer?, Int32, UnsafePointer<
     rk, level, facility, message in
     guard let rk, let opaque = rd_kafka_opaque(rk) else { return }
     let consumer = Unmanaged<RDKafkaConsumer>.fromOpaque(opaque).takeUnretainedValue()
-    consumer.logHandler?(
-        KafkaLogEntry(
-            level: level, facility: facility.map { String(cString: $0) } ?? "",
-            message: message.map { String(cString: $0) } ?? ""
-        )
-    )
+    consumer.logHandler?(RDKafkaLogRelay.entry(level, facility, message))
 }
 
 private let rebalanceTrampoline:

@@ -116,9 +116,7 @@ public final class Replay: Sendable {
         self.consumer = try KafkaConsumer(
             configuration: consumerConfiguration,
             errorHandler: { error in logger.warning("kafka: \(error)") },
-            logHandler: { entry in
-                if entry.level <= 4 { logger.warning("librdkafka \(entry.facility): \(entry.message)") }
-            },
+            logHandler: logger.librdkafkaHandler,
             endOfPartitionHandler: { shared.endOfPartition($0) })
     }
 
