@@ -28,3 +28,15 @@ extension Logger {
         }
     }
 }
+
+extension Logger {
+    /// An error handler for a ``KafkaConsumer``: errors librdkafka retries by itself are
+    /// warnings; a refusal (``KafkaError/refusesAccess``: credentials, TLS, ACLs) or a fatal
+    /// error is an error.
+    public var kafkaErrorHandler: @Sendable (KafkaError) -> Void {
+        let logger = self
+        return { error in
+            logger.log(level: error.isFatal || error.refusesAccess ? .error : .warning, "kafka: \(error)")
+        }
+    }
+}

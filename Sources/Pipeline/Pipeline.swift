@@ -68,7 +68,7 @@ public final class Pipeline: Sendable {
             try KafkaConsumer(
                 configuration: consumerConfiguration,
                 rebalanceHandler: handler,
-                errorHandler: { error in logger.warning("kafka: \(error)") },
+                errorHandler: logger.kafkaErrorHandler,
                 logHandler: logger.librdkafkaHandler)
         }
     }

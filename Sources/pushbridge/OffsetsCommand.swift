@@ -67,8 +67,7 @@ struct OffsetsCommand: AsyncParsableCommand {
         /// A consumer whose errors and librdkafka lines go to the log (after ``resolve()``).
         static func consumer(_ configuration: KafkaConsumerConfiguration) throws -> KafkaConsumer {
             let logger = Logger(label: "pushbridge.offsets")
-            return try KafkaConsumer(
-                configuration: configuration, errorHandler: { error in logger.warning("kafka: \(error)") }, logHandler: logger.librdkafkaHandler)
+            return try KafkaConsumer(configuration: configuration, errorHandler: logger.kafkaErrorHandler, logHandler: logger.librdkafkaHandler)
         }
     }
 

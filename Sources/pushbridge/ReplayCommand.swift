@@ -154,7 +154,7 @@ struct ReplayCommand: AsyncParsableCommand {
             // Closed before the replay starts: it only answers the planning questions.
             let planner = try KafkaConsumer(
                 configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties),
-                errorHandler: { error in logger.warning("kafka: \(error)") }, logHandler: logger.librdkafkaHandler)
+                errorHandler: logger.kafkaErrorHandler, logHandler: logger.librdkafkaHandler)
             let resolved: Result<ReplayPlan, any Error>
             do {
                 resolved = .success(

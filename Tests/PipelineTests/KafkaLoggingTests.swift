@@ -4,8 +4,8 @@ import Pipeline
 import Synchronization
 import Testing
 
-/// librdkafka's lines as entries of the worker's logger.
-@Suite("librdkafka's log lines in the logger")
+/// librdkafka's lines and errors as entries of the worker's logger.
+@Suite("librdkafka's log lines and errors in the logger")
 struct KafkaLoggingTests {
     @Test("syslog levels map to logger levels: 0–2 critical, 3 error, 4 warning, 5 notice, 6 info, 7 debug")
     func levels() {
@@ -26,6 +26,19 @@ struct KafkaLoggingTests {
         #expect(entries.map(\.level) == [.error, .warning])
         #expect(entries.map(\.metadata) == [["librdkafka": "FAIL"], ["librdkafka": "CONFWARN"]])
         #expect(entries.first?.message == "[thrd:b/1]: b/1: Connect to ipv4#127.0.0.1:1 failed")
+    }
+
+    @Test("Kafka errors: retried ones are warnings; a refusal (credentials, TLS, ACLs) or a fatal error is an error")
+    func errors() {
+        let captured = Captured()
+        let logger = Logger(label: "pushbridge") { _ in captured.handler }
+        let handler = logger.kafkaErrorHandler
+        handler(KafkaError(code: .transport, message: "b/1: Disconnected", isRetryable: true))
+        handler(KafkaError(code: .authentication, message: "SASL authentication error"))
+        handler(KafkaError(code: .ssl, message: "certificate verify failed"))
+        handler(KafkaError(code: .requestTimedOut, message: "x", isFatal: true))
+        #expect(captured.entries.map(\.level) == [.warning, .error, .error, .error])
+        #expect(captured.entries[1].message.hasPrefix("kafka: KafkaError(_AUTHENTICATION"), "\(captured.entries[1].message)")
     }
 }
 

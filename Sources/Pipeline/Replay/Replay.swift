@@ -115,7 +115,7 @@ public final class Replay: Sendable {
         if !configuration.commit { consumerConfiguration.groupID = nil }
         self.consumer = try KafkaConsumer(
             configuration: consumerConfiguration,
-            errorHandler: { error in logger.warning("kafka: \(error)") },
+            errorHandler: logger.kafkaErrorHandler,
             logHandler: logger.librdkafkaHandler,
             endOfPartitionHandler: { shared.endOfPartition($0) })
     }
