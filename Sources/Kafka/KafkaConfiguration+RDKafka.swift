@@ -19,7 +19,7 @@ extension KafkaConsumerConfiguration {
         // unless the caller commits.
         p.append(("group.id", groupID ?? "pushbridge-assign-\(UInt64.random(in: 0...UInt64.max))"))
         if let groupInstanceID { p.append(("group.instance.id", groupInstanceID)) }
-        p += properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        p += properties.forClient(.consumer)
         // Offsets are committed only by explicit calls: this is what at-least-once rests on.
         p.append(("enable.auto.commit", "false"))
         return p
@@ -35,7 +35,16 @@ extension KafkaProducerConfiguration {
             ("message.timeout.ms", String(deliveryTimeout.milliseconds)),
             ("linger.ms", String(linger.milliseconds)),
         ]
-        p += properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        p += properties.forClient(.producer)
         return p
+    }
+}
+
+extension [String: String] {
+    /// The raw properties a client of `kind` knows, sorted by name: a producer-only one is left
+    /// out of a consumer's and the other way round (librdkafka's own table, ``RDKafkaPropertyScopes``),
+    /// so one set of properties serves both clients without a `CONFWARN`.
+    fileprivate func forClient(_ kind: RDKafkaClient.Kind) -> [(key: String, value: String)] {
+        filter { RDKafkaPropertyScopes.applies($0.key, to: kind) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 }

@@ -40,6 +40,8 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var messageBufferCapacity: Int = 10_000
     /// Raw librdkafka properties (e.g. `security.protocol`, `sasl.mechanism`, `ssl.ca.location`),
     /// applied last, so they override everything above. `enable.auto.commit` is always false.
+    /// Producer-only properties (`P` in librdkafka's CONFIGURATION.md, e.g. `acks`) are left out,
+    /// so the same set can configure a ``KafkaProducer`` too.
     public var properties: [String: String] = [:]
 
     public init(bootstrapServers: [String], groupID: String? = nil) {
@@ -61,7 +63,9 @@ public struct KafkaProducerConfiguration: Sendable {
     /// When librdkafka's local queue is full, ``KafkaProducer/send(_:)`` waits this long for room
     /// before failing with a retryable `.queueFull`. Default 10 s.
     public var queueFullTimeout: Duration = .seconds(10)
-    /// Raw librdkafka properties, applied last.
+    /// Raw librdkafka properties, applied last. Consumer-only properties (`C` in librdkafka's
+    /// CONFIGURATION.md, e.g. `fetch.wait.max.ms`) are left out, so the same set can configure a
+    /// ``KafkaConsumer`` too.
     public var properties: [String: String] = [:]
 
     public init(bootstrapServers: [String]) {

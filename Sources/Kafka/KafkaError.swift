@@ -61,6 +61,15 @@ extension KafkaError {
         .leaderNotAvailable, .notLeaderForPartition,
     ]
 
+    /// The cluster refuses this client: its SASL credentials or mechanism, its TLS handshake
+    /// (an untrusted broker certificate, a client certificate the broker wants), or its ACLs.
+    /// librdkafka retries these like any broker error; they do not go away by themselves.
+    public var refusesAccess: Bool { Self.accessCodes.contains(code) }
+
+    static let accessCodes: Set<Code> = [
+        .authentication, .ssl, .topicAuthorizationFailed, .groupAuthorizationFailed, .clusterAuthorizationFailed,
+    ]
+
     static func closed(_ what: String) -> KafkaError {
         KafkaError(code: .closed, message: "\(what) is closed")
     }

@@ -46,10 +46,13 @@ public final class KafkaProducer: Sendable {
     private let configuration: KafkaProducerConfiguration
     private let closed = Mutex(false)
 
+    /// - Parameter logHandler: librdkafka's log lines (connection failures, configuration
+    ///   warnings, …), called on the producer's poll thread. Without one, librdkafka prints them
+    ///   to standard error.
     /// - Throws: ``KafkaError`` with code `.configuration` for a bad property.
-    public init(configuration: KafkaProducerConfiguration) throws(KafkaError) {
+    public init(configuration: KafkaProducerConfiguration, logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil) throws(KafkaError) {
         self.configuration = configuration
-        self.core = try RDKafkaProducer(configuration: configuration)
+        self.core = try RDKafkaProducer(configuration: configuration, logHandler: logHandler)
     }
 
     deinit {

@@ -35,4 +35,10 @@ public struct KafkaLogEntry: Sendable {
     /// librdkafka's facility, e.g. `FAIL`, `REQTMOUT`.
     public var facility: String
     public var message: String
+
+    public init(level: Int32, facility: String, message: String) {
+        self.level = level
+        self.facility = facility
+        self.message = message
+    }
 }

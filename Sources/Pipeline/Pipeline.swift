@@ -69,10 +69,8 @@ public final class Pipeline: Sendable {
             try KafkaConsumer(
                 configuration: consumerConfiguration,
                 rebalanceHandler: handler,
-                errorHandler: { error in logger.warning("kafka: \(error)") },
-                logHandler: { entry in
-                    if entry.level <= 4 { logger.warning("librdkafka \(entry.facility): \(entry.message)") }
-                })
+                errorHandler: logger.kafkaErrorHandler,
+                logHandler: logger.librdkafkaHandler)
         }
     }
 

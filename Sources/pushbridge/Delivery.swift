@@ -63,8 +63,8 @@ struct Delivery: Sendable {
         projectQuotas = quotas
 
         producer = try KafkaProducer(
-            configuration: OutputRecords.producerConfiguration(
-                brokers: settings.kafka.brokers, properties: settings.kafka.properties))
+            configuration: OutputRecords.producerConfiguration(brokers: settings.kafka.brokers, properties: settings.kafka.properties),
+            logHandler: logger.librdkafkaHandler)
 
         var options = EventProcessor.Options(deadLetterTopic: settings.topics.deadLetter, tokenInvalidationTopic: settings.topics.tokenInvalidation)
         options.validateOnly = validateOnly || settings.fcm.validateOnly

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Kafka
+import Logging
 import Operations
 import Pipeline
 
@@ -37,14 +38,18 @@ struct OffsetsCommand: AsyncParsableCommand {
             if config == nil && topic.isEmpty { throw ValidationError("--brokers needs --topic") }
         }
 
+        /// The consumer's configuration, the group and the topics. Also sets up the log lines
+        /// (librdkafka's among them) on standard error: as the config says, or text from warning up.
         func resolve() throws -> (consumer: KafkaConsumerConfiguration, group: String, topics: [String]) {
             if let config {
                 let s = try OffsetArguments.loadConfig(config)
+                LoggingSetup.bootstrap(level: s.log.level, format: s.log.format)
                 let group = group ?? s.kafka.group
                 return (
                     .standalone(brokers: s.kafka.brokers, properties: s.kafka.properties, group: group), group, topic.isEmpty ? s.kafka.topics : topic
                 )
             }
+            LoggingSetup.bootstrap(level: .warning, format: .text)
             let list = brokers!.split(separator: ",").map(String.init)
             return (.standalone(brokers: list, properties: [:], group: group!), group!, topic)
         }
@@ -52,12 +57,17 @@ struct OffsetsCommand: AsyncParsableCommand {
         /// The group's state and members, asked with a group-less consumer: the coordinator
         /// answers it like any client.
         static func describe(_ group: String, _ configuration: KafkaConsumerConfiguration) async throws -> Result<KafkaGroupDescription, KafkaError> {
-            let observer = try KafkaConsumer(
-                configuration: .standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
+            let observer = try consumer(.standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
             let described: Result<KafkaGroupDescription, KafkaError>
             do { described = .success(try await observer.describeGroup(group)) } catch { described = .failure(error) }
             await observer.close()
             return described
+        }
+
+        /// A consumer whose errors and librdkafka lines go to the log (after ``resolve()``).
+        static func consumer(_ configuration: KafkaConsumerConfiguration) throws -> KafkaConsumer {
+            let logger = Logger(label: "pushbridge.offsets")
+            return try KafkaConsumer(configuration: configuration, errorHandler: logger.kafkaErrorHandler, logHandler: logger.librdkafkaHandler)
         }
     }
 
@@ -74,7 +84,7 @@ struct OffsetsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (configuration, group, topics) = try target.resolve()
-            let consumer = try KafkaConsumer(configuration: configuration)
+            let consumer = try Target.consumer(configuration)
             let description = try? await Target.describe(group, configuration).get()
             do {
                 if let description {
@@ -148,7 +158,7 @@ struct OffsetsCommand: AsyncParsableCommand {
             guard topics.count == 1 || partition.isEmpty else {
                 throw OffsetArguments.usage("--partition needs exactly one --topic")
             }
-            let consumer = try KafkaConsumer(configuration: configuration)
+            let consumer = try Target.consumer(configuration)
             defer { Task { await consumer.close() } }
 
             if !dryRun {

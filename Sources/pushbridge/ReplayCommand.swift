@@ -152,7 +152,9 @@ struct ReplayCommand: AsyncParsableCommand {
         let plan: ReplayPlan
         do {
             // Closed before the replay starts: it only answers the planning questions.
-            let planner = try KafkaConsumer(configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties))
+            let planner = try KafkaConsumer(
+                configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties),
+                errorHandler: logger.kafkaErrorHandler, logHandler: logger.librdkafkaHandler)
             let resolved: Result<ReplayPlan, any Error>
             do {
                 resolved = .success(

@@ -20,6 +20,8 @@ final class EndToEnd: @unchecked Sendable {
     }
 
     let bootstrapServers: String
+    /// librdkafka properties that get a client through the broker's ``Tansu/Security``.
+    let clientProperties: [String: String]
     private let tansu: Tansu?
     private let s3: S3Server?
     let mock: KafkaMockCluster?
@@ -32,27 +34,34 @@ final class EndToEnd: @unchecked Sendable {
 
     /// - Parameters:
     ///   - brokers: how many brokers the mock cluster has (tansu is always one).
+    ///   - security: TLS, mTLS or SASL in front of tansu. With `authentication` no topic is
+    ///     created and nothing can be produced: tansu 0.6.0 refuses every login.
     ///   - projects: Firebase project IDs with a service account each besides the default one's
     ///     (`demo-project`, in `service-account.json`): key files `sa-PROJECT.json`.
     init(
-        partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults(), broker: Broker = .tansu, brokers: Int = 1, projects: [String] = []
+        partitions: Int32 = 4, faults: EmulatorFaults = EmulatorFaults(), broker: Broker = .tansu, brokers: Int = 1,
+        security: Tansu.Security = Tansu.Security(), projects: [String] = []
     ) async throws {
         switch broker {
         case .tansu, .durableTansu:
             let version = KafkaConsumer.librdkafkaVersion
             guard !version.hasPrefix("2.0.") else { throw TestSupportError("tansu needs librdkafka >= 2.1; run scripts/test.sh") }
             let s3 = broker == .durableTansu ? try await S3Server.start() : nil
-            let tansu = try await Tansu.start(storage: s3.map { .s3(endpoint: $0.endpoint, bucket: $0.bucket) } ?? .memory)
-            try await tansu.createTopic(topic, partitions: partitions)
-            try await tansu.createTopic(deadLetterTopic, partitions: 1)
-            try await tansu.createTopic(invalidationTopic, partitions: 1)
+            let tansu = try await Tansu.start(storage: s3.map { .s3(endpoint: $0.endpoint, bucket: $0.bucket) } ?? .memory, security: security)
+            if !security.authentication {
+                try await tansu.createTopic(topic, partitions: partitions)
+                try await tansu.createTopic(deadLetterTopic, partitions: 1)
+                try await tansu.createTopic(invalidationTopic, partitions: 1)
+            }
             (self.tansu, self.s3, mock, bootstrapServers) = (tansu, s3, nil, tansu.bootstrapServers)
+            clientProperties = try tansu.clientProperties
         case .mock:
             let cluster = try KafkaMockCluster(brokers: brokers)
             try cluster.createTopic(topic, partitions: partitions)
             try cluster.createTopic(deadLetterTopic, partitions: 1)
             try cluster.createTopic(invalidationTopic, partitions: 1)
             (tansu, s3, mock, bootstrapServers) = (nil, nil, cluster, cluster.bootstrapServers)
+            clientProperties = [:]
         }
         let key = try EmulatorAccount(name: "e2e")
         let others = try projects.map { try EmulatorAccount(projectID: $0, name: "e2e") }
@@ -68,19 +77,25 @@ final class EndToEnd: @unchecked Sendable {
             try other.writeKeyFile(to: directory.appendingPathComponent("sa-\(other.projectID).json").path, tokenURI: emulator.tokenURI)
         }
         try WelcomeEvents.mapping.write(to: directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
-        events = try WelcomeEvents(bootstrapServers: bootstrapServers, topic: topic)
+        // The test's own clients never get through tansu's SASL (it refuses every login): quiet them.
+        events = try WelcomeEvents(
+            bootstrapServers: bootstrapServers, topic: topic,
+            properties: security.authentication ? clientProperties.merging(["log_level": "2"]) { $1 } : clientProperties)
     }
 
     /// Fast retries, so faults pass in test time.
     static let testRetry = "initial_backoff_ms: 20, max_backoff_ms: 500, quota_pause_ms: 300"
 
     /// A config file for a worker of `group`; `delivery` is appended to the `delivery` section,
-    /// `retry` is `fcm.retry`, `credentials` are the `fcm` section's lines that name the service
-    /// accounts.
+    /// `retry` is `fcm.retry`; `kafkaProperties` are `kafka.properties` (``clientProperties``
+    /// by default); `credentials` are the `fcm` section's lines that name the service accounts.
     func config(
         group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem",
-        assignment: String = "cooperative-sticky", retry: String = testRetry, credentials: String = "service_account: service-account.json"
+        assignment: String = "cooperative-sticky", retry: String = testRetry, kafkaProperties: [String: String]? = nil,
+        credentials: String = "service_account: service-account.json"
     ) throws -> String {
+        let properties = (kafkaProperties ?? clientProperties).sorted { $0.key < $1.key }
+            .map { "    \($0.key): \"\($0.value)\"" }.joined(separator: "\n")
         let path = directory.appendingPathComponent("\(group)-\(httpPort).yaml").path
         let text = """
             kafka:
@@ -90,6 +105,8 @@ final class EndToEnd: @unchecked Sendable {
               session_timeout_ms: 6000
               assignment_strategy: \(assignment)
             \(instanceID.map { "  instance_id: \($0)" } ?? "")
+              properties:
+            \(properties)
             mappings: [mappings.yaml]
             fcm:
             \(credentials.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
@@ -110,13 +127,13 @@ final class EndToEnd: @unchecked Sendable {
     /// Starts `pushbridge run` and waits until /healthz answers.
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
-        retry: String = testRetry, credentials: String = "service_account: service-account.json"
+        retry: String = testRetry, kafkaProperties: [String: String]? = nil, credentials: String = "service_account: service-account.json"
     ) async throws -> WorkerProcess {
         try await offPool { [self] in
             try FreePort.startServer { port in
                 let config = try config(
                     group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry,
-                    credentials: credentials)
+                    kafkaProperties: kafkaProperties, credentials: credentials)
                 let log = directory.appendingPathComponent("worker-\(port).log").path
                 return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
             }
@@ -135,7 +152,7 @@ final class EndToEnd: @unchecked Sendable {
 
     /// Commits `offsets` for `group` from outside it, as a worker would have.
     func commit(group: String, _ offsets: [Int32: Int64]) async throws {
-        let c = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers], groupID: group))
+        let c = try KafkaConsumer(configuration: events.consumerConfiguration(group: group))
         try await c.commit(offsets.map { TopicPartitionOffset(TopicPartition(topic: topic, partition: $0.key), offset: KafkaOffset($0.value)) })
         await c.close()
     }

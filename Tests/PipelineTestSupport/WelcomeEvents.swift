@@ -20,6 +20,8 @@ public final class WelcomeEvents: Sendable {
 
     public let bootstrapServers: String
     public let topic: String
+    /// librdkafka properties of every client here (TLS, for a broker behind it).
+    public let properties: [String: String]
     /// Also fit for writing other records (the pipeline's dead-letter and invalidation topics).
     public let producer: KafkaProducer
     /// The next offset per partition after everything produced so far.
@@ -28,10 +30,12 @@ public final class WelcomeEvents: Sendable {
     /// The next offset per partition after everything produced so far.
     public var producedEnds: [Int32: Int64] { ends.withLock { $0 } }
 
-    public init(bootstrapServers: String, topic: String) throws {
+    public init(bootstrapServers: String, topic: String, properties: [String: String] = [:]) throws {
         self.bootstrapServers = bootstrapServers
         self.topic = topic
+        self.properties = properties
         var configuration = KafkaProducerConfiguration(bootstrapServers: [bootstrapServers])
+        configuration.properties = properties
         // Long enough to outlast injected broker faults: a record must not be lost by the test.
         configuration.deliveryTimeout = .seconds(300)
         // As the pipeline's own producer: an idempotent one can be told "delivered" for a batch
@@ -76,7 +80,7 @@ public final class WelcomeEvents: Sendable {
     /// The group's committed offsets as the broker has them.
     public func committed(group: String) async throws -> [Int32: Int64] {
         let partitions = ends.withLock { Array($0.keys) }.map { TopicPartition(topic: topic, partition: $0) }
-        let admin = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers], groupID: group))
+        let admin = try KafkaConsumer(configuration: consumerConfiguration(group: group))
         var result: [Int32: Int64] = [:]
         let offsets = try await admin.committed(partitions)
         await admin.close()
@@ -110,7 +114,7 @@ public final class WelcomeEvents: Sendable {
     private func keysWithOffsets(below committed: [Int32: Int64]) async throws -> [(partition: Int32, offset: Int64, key: String)] {
         let want = committed.values.reduce(0, +)
         guard want > 0 else { return [] }
-        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers]))
+        let consumer = try KafkaConsumer(configuration: consumerConfiguration(group: nil))
         try consumer.assign(committed.keys.map { TopicPartitionOffset(TopicPartition(topic: topic, partition: $0), offset: .beginning) })
         var keys: [(partition: Int32, offset: Int64, key: String)] = []
         for try await m in consumer.messages {
@@ -124,7 +128,7 @@ public final class WelcomeEvents: Sendable {
 
     /// Records of a one-partition `topic` from the beginning, until `count` arrived or 20 s passed.
     public func read(_ topic: String, count: Int) async throws -> [KafkaMessage] {
-        let c = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers]))
+        let c = try KafkaConsumer(configuration: consumerConfiguration(group: nil))
         try c.assign([TopicPartitionOffset(TopicPartition(topic: topic, partition: 0), offset: .beginning)])
         let reader = Task {
             var out: [KafkaMessage] = []
@@ -147,7 +151,7 @@ public final class WelcomeEvents: Sendable {
     /// Every record of a one-partition `topic`, read from the beginning until none has arrived
     /// for `idle` (the broker's end offset cannot be trusted: tansu's is wrong).
     public func readAll(_ topic: String, idle: Duration = .seconds(5)) async throws -> [KafkaMessage] {
-        let c = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers]))
+        let c = try KafkaConsumer(configuration: consumerConfiguration(group: nil))
         try c.assign([TopicPartitionOffset(TopicPartition(topic: topic, partition: 0), offset: .beginning)])
         let received = Mutex<(messages: [KafkaMessage], last: ContinuousClock.Instant)>(([], .now))
         let reader = Task {
@@ -163,6 +167,13 @@ public final class WelcomeEvents: Sendable {
         _ = await reader.result
         await c.close()
         return received.withLock { $0.messages }
+    }
+
+    /// A consumer of this broker, with ``properties``.
+    public func consumerConfiguration(group: String?) -> KafkaConsumerConfiguration {
+        var configuration = KafkaConsumerConfiguration(bootstrapServers: [bootstrapServers], groupID: group)
+        configuration.properties = properties
+        return configuration
     }
 
     public func close() async {

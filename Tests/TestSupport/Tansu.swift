@@ -4,7 +4,9 @@ import Synchronization
 
 /// tansu, an independent Kafka-protocol broker, as a child process on a free loopback port (see
 /// docs/testing.md). In-memory storage by default; with ``Storage/s3(endpoint:bucket:)`` its
-/// data and committed offsets survive ``restart(hard:downtime:)``. Stopped when released.
+/// data and committed offsets survive ``restart(hard:downtime:)``. With ``Security`` it sits
+/// behind TLS (``KafkaTLSFront``, optionally mTLS) and/or asks clients for SASL. Stopped when
+/// released.
 ///
 /// - Important: clients need librdkafka ≥ 2.1 at run time (scripts/test.sh puts .tools/librdkafka
 ///   on LD_LIBRARY_PATH).
@@ -15,28 +17,96 @@ public final class Tansu: Sendable {
         case s3(endpoint: String, bucket: String)
     }
 
+    /// What clients must get through: TLS in front, client certificates, SASL.
+    public struct Security: Sendable {
+        /// Clients connect through TLS with the test CA's server certificate
+        /// (``TestCertificates/shared``).
+        public var tls = false
+        /// The TLS front also asks for a client certificate signed by the test CA (mTLS); see
+        /// ``clientCertificate``.
+        public var clientCertificates = false
+        /// `tansu broker --authentication`: clients must log in with SASL SCRAM. tansu 0.6.0's
+        /// storage engines keep no credentials, so every login is refused ("unknown-user"), and
+        /// its CLI cannot create topics on such a broker (docs/testing.md).
+        public var authentication = false
+
+        public init(tls: Bool = false, clientCertificates: Bool = false, authentication: Bool = false) {
+            self.tls = tls
+            self.clientCertificates = clientCertificates
+            self.authentication = authentication
+        }
+    }
+
+    /// Where clients connect: the TLS front when there is one.
     public let bootstrapServers: String
+    /// A client certificate and key the TLS front trusts (with ``Security/clientCertificates``).
+    public let clientCertificate: (certificate: String, key: String)?
+    /// tansu's own port (plaintext).
     private let port: Int
+    /// The port tansu advertises in its metadata: the TLS front's, or its own.
+    private let advertisedPort: Int
     private let storage: Storage
+    private let security: Security
+    private let front: KafkaTLSFront?
     private let directory: URL
     private let process: Mutex<ChildProcess?>
 
     /// Starts a broker off the cooperative pool (``offPool(_:)``).
-    public static func start(storage: Storage = .memory) async throws -> Tansu {
-        try await offPool { try Tansu(storage: storage) }
+    public static func start(storage: Storage = .memory, security: Security = Security()) async throws -> Tansu {
+        try await offPool { try Tansu(storage: storage, security: security) }
     }
 
     /// Starts a broker on a free port. Should the port be taken after all before tansu binds it
     /// (tansu exits with "Address in use"), starts it on another one.
-    public init(storage: Storage = .memory) throws {
+    public init(storage: Storage = .memory, security: Security = Security()) throws {
         self.storage = storage
+        self.security = security
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-tansu-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // tansu advertises the front's port, so clients that follow its metadata stay behind TLS.
+        let frontPort = try security.tls ? FreePort.next() : nil
         let (port, child) = try FreePort.startServer { [directory] port in
-            (port, try Self.launch(port: port, storage: storage, directory: directory))
+            (port, try Self.launch(port: port, advertisedPort: frontPort ?? port, storage: storage, security: security, directory: directory))
         }
-        (self.port, bootstrapServers) = (port, "127.0.0.1:\(port)")
         process = Mutex(child)
+        self.port = port
+        advertisedPort = frontPort ?? port
+        bootstrapServers = "127.0.0.1:\(advertisedPort)"
+        if let frontPort {
+            let certificates = try TestCertificates.shared
+            clientCertificate = try security.clientCertificates ? certificates.clientCertificate(in: directory) : nil
+            front = try KafkaTLSFront(
+                port: frontPort, target: "127.0.0.1:\(port)", certificates: certificates,
+                clientCA: security.clientCertificates ? certificates.caFile : nil)
+        } else {
+            (clientCertificate, front) = (nil, nil)
+        }
+    }
+
+    /// The librdkafka properties that get a client through ``Security``: `security.protocol`, the
+    /// CA to trust, the client certificate; with ``Security/authentication`` a SCRAM username and
+    /// password, which tansu 0.6.0 refuses like any other.
+    public var clientProperties: [String: String] {
+        get throws {
+            var p: [String: String] = [:]
+            switch (security.tls, security.authentication) {
+            case (true, true): p["security.protocol"] = "SASL_SSL"
+            case (true, false): p["security.protocol"] = "SSL"
+            case (false, true): p["security.protocol"] = "SASL_PLAINTEXT"
+            case (false, false): return [:]
+            }
+            if security.authentication {
+                p["sasl.mechanisms"] = "SCRAM-SHA-512"
+                p["sasl.username"] = "pushbridge"
+                p["sasl.password"] = "secret"
+            }
+            if security.tls { p["ssl.ca.location"] = try TestCertificates.shared.caFile }
+            if let clientCertificate {
+                p["ssl.certificate.location"] = clientCertificate.certificate
+                p["ssl.key.location"] = clientCertificate.key
+            }
+            return p
+        }
     }
 
     deinit {
@@ -44,8 +114,9 @@ public final class Tansu: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Starts tansu on 127.0.0.1:`port`, its log in `directory`, and waits until it listens.
-    private static func launch(port: Int, storage: Storage, directory: URL) throws -> ChildProcess {
+    /// Starts tansu on 127.0.0.1:`port`, advertising `advertisedPort`, its log in `directory`,
+    /// and waits until it listens.
+    private static func launch(port: Int, advertisedPort: Int, storage: Storage, security: Security, directory: URL) throws -> ChildProcess {
         let url = "tcp://127.0.0.1:\(port)"
         var environment = ["RUST_LOG": "warn"]
         let engine: String
@@ -62,7 +133,10 @@ public final class Tansu: Sendable {
         }
         let child = try ChildProcess(
             executable: Repository.tool("bin/tansu"),
-            arguments: ["broker", "--listener-url", url, "--advertised-listener-url", url, "--storage-engine", engine],
+            arguments: [
+                "broker", "--listener-url", url, "--advertised-listener-url", "tcp://127.0.0.1:\(advertisedPort)", "--storage-engine", engine,
+            ]
+                + (security.authentication ? ["--authentication"] : []),
             logFile: directory.appendingPathComponent("tansu-\(port).log").path,
             environment: environment
         )
@@ -82,8 +156,8 @@ public final class Tansu: Sendable {
             try await offPool { old.terminate() }
         }
         try await Task.sleep(for: downtime)
-        let child = try await offPool { [port, storage, directory] in
-            try Self.launch(port: port, storage: storage, directory: directory)
+        let child = try await offPool { [port, advertisedPort, storage, security, directory] in
+            try Self.launch(port: port, advertisedPort: advertisedPort, storage: storage, security: security, directory: directory)
         }
         process.withLock { $0 = child }
     }
@@ -93,11 +167,12 @@ public final class Tansu: Sendable {
         try await offPool { try self.createTopic(name, partitions: partitions) }
     }
 
-    /// Creates a topic with tansu's CLI (CreateTopics).
+    /// Creates a topic with tansu's CLI (CreateTopics), on tansu's own port (behind any TLS front).
+    /// Not with ``Security/authentication``: the CLI does not log in.
     public func createTopic(_ name: String, partitions: Int32) throws {
         let p = try ChildProcess(
             executable: Repository.tool("bin/tansu"),
-            arguments: ["topic", "create", "--broker", "tcp://\(bootstrapServers)", "--partitions", String(partitions), name],
+            arguments: ["topic", "create", "--broker", "tcp://127.0.0.1:\(port)", "--partitions", String(partitions), name],
             logFile: "/dev/null"
         )
         let status = p.wait(timeout: .seconds(30))

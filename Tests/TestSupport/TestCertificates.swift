@@ -30,6 +30,28 @@ public struct TestCertificates: Sendable {
         return TestCertificates(caFile: copies[0], certificateFile: copies[1], keyFile: copies[2])
     }
 
+    /// A client certificate (`client.crt`, `client.key`, CN `pushbridge`) signed by this CA, for
+    /// TLS servers that ask clients for one (mTLS). Needs the CA's key beside its certificate
+    /// (`ca.key`, as ``generate(in:)`` leaves it; a ``copy(to:)`` has none).
+    public func clientCertificate(in directory: URL) throws -> (certificate: String, key: String) {
+        let d = directory.path
+        let caKey = URL(fileURLWithPath: caFile).deletingLastPathComponent().appendingPathComponent("ca.key").path
+        let ext = directory.appendingPathComponent("client.ext")
+        try "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n".write(to: ext, atomically: true, encoding: .utf8)
+        let steps: [[String]] = [
+            ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=pushbridge", "-keyout", "\(d)/client.key", "-out", "\(d)/client.csr"],
+            [
+                "x509", "-req", "-in", "\(d)/client.csr", "-CA", caFile, "-CAkey", caKey, "-CAcreateserial", "-days", "2",
+                "-extfile", ext.path, "-out", "\(d)/client.crt",
+            ],
+        ]
+        for args in steps {
+            let result = try ChildProcess.run("/usr/bin/openssl", args)
+            guard result.status == 0 else { throw TestSupportError("openssl \(args[0]) failed: \(result.output)") }
+        }
+        return ("\(d)/client.crt", "\(d)/client.key")
+    }
+
     /// Writes `ca.crt`, `server.crt` and `server.key` into `directory`.
     public static func generate(in directory: URL) throws -> TestCertificates {
         let d = directory.path

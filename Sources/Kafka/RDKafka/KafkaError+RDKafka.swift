@@ -21,6 +21,14 @@ extension KafkaError.Code {
     public static let leaderNotAvailable = Self(RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE)
     public static let notLeaderForPartition = Self(RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION)
     public static let noOffset = Self(RD_KAFKA_RESP_ERR__NO_OFFSET)
+    /// SASL: the broker refused the credentials or the mechanism (librdkafka's local code; the
+    /// broker's SASL_AUTHENTICATION_FAILED is reported as this too).
+    public static let authentication = Self(RD_KAFKA_RESP_ERR__AUTHENTICATION)
+    /// TLS: the handshake failed, e.g. the broker's certificate could not be verified.
+    public static let ssl = Self(RD_KAFKA_RESP_ERR__SSL)
+    public static let topicAuthorizationFailed = Self(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
+    public static let groupAuthorizationFailed = Self(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED)
+    public static let clusterAuthorizationFailed = Self(RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED)
 
     /// librdkafka's short name for the code, e.g. `REQUEST_TIMED_OUT`.
     var librdkafkaName: String {

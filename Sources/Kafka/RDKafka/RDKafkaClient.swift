@@ -12,9 +12,14 @@ final class RDKafkaClient: @unchecked Sendable {
     }
 
     private let handle: OpaquePointer
+    /// What the handle's opaque points to, when this client owns it: released after
+    /// `rd_kafka_destroy` returns (stored properties outlive `deinit`'s body), so no callback can
+    /// find it gone.
+    private let opaqueOwner: AnyObject?
 
-    private init(handle: OpaquePointer) {
+    private init(handle: OpaquePointer, opaqueOwner: AnyObject?) {
         self.handle = handle
+        self.opaqueOwner = opaqueOwner
     }
 
     deinit {
@@ -25,7 +30,9 @@ final class RDKafkaClient: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - opaque: stored with `rd_kafka_conf_set_opaque`; the caller guarantees that the
-    ///     object behind it outlives this client.
+    ///     object behind it outlives this client, or passes it as `opaqueOwner`.
+    ///   - opaqueOwner: the object behind `opaque`, kept alive by this client until its handle
+    ///     is destroyed.
     ///   - configure: installs C callbacks on the `rd_kafka_conf_t` before the handle exists.
     /// - Throws: ``KafkaError`` with code `.configuration` naming the bad property, or
     ///   librdkafka's message when the handle cannot be created. Nothing leaks on failure.
@@ -33,6 +40,7 @@ final class RDKafkaClient: @unchecked Sendable {
         _ kind: Kind,
         properties: [(key: String, value: String)],
         opaque: UnsafeMutableRawPointer? = nil,
+        opaqueOwner: AnyObject? = nil,
         configure: (OpaquePointer) -> Void = { _ in }
     ) throws(KafkaError) -> RDKafkaClient {
         let conf = rd_kafka_conf_new()!
@@ -50,7 +58,7 @@ final class RDKafkaClient: @unchecked Sendable {
             rd_kafka_conf_destroy(conf)
             throw KafkaError(code: .configuration, message: "cannot create Kafka client: \(text(errorBuffer))")
         }
-        return RDKafkaClient(handle: handle)
+        return RDKafkaClient(handle: handle, opaqueOwner: opaqueOwner)
     }
 
     /// Lends the `rd_kafka_t` pointer for the duration of `body`.

@@ -8,6 +8,7 @@ extension RDKafkaConsumer {
         let partitions = list.partitions
         let cooperative = String(cString: rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE"
         let handler = rebalanceHandler
+        heardFromCluster()  // a rebalance: the group's coordinator answered
 
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:

@@ -17,6 +17,13 @@ final class RDKafkaConsumer: @unchecked Sendable {
         /// Partitions the application paused and has not resumed.
         var paused: Set<TopicPartition> = []
         var closed = false
+        /// The cluster has answered this consumer (``RDKafkaConsumer/heardFromCluster()``).
+        var heard = false
+        /// Why the cluster refused this consumer before it ever answered it (+Startup).
+        var startupFailure: KafkaError?
+        /// Blocking calls under way, failed at once by a start-up failure.
+        var pendingCalls: [Int: @Sendable (KafkaError) -> Void] = [:]
+        var nextCallID = 0
     }
 
     let configuration: KafkaConsumerConfiguration
@@ -47,7 +54,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
         self.channel = MessageChannel(capacity: configuration.messageBufferCapacity)
 
         var properties = configuration.rdKafkaProperties
-        if logHandler != nil { properties.append(("log.queue", "true")) }
+        if logHandler != nil { properties.append(RDKafkaLogRelay.queueProperty) }
         if endOfPartitionHandler != nil { properties.append(("enable.partition.eof", "true")) }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         let hasLogHandler = logHandler != nil
@@ -59,7 +66,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
         client.withHandle { rk in
             // Route the main queue (errors, logs) through rd_kafka_consumer_poll.
             rd_kafka_poll_set_consumer(rk)
-            if hasLogHandler { rd_kafka_set_log_queue(rk, nil) }
+            if hasLogHandler { RDKafkaLogRelay.forwardToMainQueue(rk) }
         }
         pollThreadDone = DedicatedThread.start(name: "pb.kafka.poll") { [self] in
             pollLoop()
@@ -76,6 +83,10 @@ final class RDKafkaConsumer: @unchecked Sendable {
             var batch: [KafkaMessage] = []
             batch.reserveCapacity(256)
             while !shouldStop {
+                if let failure = state.withLock({ $0.startupFailure }) {
+                    fatal = failure
+                    break
+                }
                 guard let first = rd_kafka_consumer_poll(rk, 100) else { continue }
                 fatal = take(first, into: &batch)
                 while fatal == nil, batch.count < 256, let next = rd_kafka_consumer_poll(rk, 0) {
@@ -114,9 +125,10 @@ final class RDKafkaConsumer: @unchecked Sendable {
                 return fatal
             }
             let text = String(cString: rd_kafka_message_errstr(message))
-            errorHandler(KafkaError(code: .init(err), message: text, isRetryable: KafkaError.transientCodes.contains(.init(err))))
+            report(KafkaError(code: .init(err), message: text, isRetryable: KafkaError.transientCodes.contains(.init(err))))
             return nil
         }
+        heardFromCluster()
         let topic = String(cString: rd_kafka_topic_name(message.pointee.rkt))
         batch.append(RDKafkaMessage.copy(message, topic: topic))
         return nil
@@ -138,14 +150,27 @@ final class RDKafkaConsumer: @unchecked Sendable {
 
     // MARK: Blocking calls
 
-    /// Runs a blocking librdkafka call on the serial blocking queue and awaits its result.
+    /// Runs a blocking librdkafka call on the serial blocking queue and awaits its result, or
+    /// the cluster's refusal of this consumer at start-up, whichever comes first (the call then
+    /// runs on to its own timeout, its answer unused).
     func blocking<T: Sendable>(_ body: @escaping @Sendable (OpaquePointer) -> Result<T, KafkaError>) async throws(KafkaError) -> T {
-        if state.withLock({ $0.closed }) { throw KafkaError.closed("the consumer") }
+        // A consumer the cluster refused has closed too: the refusal is the reason to give.
+        let refused: KafkaError? = state.withLock { $0.startupFailure ?? ($0.closed ? KafkaError.closed("the consumer") : nil) }
+        if let refused { throw refused }
         let result = await withCheckedContinuation { (c: CheckedContinuation<Result<T, KafkaError>, Never>) in
-            blockingQueue.async { [client] in
-                c.resume(returning: client!.withHandle(body))
+            let answer = OnceAnswer(c)
+            let id = state.withLock { s in
+                s.nextCallID += 1
+                s.pendingCalls[s.nextCallID] = { answer.give(.failure($0)) }
+                return s.nextCallID
+            }
+            blockingQueue.async { [self] in
+                let result = client!.withHandle(body)
+                state.withLock { _ = $0.pendingCalls.removeValue(forKey: id) }
+                answer.give(result)
             }
         }
+        if case .success = result { heardFromCluster() }
         return try result.get()
     }
 }
@@ -161,7 +186,7 @@ private let errorTrampoline: @convention(c) (OpaquePointer?, Int32, UnsafePointe
     if code == RD_KAFKA_RESP_ERR__FATAL, let fatal = consumer.client?.fatalError() {
         consumer.errorHandler(fatal)
     } else {
-        consumer.errorHandler(KafkaError(code: .init(code), message: text, isRetryable: KafkaError.transientCodes.contains(.init(code))))
+        consumer.report(KafkaError(code: .init(code), message: text, isRetryable: KafkaError.transientCodes.contains(.init(code))))
     }
 }
 
@@ -169,12 +194,7 @@ private let logTrampoline: @convention(c) (OpaquePointer?, Int32, UnsafePointer<
     rk, level, facility, message in
     guard let rk, let opaque = rd_kafka_opaque(rk) else { return }
     let consumer = Unmanaged<RDKafkaConsumer>.fromOpaque(opaque).takeUnretainedValue()
-    consumer.logHandler?(
-        KafkaLogEntry(
-            level: level, facility: facility.map { String(cString: $0) } ?? "",
-            message: message.map { String(cString: $0) } ?? ""
-        )
-    )
+    consumer.logHandler?(RDKafkaLogRelay.entry(level, facility, message))
 }
 
 private let rebalanceTrampoline:

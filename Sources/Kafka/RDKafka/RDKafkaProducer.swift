@@ -27,10 +27,19 @@ final class RDKafkaProducer: @unchecked Sendable {
     private let reported = ChangeSignal()
     private var pollThreadDone: DispatchSemaphore!
 
-    init(configuration: KafkaProducerConfiguration) throws(KafkaError) {
-        client = try RDKafkaClient.make(.producer, properties: configuration.rdKafkaProperties) { conf in
+    /// - Parameter logHandler: librdkafka's log lines, served on the poll thread
+    ///   (``RDKafkaLogRelay``); without one, librdkafka prints them to standard error.
+    init(configuration: KafkaProducerConfiguration, logHandler: (@Sendable (KafkaLogEntry) -> Void)? = nil) throws(KafkaError) {
+        var properties = configuration.rdKafkaProperties
+        let relay = logHandler.map(RDKafkaLogRelay.init)
+        if relay != nil { properties.append(RDKafkaLogRelay.queueProperty) }
+        // The client keeps the relay alive until its handle is destroyed.
+        let opaque = relay.map { Unmanaged.passUnretained($0).toOpaque() }
+        client = try RDKafkaClient.make(.producer, properties: properties, opaque: opaque, opaqueOwner: relay) { conf in
             rd_kafka_conf_set_dr_msg_cb(conf, deliveryTrampoline)
+            if relay != nil { rd_kafka_conf_set_log_cb(conf, relayLogTrampoline) }
         }
+        if relay != nil { client.withHandle(RDKafkaLogRelay.forwardToMainQueue) }
         // The thread holds the client and the flag's owner only until asked to stop.
         pollThreadDone = DedicatedThread.start(name: "pb.kafka.send") { [self] in
             client.withHandle { rk in

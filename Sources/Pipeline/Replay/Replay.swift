@@ -115,10 +115,8 @@ public final class Replay: Sendable {
         if !configuration.commit { consumerConfiguration.groupID = nil }
         self.consumer = try KafkaConsumer(
             configuration: consumerConfiguration,
-            errorHandler: { error in logger.warning("kafka: \(error)") },
-            logHandler: { entry in
-                if entry.level <= 4 { logger.warning("librdkafka \(entry.facility): \(entry.message)") }
-            },
+            errorHandler: logger.kafkaErrorHandler,
+            logHandler: logger.librdkafkaHandler,
             endOfPartitionHandler: { shared.endOfPartition($0) })
     }
 
