@@ -20,8 +20,8 @@ struct EmulatorResponse: Sendable {
     var delayMilliseconds = 0
     /// Send GOAWAY and close the connection after this answer, cutting any other in flight.
     var dropConnection = false
-    /// Send GOAWAY after this answer and close the connection once the requests on it are
-    /// answered: a graceful close, as a server that retires a connection does.
+    /// Retire the connection after this answer (``EmulatorConnection/retire()``): GOAWAY, and
+    /// a close once the requests on it are answered, as a server that retires a connection does.
     var drainConnection = false
     /// Answer with RST_STREAM REFUSED_STREAM instead: the request was not processed.
     var refuseStream = false
@@ -91,9 +91,7 @@ final class EmulatorCore: Sendable {
         var random = SystemRandomNumberGenerator()
         /// Quota windows by key (`project`, `device:<id>`, `topic:<name>`): start and count.
         var quotaWindows: [String: (start: Double, count: Int)] = [:]
-        /// Requests being answered per connection, and the most seen on one connection.
-        var inFlight: [ObjectIdentifier: Int] = [:]
-        var highestStreamID: [ObjectIdentifier: Int] = [:]
+        /// The most requests seen open at once on one connection.
         var maxConcurrentStreams = 0
     }
 
@@ -333,33 +331,13 @@ final class EmulatorCore: Sendable {
         return nil
     }
 
-    /// A request on `connection` has begun (its headers arrived): it is counted until it is
-    /// answered or refused (for the concurrent-streams record and a graceful close).
-    func streamOpened(on connection: ObjectIdentifier, streamID: Int?) {
-        state.withLock { s in
-            let n = s.inFlight[connection, default: 0] + 1
-            s.inFlight[connection] = n
-            s.maxConcurrentStreams = max(s.maxConcurrentStreams, n)
-            if let streamID { s.highestStreamID[connection] = max(s.highestStreamID[connection] ?? 0, streamID) }
-        }
+    /// A connection has `open` requests begun and not yet answered (``EmulatorConnection``).
+    func noteRequestsOpen(_ open: Int) {
+        state.withLock { $0.maxConcurrentStreams = max($0.maxConcurrentStreams, open) }
     }
-
-    func streamClosed(on connection: ObjectIdentifier) {
-        state.withLock { s in
-            let n = s.inFlight[connection, default: 1] - 1
-            s.inFlight[connection] = n > 0 ? n : nil
-        }
-    }
-
-    /// The highest stream the client has opened on `connection`: the last one a final GOAWAY
-    /// promises to process.
-    func highestStreamID(on connection: ObjectIdentifier) -> Int { state.withLock { $0.highestStreamID[connection] ?? 0 } }
 
     /// The most requests answered at once on one connection.
     var maxConcurrentStreams: Int { state.withLock { $0.maxConcurrentStreams } }
-
-    /// Requests being answered on `connection` now.
-    func streamsOpen(on connection: ObjectIdentifier) -> Int { state.withLock { $0.inFlight[connection] ?? 0 } }
 
     var messages: [RecordedMessage] { state.withLock { $0.messages } }
     var attempts: [RecordedAttempt] { state.withLock { $0.attempts } }

@@ -34,8 +34,10 @@ public struct EmulatorFaults: Sendable, Equatable {
     /// After every N-th send the connection is dropped (GOAWAY, then close at once: requests
     /// still in flight on it are cut). 0: never.
     public var dropConnectionEvery = 0
-    /// After every N-th send the connection is retired gracefully (GOAWAY, then close once the
-    /// requests on it are answered), as a front end does with old connections. 0: never.
+    /// After every N-th send the connection is retired gracefully, as a front end does with old
+    /// connections: GOAWAY and a PING, the final GOAWAY a round trip later, then close once the
+    /// requests on it are answered; a connection retires once, whichever of its sends ask
+    /// (docs/emulator.md). 0: never.
     public var goAwayEvery = 0
     /// Every N-th send is refused with RST_STREAM REFUSED_STREAM, unprocessed. 0: never.
     public var refuseStreamEvery = 0

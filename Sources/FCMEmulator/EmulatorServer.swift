@@ -51,22 +51,33 @@ final class EmulatorServer: Sendable {
                 }.flatMap {
                     channel.configureHTTP2SecureUpgrade(
                         h2ChannelConfigurator: { connection in
-                            connection.configureHTTP2Pipeline(
+                            let served = EmulatorConnection(channel: connection, core: core)
+                            do {
+                                try connection.pipeline.syncOperations.addHandler(GoAwayAnnouncer())
+                            } catch {
+                                return connection.eventLoop.makeFailedFuture(error)
+                            }
+                            return connection.configureHTTP2Pipeline(
                                 mode: .server, connectionConfiguration: Self.connectionConfiguration,
                                 streamConfiguration: Self.streamConfiguration,
                                 inboundStreamInitializer: { stream in
                                     stream.eventLoop.makeCompletedFuture {
                                         try stream.pipeline.syncOperations.addHandlers([
-                                            StreamRefuser(), HTTP2FramePayloadToHTTP1ServerCodec(), EmulatorHTTPHandler(core: core, isHTTP2: true),
+                                            StreamRefuser(), HTTP2FramePayloadToHTTP1ServerCodec(),
+                                            EmulatorHTTPHandler(core: core, connection: served, isHTTP2: true),
                                         ])
                                     }
                                 }
-                            ).map { _ in }
+                            ).flatMapThrowing { _ in
+                                try connection.pipeline.syncOperations.addHandler(RetirementPingWatcher(connection: served))
+                            }
                         },
                         http1ChannelConfigurator: { connection in
                             connection.pipeline.configureHTTPServerPipeline().flatMap {
                                 connection.eventLoop.makeCompletedFuture {
-                                    try connection.pipeline.syncOperations.addHandler(EmulatorHTTPHandler(core: core, isHTTP2: false))
+                                    let served = EmulatorConnection(channel: connection, core: core)
+                                    try connection.pipeline.syncOperations.addHandler(
+                                        EmulatorHTTPHandler(core: core, connection: served, isHTTP2: false))
                                 }
                             }
                         })
@@ -95,29 +106,57 @@ final class EmulatorServer: Sendable {
 }
 
 /// One request per stream (HTTP/2) or per exchange (HTTP/1.1): collects it, asks the core,
-/// answers after any injected latency, and drops the connection when told to.
+/// answers after any injected latency, and retires or drops the connection when told to.
 final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let core: EmulatorCore
+    private let connection: EmulatorConnection
     private let isHTTP2: Bool
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
+    /// The request is counted open on the connection (from its stream's opening over HTTP/2,
+    /// its head over HTTP/1.1) until its answer is written out, it is refused, or its stream is
+    /// reset before an answer.
+    private var counted = false
+    /// Its answer is being written: the request ends when that write completes (the stream
+    /// closes before, as its last frame goes out).
+    private var answering = false
+    /// Refused unprocessed (its stream is above a final GOAWAY's last stream): the rest of it
+    /// is ignored.
+    private var refused = false
 
-    init(core: EmulatorCore, isHTTP2: Bool) {
+    init(core: EmulatorCore, connection: EmulatorConnection, isHTTP2: Bool) {
         self.core = core
+        self.connection = connection
         self.isHTTP2 = isHTTP2
+    }
+
+    /// An HTTP/2 stream's handler is added as NIO opens the stream, in order with the frames
+    /// NIO passes to the connection (``RetirementPingWatcher``): the request counts from here.
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard isHTTP2 else { return }
+        let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) }
+        counted = connection.requestBegan(streamID: streamID)
+        // NIO already ignores the HEADERS of streams above the last stream of a GOAWAY it
+        // sent; should one get through, it is refused when its head arrives, never processed.
+        refused = !counted
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let h):
+            if refused {
+                _ = refuse(context: context)
+                return
+            }
+            if !isHTTP2 { counted = connection.requestBegan(streamID: nil) }
+            answering = false
             head = h
             body = []
-            let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) }
-            core.streamOpened(on: ObjectIdentifier(context.channel.parent ?? context.channel), streamID: streamID)
         case .body(var buffer):
+            guard !refused else { return }
             body += buffer.readBytes(length: buffer.readableBytes) ?? []
         case .end:
             guard let head else { return }
@@ -125,9 +164,8 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             let request = EmulatorRequest(
                 method: head.method.rawValue, path: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body)
             let response = core.handle(request)
-            if response.refuseStream, let refuser = try? context.pipeline.syncOperations.handler(type: StreamRefuser.self) {
-                core.streamClosed(on: ObjectIdentifier(context.channel.parent ?? context.channel))
-                refuser.refuse()
+            if response.refuseStream, refuse(context: context) {
+                requestEnded()
                 return
             }
             if response.delayMilliseconds > 0 {
@@ -140,6 +178,25 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 
+    /// The stream closed: a request reset before its answer is no longer open.
+    func channelInactive(context: ChannelHandlerContext) {
+        if !answering { requestEnded() }
+        context.fireChannelInactive()
+    }
+
+    private func requestEnded() {
+        guard counted else { return }
+        counted = false
+        connection.requestEnded()
+    }
+
+    /// Resets the stream with REFUSED_STREAM; false over HTTP/1.1, which has no such answer.
+    private func refuse(context: ChannelHandlerContext) -> Bool {
+        guard let refuser = try? context.pipeline.syncOperations.handler(type: StreamRefuser.self) else { return false }
+        refuser.refuse()
+        return true
+    }
+
     private func respond(context: ChannelHandlerContext, _ response: EmulatorResponse, keepAlive: Bool) {
         var headers = HTTPHeaders(response.headers)
         headers.add(name: "content-length", value: String(response.body.count))
@@ -148,51 +205,31 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .init(statusCode: response.status), headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
         let done = context.eventLoop.makePromise(of: Void.self)
+        answering = true
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
-        let core = self.core
-        let connectionID = ObjectIdentifier(context.channel.parent ?? context.channel)
-        done.futureResult.whenComplete { _ in core.streamClosed(on: connectionID) }
-        if response.drainConnection, let parent = context.channel.parent {
-            // A graceful shutdown as RFC 9113 §6.8 describes it: a GOAWAY with the highest
-            // stream ID says no new stream should come; after about a round trip, a second
-            // GOAWAY names the last stream that will be processed (the client takes any higher
-            // one as refused and may send it again elsewhere); close once those are answered.
-            done.futureResult.whenComplete { _ in
-                let warning = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
-                parent.writeAndFlush(warning, promise: nil)
-                parent.eventLoop.scheduleTask(in: .milliseconds(50)) {
-                    let last = HTTP2StreamID(core.highestStreamID(on: connectionID))
-                    let final = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
-                    parent.writeAndFlush(final, promise: nil)
-                    Self.closeWhenDrained(parent, core: core, connection: connectionID, deadline: .now() + .seconds(10))
-                }
+        let connection = self.connection
+        if response.drainConnection, isHTTP2 {
+            // A graceful shutdown as RFC 9113 §6.8 describes it, once per connection (see
+            // ConnectionRetirement), after this answer is out.
+            done.futureResult.assumeIsolated().whenComplete { _ in
+                self.requestEnded()
+                connection.retire()
             }
             return
         }
+        done.futureResult.assumeIsolated().whenComplete { _ in self.requestEnded() }
         guard response.dropConnection else { return }
-        let parent = context.channel.parent
-        let connection = parent ?? context.channel
+        connection.dropped()
+        let channel = connection.channel
+        let isHTTP2 = self.isHTTP2
         done.futureResult.whenComplete { _ in
-            if parent != nil {
+            if isHTTP2 {
                 // HTTP/2: say GOAWAY first, so the client knows to reconnect, then close.
                 let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
-                connection.writeAndFlush(goAway).whenComplete { _ in connection.close(promise: nil) }
+                channel.writeAndFlush(goAway).whenComplete { _ in channel.close(promise: nil) }
             } else {
-                connection.close(promise: nil)
+                channel.close(promise: nil)
             }
-        }
-    }
-}
-
-extension EmulatorHTTPHandler {
-    /// Closes `connection` once no request on it is being answered, or at `deadline`.
-    static func closeWhenDrained(_ connection: Channel, core: EmulatorCore, connection id: ObjectIdentifier, deadline: NIODeadline) {
-        if core.streamsOpen(on: id) == 0 || .now() >= deadline {
-            connection.close(promise: nil)
-            return
-        }
-        connection.eventLoop.scheduleTask(in: .milliseconds(20)) {
-            closeWhenDrained(connection, core: core, connection: id, deadline: deadline)
         }
     }
 }
