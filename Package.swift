@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom to top (see docs/architecture.md):
-//   CRdKafka, CCurl        C system libraries with typed shims
+//   CRdKafka, CCurl        C system libraries with typed shims (CSQLite: SQLite, for the registry)
 //   Threading              OS threads for blocking C loops; SpawnGuard; ChangeSignal (waits on a change)
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
@@ -11,6 +11,7 @@ import PackageDescription
 //   FCM                    FCM HTTP v1: OAuth2, error classification, retries, quotas, send gate
 //   FCMEmulator            FCM on loopback: the oracle for tests and the demo
 //   Operations             config, logs, metrics, the ops HTTP endpoint
+//   Registry               the device registry: a Kafka topic in a local SQLite file (C calls in SQLite/)
 //   Pipeline               consume -> map -> send -> commit after ack; replay; offsets
 //   ProcessHarness         servers as child processes on free ports, for tests and the bench
 //   pushbridge             the executable (CLI)
@@ -49,6 +50,11 @@ let package = Package(
             name: "CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
 
         // MARK: Wrappers
@@ -117,6 +123,14 @@ let package = Package(
             ]
         ),
 
+        // MARK: Device registry
+        // The registry topic materialized in a local SQLite file (C calls only in SQLite/), and
+        // the follower that keeps it current.
+        .target(
+            name: "Registry",
+            dependencies: ["CSQLite", "Kafka", "JSON", "Threading", .product(name: "Logging", package: "swift-log")]
+        ),
+
         // MARK: Pipeline
         .target(
             name: "Pipeline",
@@ -149,7 +163,8 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "JSON", "Mapping", "FCM", "FCMEmulator", "ProcessHarness",
+                "Kafka", "HTTP2", "JSON", "Mapping", "FCM", "FCMEmulator", "ProcessHarness", "Registry",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -181,6 +196,10 @@ let package = Package(
             dependencies: [
                 "pushbridge", "TestSupport", "PipelineTestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping", "Pipeline",
             ]
+        ),
+        .testTarget(
+            name: "RegistryTests",
+            dependencies: ["Registry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],

@@ -8,6 +8,10 @@
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
+#   scripts/bench.sh registry   the device registry: 10M devices (5M users × 2) loaded into a store directly,
+#                               reopened, looked up from 4 tasks (p50/p99), RSS, file size; then 500k users
+#                               through tansu with the follower, and a restart (REGISTRY_BENCH_USERS,
+#                               REGISTRY_BENCH_KAFKA_USERS; the file goes to $REGISTRY_BENCH_DIR or a temp dir)
 #   scripts/bench.sh latency    the same with default settings against a stub answering after 0, 20,
 #                               100 and 300 ms with 100 streams per connection, as FCM allows: events/s
 #                               (and % of 0 ms), CPU per event, connections opened, threads, peak RSS;
@@ -125,6 +129,15 @@ if [ "$which" = all ] || [ "$which" = e2e ]; then
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-latency --bootstrap "127.0.0.1:$tansu_port" --topic latency-events \
         --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
         --service-account "$work/service-account.json" --rate "${E2E_LATENCY_RATE:-5000}" --seconds "${E2E_LATENCY_SECONDS:-10}"
+fi
+
+if [ "$which" = all ] || [ "$which" = registry ]; then
+    start_tansu bench-registry
+    registry_dir=${REGISTRY_BENCH_DIR:-$work}
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" registry --dir "$registry_dir" \
+        --users "${REGISTRY_BENCH_USERS:-5000000}" --devices-per-user 2 \
+        --bootstrap "127.0.0.1:$tansu_port" --kafka-users "${REGISTRY_BENCH_KAFKA_USERS:-500000}"
+    rm -f "$registry_dir"/registry-bench*.sqlite*
 fi
 
 if [ "$which" = all ] || [ "$which" = latency ]; then

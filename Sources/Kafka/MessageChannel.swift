@@ -14,6 +14,8 @@ final class MessageChannel: @unchecked Sendable {
     private var waiter: Waiter?
     private var finished = false
     private var failure: KafkaError?
+    /// Messages accepted since the start, including those handed straight to the reader.
+    private var pushed = 0
     let capacity: Int
 
     init(capacity: Int) {
@@ -40,6 +42,7 @@ final class MessageChannel: @unchecked Sendable {
                 handOff = (w, pending.removeFirst())
             }
             let room = capacity - buffer.count
+            pushed += (handOff == nil ? 0 : 1) + min(room, pending.count)
             buffer.append(contentsOf: pending.prefix(room))
             pending = pending.dropFirst(room)
             condition.unlock()
@@ -107,6 +110,13 @@ final class MessageChannel: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         w?.resume(returning: error.map { .failure($0) } ?? .success(nil))
+    }
+
+    /// How many messages were accepted since the start (read or not).
+    var pushedTotal: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return pushed
     }
 
     var count: Int {

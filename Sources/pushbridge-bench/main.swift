@@ -13,6 +13,8 @@ let usage = """
            pushbridge-bench e2e-latency (the same options as e2e) [--rate N] [--seconds N]
            pushbridge-bench e2e-sweep --bootstrap HOST:PORT --worker PUSHBRIDGE --dir DIR --base URL --ca FILE
                                 --service-account FILE [--events N] [--delays 0,20,100,300] [--partial-rate N] [--partial-seconds N]
+           pushbridge-bench registry --dir DIR [--users N] [--devices-per-user N] [--cache-mb N] [--lookups N]
+                                [--bootstrap HOST:PORT --kafka-users N]
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
     """
 
@@ -97,6 +99,17 @@ do {
         emit(
             try await EndToEndBenchmark.latency(
                 try e2eSetup(), rate: Int(option("--rate", "5000")!)!, seconds: Int(option("--seconds", "10")!)!))
+    case "registry":
+        guard let dir = option("--dir") else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try await RegistryBenchmark.run(
+                .init(
+                    directory: dir, users: Int(option("--users", "5000000")!)!, devicesPerUser: Int(option("--devices-per-user", "2")!)!,
+                    cacheMegabytes: Int(option("--cache-mb", "32")!)!, lookups: Int(option("--lookups", "400000")!)!,
+                    bootstrap: option("--bootstrap"), kafkaUsers: Int(option("--kafka-users", "500000")!)!)))
     default:
         print(usage)
         exit(command.isEmpty ? 0 : 2)

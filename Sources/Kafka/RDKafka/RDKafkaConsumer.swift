@@ -115,6 +115,12 @@ final class RDKafkaConsumer: @unchecked Sendable {
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             if err == RD_KAFKA_RESP_ERR__PARTITION_EOF {
                 if let endOfPartitionHandler, let rkt = message.pointee.rkt {
+                    // The messages polled before the end go to the channel first, so the handler
+                    // can count on them being there (``KafkaConsumer/messagesQueued``).
+                    if !batch.isEmpty {
+                        channel.push(batch) { shouldStop }
+                        batch.removeAll(keepingCapacity: true)
+                    }
                     let tp = TopicPartition(topic: String(cString: rd_kafka_topic_name(rkt)), partition: message.pointee.partition)
                     endOfPartitionHandler(TopicPartitionOffset(tp, offset: KafkaOffset(message.pointee.offset)))
                 }

@@ -1,0 +1,122 @@
+/// The compact binary form of a user's devices, as the store keeps them (one blob per user).
+///
+/// ```
+/// version 1 (byte), device count (varint), then per device:
+///   flags (byte): bit 0 token (else fid), bits 1–2 platform (0 none, 1 android, 2 ios, 3 web),
+///                 bit 3 app present, bit 4 labels present
+///   id (varint length + UTF-8), [app (varint length + UTF-8)],
+///   [label count (varint), then per label key and value (varint length + UTF-8 each)]
+/// ```
+/// An Android token of 163 bytes with no app or labels takes 166 bytes. Decoding checks every
+/// length, so a damaged blob is an error, never a crash.
+enum DeviceListCodec {
+    static let version: UInt8 = 1
+    private static let platformCodes: [String: UInt8] = ["android": 1, "ios": 2, "web": 3]
+    private static let platformNames: [UInt8: String] = [1: "android", 2: "ios", 3: "web"]
+
+    static func encode(_ devices: [RegisteredDevice]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(2 + devices.reduce(0) { $0 + $1.id.utf8.count + 4 })
+        out.append(version)
+        putVarint(UInt64(devices.count), &out)
+        for d in devices {
+            var flags: UInt8 = d.kind == .token ? 1 : 0
+            if let p = d.platform, let code = platformCodes[p] { flags |= code << 1 }
+            if d.app != nil { flags |= 1 << 3 }
+            if !d.labels.isEmpty { flags |= 1 << 4 }
+            out.append(flags)
+            putString(d.id, &out)
+            if let app = d.app { putString(app, &out) }
+            if !d.labels.isEmpty {
+                putVarint(UInt64(d.labels.count), &out)
+                for key in d.labels.keys.sorted() {
+                    putString(key, &out)
+                    putString(d.labels[key]!, &out)
+                }
+            }
+        }
+        return out
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(RegistryError) -> [RegisteredDevice] {
+        var r = Reader(bytes: bytes)
+        guard try r.byte() == version else { throw damaged("unknown device list version") }
+        let count = try r.count()
+        var devices: [RegisteredDevice] = []
+        devices.reserveCapacity(count)
+        for _ in 0..<count {
+            let flags = try r.byte()
+            let id = try r.string()
+            let platform = platformNames[(flags >> 1) & 3]
+            let app = flags & (1 << 3) != 0 ? try r.string() : nil
+            var labels: [String: String] = [:]
+            if flags & (1 << 4) != 0 {
+                for _ in 0..<(try r.count()) { labels[try r.string()] = try r.string() }
+            }
+            devices.append(RegisteredDevice(kind: flags & 1 != 0 ? .token : .fid, id: id, platform: platform, app: app, labels: labels))
+        }
+        guard r.index == bytes.count else { throw damaged("bytes after the device list") }
+        return devices
+    }
+
+    /// The number of devices, read from the header only.
+    static func count(_ bytes: UnsafeRawBufferPointer) throws(RegistryError) -> Int {
+        var r = Reader(bytes: bytes)
+        guard try r.byte() == version else { throw damaged("unknown device list version") }
+        return try r.count()
+    }
+
+    private static func damaged(_ why: String) -> RegistryError {
+        RegistryError(code: .unusableFile, message: "a stored device list is damaged (\(why))")
+    }
+
+    private static func putVarint(_ value: UInt64, _ out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(v & 0x7f) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    private static func putString(_ s: String, _ out: inout [UInt8]) {
+        putVarint(UInt64(s.utf8.count), &out)
+        out.append(contentsOf: s.utf8)
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var index = 0
+
+        mutating func byte() throws(RegistryError) -> UInt8 {
+            guard index < bytes.count else { throw damaged("truncated") }
+            defer { index += 1 }
+            return bytes[index]
+        }
+
+        mutating func varint() throws(RegistryError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let b = try byte()
+                guard shift < 64 else { throw damaged("a length is too long") }
+                value |= UInt64(b & 0x7f) << shift
+                if b & 0x80 == 0 { return value }
+                shift += 7
+            }
+        }
+
+        /// A count or length, never more than the bytes left (each item takes at least one).
+        mutating func count() throws(RegistryError) -> Int {
+            let v = try varint()
+            guard v <= UInt64(bytes.count - index) else { throw damaged("a count is larger than the data") }
+            return Int(v)
+        }
+
+        mutating func string() throws(RegistryError) -> String {
+            let n = try count()
+            defer { index += n }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<index + n]), as: UTF8.self)
+        }
+    }
+}

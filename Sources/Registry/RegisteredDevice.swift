@@ -1,0 +1,44 @@
+/// One device of a user, as the registry topic lists it.
+public struct RegisteredDevice: Sendable, Equatable, Hashable {
+    /// How FCM addresses the device.
+    public enum Kind: String, Sendable, Hashable {
+        /// A Firebase installation ID (FCM's `fid` target).
+        case fid
+        /// A registration token (FCM's `token` target).
+        case token
+    }
+
+    /// The platforms a device may name (`platform`).
+    public static let platforms: Set<String> = ["android", "ios", "web"]
+
+    public var kind: Kind
+    /// The FID or the token.
+    public var id: String
+    /// `android`, `ios` or `web`; nil when the record does not say.
+    public var platform: String?
+    /// The Firebase project by its name in `fcm.projects`; nil for the default project.
+    public var app: String?
+    /// Free-form labels (for example a language), for mappings to choose devices by.
+    public var labels: [String: String]
+
+    public init(kind: Kind, id: String, platform: String? = nil, app: String? = nil, labels: [String: String] = [:]) {
+        self.kind = kind
+        self.id = id
+        self.platform = platform
+        self.app = app
+        self.labels = labels
+    }
+}
+
+/// What one registry record says about one user.
+public struct RegistryUpdate: Sendable, Equatable {
+    /// The record's key: the user ID.
+    public var user: String
+    /// The user's devices (possibly none); nil for a tombstone, which deletes the user.
+    public var devices: [RegisteredDevice]?
+
+    public init(user: String, devices: [RegisteredDevice]?) {
+        self.user = user
+        self.devices = devices
+    }
+}

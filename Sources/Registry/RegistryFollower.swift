@@ -1,0 +1,162 @@
+import Kafka
+import Logging
+import Synchronization
+import Threading
+
+/// Keeps a ``RegistryStore`` current with the registry topic: every partition, like a global
+/// table, because events are keyed by their own IDs and any worker may need any user.
+///
+/// It reads in assign mode (no consumer group: every worker reads everything), starting from
+/// the offsets stored with the records, so a restart reads only what it has not applied. Each
+/// batch of records is applied with its offsets in one transaction. A record that does not
+/// parse is logged, counted in ``invalid`` and skipped; its offset still counts.
+///
+/// ```swift
+/// let follower = RegistryFollower(bootstrapServers: servers, properties: [:], topic: "device-registry", store: store, logger: log)
+/// try await withThrowingTaskGroup(of: Void.self) { group in
+///     group.addTask { try await follower.run() }
+///     _ = await follower.waitUntilCaughtUp()   // then report ready
+///     …
+/// }
+/// ```
+///
+/// Partitions added to the topic while it runs are read after the next start.
+public final class RegistryFollower: Sendable {
+    /// Tuning; the defaults suit a worker.
+    public struct Configuration: Sendable {
+        /// The most records applied in one transaction. Default 5,000.
+        public var maxBatch = 5_000
+        /// Messages the consumer buffers ahead of the follower. Default 20,000.
+        public var messageBufferCapacity = 20_000
+        /// Invalid records logged one by one per batch; the rest of a batch's in one line. Default 10.
+        public var invalidLogsPerBatch = 10
+        /// How long to wait for each partition's high watermark at start (for the lag only;
+        /// readiness does not depend on it). Default 10 s.
+        public var watermarkTimeout: Duration = .seconds(10)
+
+        public init() {}
+    }
+
+    /// What the follower has done, for `/readyz`, metrics and `pushbridge registry`.
+    public struct Status: Sendable, Equatable {
+        public var caughtUp: Bool
+        /// Records behind the end offsets known (the high watermarks at start, then the ends the
+        /// consumer reported).
+        public var lag: Int64
+        /// Records applied (valid ones) since the start.
+        public var applied: Int
+        /// Records skipped because they did not parse, since the start.
+        public var invalid: Int
+        /// Per partition: the next offset to read and the end known.
+        public var partitions: [Int32: RegistryProgress.Partition]
+    }
+
+    public let topic: String
+    public let store: RegistryStore
+    let consumerConfiguration: KafkaConsumerConfiguration
+    let configuration: Configuration
+    let logger: Logger
+    let shared: Shared
+
+    /// Prepares a follower; ``run()`` does the work.
+    ///
+    /// - Parameters:
+    ///   - properties: raw librdkafka properties (security, SASL, TLS), as the worker's consumer has.
+    public init(
+        bootstrapServers: [String], properties: [String: String], topic: String, store: RegistryStore, logger: Logger,
+        configuration: Configuration = .init()
+    ) {
+        var c = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers)
+        c.clientID = "pushbridge-registry"
+        c.autoOffsetReset = .earliest
+        c.messageBufferCapacity = configuration.messageBufferCapacity
+        c.properties = properties
+        self.consumerConfiguration = c
+        self.configuration = configuration
+        self.topic = topic
+        self.store = store
+        self.logger = logger
+        self.shared = Shared(logger: logger, topic: topic)
+    }
+
+    /// Reached the end offsets it saw at start on every partition, everything before them
+    /// applied (``RegistryProgress`` says exactly what that means). Stays true once true.
+    public var caughtUp: Bool { shared.state.withLock { $0.progress.caughtUp } }
+
+    /// Records behind the end offsets it knows, over all partitions.
+    public var lag: Int64 { shared.state.withLock { $0.progress.lag } }
+
+    /// Valid records applied since the start.
+    public var applied: Int { shared.state.withLock { $0.applied } }
+
+    /// Records skipped because they did not parse, since the start.
+    public var invalid: Int { shared.state.withLock { $0.invalid } }
+
+    public var status: Status {
+        shared.state.withLock { s in
+            Status(caughtUp: s.progress.caughtUp, lag: s.progress.lag, applied: s.applied, invalid: s.invalid, partitions: s.progress.partitions)
+        }
+    }
+
+    /// Waits until ``caughtUp``: true; false if the task is cancelled first.
+    public func waitUntilCaughtUp() async -> Bool {
+        await shared.changed.wait { caughtUp }
+    }
+
+    /// Waits until `condition` holds for the status, checked after each batch and each end of
+    /// a partition: true; false if the task is cancelled first.
+    public func wait(until condition: (Status) -> Bool) async -> Bool {
+        await shared.changed.wait { condition(status) }
+    }
+
+    /// The state the reading task and the consumer's poll thread (ends of partitions) share.
+    final class Shared: Sendable {
+        struct State {
+            var progress = RegistryProgress()
+            var applied = 0
+            var invalid = 0
+            /// The running consumer, for the count of messages it queued (read at a partition's end).
+            var consumer: KafkaConsumer?
+        }
+
+        let state = Mutex(State())
+        /// Notified after each batch and each end of a partition.
+        let changed = ChangeSignal()
+        let logger: Logger
+        let topic: String
+        let started = ContinuousClock.now
+
+        init(logger: Logger, topic: String) {
+            self.logger = logger
+            self.topic = topic
+        }
+
+        /// Updates the progress; logs the moment the follower catches up.
+        func update(_ body: (inout State) -> Void) {
+            let caughtUpNow = state.withLock { s -> Bool in
+                let before = s.progress.caughtUp
+                body(&s)
+                return !before && s.progress.caughtUp
+            }
+            if caughtUpNow {
+                let seconds =
+                    Double((ContinuousClock.now - started).components.seconds)
+                    + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+                logger.info(
+                    "registry: caught up with \(topic)",
+                    metadata: [
+                        "applied": "\(state.withLock { $0.applied })", "seconds": "\((seconds * 10).rounded() / 10)",
+                    ])
+            }
+            changed.notify()
+        }
+
+        /// Called on the consumer's poll thread, after the messages before the end were queued.
+        func endOfPartition(_ end: TopicPartitionOffset) {
+            update { s in
+                guard let queued = s.consumer?.messagesQueued else { return }
+                s.progress.endOfPartition(end.partition, offset: end.offset.rawValue, queued: queued)
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// A reading connection with its lookup prepared. ``RegistryStore`` keeps several, each behind
+/// its own `Mutex`, so lookups from many tasks run side by side (WAL readers do not block each
+/// other or the writer).
+///
+/// `@unchecked Sendable`: used only inside its ``Locked`` mutex, one thread at a time.
+final class RegistryReader: @unchecked Sendable {
+    let connection: SQLiteConnection
+    private let selectDevices: SQLiteStatement
+
+    init(path: String, cacheKiB: Int, readOnly: Bool) throws(RegistryError) {
+        let c = try SQLiteConnection(path: path, readOnly: readOnly)
+        try RegistrySchema.configure(c, cacheKiB: cacheKiB)
+        if readOnly { try RegistrySchema.check(reader: c) }
+        connection = c
+        selectDevices = try c.prepare("SELECT devices FROM users WHERE user = ?1")
+    }
+
+    /// The user's devices; nil for a user the registry does not know.
+    func devices(of user: String) throws(RegistryError) -> [RegisteredDevice]? {
+        try selectDevices.bind(.text(user))
+        // Reset ends the read transaction, so the WAL can be checkpointed past it.
+        defer { selectDevices.reset() }
+        guard try selectDevices.step() else { return nil }
+        return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decode(bytes) }
+    }
+
+    func counts() throws(RegistryError) -> RegistryCounts {
+        try RegistryCounts.read(connection)
+    }
+
+    func offsets() throws(RegistryError) -> [String: [Int32: Int64]] {
+        let s = try connection.prepare("SELECT topic, partition, next FROM offsets")
+        defer { s.reset() }
+        var result: [String: [Int32: Int64]] = [:]
+        while try s.step() { result[s.text(0), default: [:]][Int32(truncatingIfNeeded: s.int64(1))] = s.int64(2) }
+        return result
+    }
+}

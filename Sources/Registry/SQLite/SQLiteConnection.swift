@@ -1,0 +1,82 @@
+import CSQLite
+
+/// One SQLite connection (`sqlite3*`), closed in `deinit`.
+///
+/// Not `Sendable`: opened in multi-thread mode (`SQLITE_OPEN_NOMUTEX`), a connection and its
+/// statements are used by one thread at a time. ``RegistryStore`` keeps each one behind a `Mutex`.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    let path: String
+
+    /// Opens (or, unless `readOnly`, creates) the database at `path`.
+    /// - Throws: ``RegistryError`` when SQLite cannot open it.
+    init(path: String, readOnly: Bool) throws(RegistryError) {
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(db)
+            throw SQLiteConnection.error(rc, "cannot open \(path): \(message)")
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        // v2: statements still alive keep the connection until they are finalized.
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    func execute(_ sql: String) throws(RegistryError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(message)
+            throw error(rc, text)
+        }
+    }
+
+    func prepare(_ sql: String) throws(RegistryError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw error(rc, lastMessage)
+        }
+        return SQLiteStatement(statement, connection: self)
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): committed when it returns,
+    /// rolled back when it throws.
+    func transaction<T>(_ body: () throws(RegistryError) -> T) throws(RegistryError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func error(_ rc: Int32, _ message: String) -> RegistryError {
+        SQLiteConnection.error(rc, "\(path): \(message)")
+    }
+
+    /// Maps a SQLite result code to the registry's error codes.
+    static func error(_ rc: Int32, _ message: String) -> RegistryError {
+        switch rc & 0xff {
+        case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_FORMAT:
+            return RegistryError(code: .unusableFile, message: message)
+        default:
+            return RegistryError(code: .io, message: message)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import CSQLite
+
+/// A prepared statement (`sqlite3_stmt*`), finalized in `deinit`. Used by the thread that
+/// holds its connection; it keeps the connection alive.
+final class SQLiteStatement {
+    private let handle: OpaquePointer
+    private let connection: SQLiteConnection
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds `values` to the parameters `?1`, `?2`, … in order.
+    func bind(_ values: SQLiteValue...) throws(RegistryError) {
+        for (i, value) in values.enumerated() { try bindValue(value, index: Int32(i + 1)) }
+    }
+
+    /// Steps once: true when a row is ready to read, false when the statement is done.
+    func step() throws(RegistryError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(rc, connection.lastMessage)
+        }
+    }
+
+    /// Runs a statement that returns no rows, then resets it.
+    func run(_ values: SQLiteValue...) throws(RegistryError) {
+        defer { reset() }
+        for (i, value) in values.enumerated() { try bindValue(value, index: Int32(i + 1)) }
+        _ = try step()
+    }
+
+    private func bindValue(_ value: SQLiteValue, index: Int32) throws(RegistryError) {
+        let rc: Int32
+        switch value {
+        case .integer(let n):
+            rc = sqlite3_bind_int64(handle, index, n)
+        case .text(let s):
+            var text = s
+            rc = text.withUTF8 { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    // An empty string still needs a non-null pointer, or SQLite binds NULL.
+                    guard let base = chars.baseAddress else { return csqlite_bind_text_transient(handle, index, "", 0) }
+                    return csqlite_bind_text_transient(handle, index, base, Int32(chars.count))
+                }
+            }
+        case .blob(let bytes):
+            rc = bytes.withUnsafeBytes { raw in
+                // A zero-length blob still needs a non-null pointer, or SQLite binds NULL.
+                csqlite_bind_blob_transient(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count))
+            }
+        }
+        guard rc == SQLITE_OK else { throw connection.error(rc, connection.lastMessage) }
+    }
+
+    /// Ends the statement's read (so a WAL reader holds no snapshot) and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func text(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
+    }
+
+    /// Lends the column's bytes to `body` without copying them; valid only inside `body`.
+    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(RegistryError) -> T) throws(RegistryError) -> T {
+        let p = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : count))
+    }
+}
+
+/// A value bound to a statement's parameter.
+enum SQLiteValue {
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+}
