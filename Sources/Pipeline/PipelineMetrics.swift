@@ -23,6 +23,8 @@ public final class PipelineMetrics: Sendable {
     let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
     private let counters = Mutex<[String: Counter]>([:])
+    /// The registry's counts at the last scrape.
+    private let registryCounts = Mutex<(applied: Int, invalid: Int)>((0, 0))
 
     public init() {
         eventsConsumed = Counter(label: "pushbridge_events_consumed_total")
@@ -79,6 +81,19 @@ public final class PipelineMetrics: Sendable {
         Gauge(label: "pushbridge_fcm_connections", dimensions: dimensions).record(connections)
         Gauge(label: "pushbridge_fcm_sends_in_flight_limit", dimensions: dimensions).record(sendsInFlightLimit)
         Gauge(label: "pushbridge_fcm_max_sends_per_second", dimensions: dimensions).record(maxSendsPerSecond ?? 0)
+    }
+
+    /// The device registry's state, refreshed per scrape: records behind the end offsets it
+    /// knows, whether it has caught up with those seen at start, and the records applied and
+    /// skipped as invalid since the start (counters, moved on by what is new).
+    public func registry(lag: Int64, caughtUp: Bool, applied: Int, invalid: Int) {
+        Gauge(label: "pushbridge_registry_lag_records").record(lag)
+        Gauge(label: "pushbridge_registry_caught_up").record(caughtUp ? 1 : 0)
+        registryCounts.withLock { last in
+            if applied > last.applied { Counter(label: "pushbridge_registry_records_total").increment(by: applied - last.applied) }
+            if invalid > last.invalid { Counter(label: "pushbridge_registry_invalid_records_total").increment(by: invalid - last.invalid) }
+            last = (max(applied, last.applied), max(invalid, last.invalid))
+        }
     }
 
     /// From the record's timestamp (the producer's create time, or the broker's log-append time)

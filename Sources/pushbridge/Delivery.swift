@@ -22,7 +22,7 @@ struct Delivery: Sendable {
     ///   does not have (``ProjectChoiceError``, with each mapping's file and line).
     init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
-        maxAge: MaxAgeCheck = .enforce, metrics: PipelineMetrics, logger: Logger
+        maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger
     ) throws {
         let fcmSettings = settings.fcm
         // One project unless fcm.projects names several: fcm.service_account (nil:
@@ -72,7 +72,8 @@ struct Delivery: Sendable {
         options.skipUsersWithoutDevices = settings.registry.noDevices == .skip
         options.maxAge = maxAge
         self.validateOnly = options.validateOnly
-        processor = EventProcessor(mappings: mappings, sender: projects, producer: producer, options: options, metrics: metrics, logger: logger)
+        processor = EventProcessor(
+            mappings: mappings, sender: projects, producer: producer, directory: directory, options: options, metrics: metrics, logger: logger)
     }
 
     /// The projects as the startup log names them: `name=project-id`, sorted.

@@ -5,8 +5,10 @@ import Logging
 import Mapping
 import Operations
 import Pipeline
+import Registry
 import ServiceLifecycle
 import Synchronization
+import Threading
 
 /// `pushbridge run`'s pipeline, assembled from the config: the mapping set, the FCM client, the
 /// producer for dead-letter and invalidation records, and the consumer group member.
@@ -16,7 +18,12 @@ final class Worker: Service, Sendable {
     let delivery: Delivery
     let metrics: PipelineMetrics
     let logger: Logger
+    /// The device registry, with `registry.topic`.
+    let registry: WorkerRegistry?
     private let failureBox = Mutex<String?>(nil)
+    /// Set by a graceful shutdown, so a wait for the registry to catch up ends too.
+    private let stopping = Atomic<Bool>(false)
+    private let stoppingSignal = ChangeSignal()
 
     init(settings: PushbridgeConfig, validateOnly: Bool, logger: Logger) throws {
         self.logger = logger
@@ -26,7 +33,10 @@ final class Worker: Service, Sendable {
         }
         let metrics = PipelineMetrics()
         self.metrics = metrics
-        delivery = try Delivery(settings: settings, mappings: mappings, validateOnly: validateOnly, metrics: metrics, logger: logger)
+        let registry = try WorkerRegistry(settings: settings, logger: logger)
+        self.registry = registry
+        delivery = try Delivery(
+            settings: settings, mappings: mappings, validateOnly: validateOnly, directory: registry?.directory, metrics: metrics, logger: logger)
         let processor = delivery.processor
 
         var consumer = KafkaConsumerConfiguration(bootstrapServers: settings.kafka.brokers, groupID: settings.kafka.group)
@@ -53,8 +63,13 @@ final class Worker: Service, Sendable {
             ])
     }
 
-    /// Refreshes the gauges that describe each project's FCM state now; called per scrape.
+    /// Refreshes the gauges that describe each project's FCM state and the registry now; called
+    /// per scrape.
     func refreshGauges() {
+        if let registry {
+            let status = registry.follower.status
+            metrics.registry(lag: status.lag, caughtUp: status.caughtUp, applied: status.applied, invalid: status.invalid)
+        }
         for client in delivery.projects.clients.values {
             metrics.fcm(
                 project: client.projectID, waiting: client.availability.waiting(at: .now), heldTargets: client.heldTargets,
@@ -81,9 +96,19 @@ final class Worker: Service, Sendable {
         }
         do {
             try await withGracefulShutdownHandler {
-                try await pipeline.run()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    if let registry {
+                        group.addTask { try await self.follow(registry) }
+                        // Events name users: none is taken before the registry has every user
+                        // it had at start, or users would look as if they had no devices.
+                        guard await catchUp(registry) else { return }
+                    }
+                    try await pipeline.run()
+                    group.cancelAll()
+                }
             } onGracefulShutdown: { [pipeline, logger] in
                 logger.info("stopping: draining events in flight, then committing")
+                self.stop()
                 pipeline.stop()
             }
         } catch {
@@ -95,6 +120,53 @@ final class Worker: Service, Sendable {
         logger.info("stopped")
     }
 
+    /// Ends a wait for the registry (the pipeline is stopped by its own `stop()`).
+    private func stop() {
+        stopping.store(true, ordering: .relaxed)
+        stoppingSignal.notify()
+    }
+
+    /// Keeps the registry current until cancelled; a failure stops the worker (events to users
+    /// would be sent to a stale view of their devices).
+    private func follow(_ registry: WorkerRegistry) async throws {
+        do {
+            try await registry.follower.run()
+        } catch {
+            logger.critical("the device registry stopped: \(error)")
+            failureBox.withLock { $0 = $0 ?? "device registry: \(error)" }
+            stop()
+            pipeline.stop()
+            throw error
+        }
+    }
+
+    /// Waits until the registry has caught up with the end offsets it saw at start: true; false
+    /// when the worker stops first.
+    private func catchUp(_ registry: WorkerRegistry) async -> Bool {
+        logger.info("reading the device registry before taking events", metadata: ["topic": "\(registry.follower.topic)"])
+        let started = ContinuousClock.now
+        let caughtUp = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await registry.follower.waitUntilCaughtUp() }
+            group.addTask {
+                _ = await self.stoppingSignal.wait { self.stopping.load(ordering: .relaxed) }
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if caughtUp {
+            let status = registry.follower.status
+            logger.info(
+                "device registry caught up",
+                metadata: [
+                    "records": "\(status.applied)", "invalid": "\(status.invalid)",
+                    "took": "\(ContinuousClock.now - started)",
+                ])
+        }
+        return caughtUp
+    }
+
     /// FCM has not answered for this long before readiness says so: a lone 503 among
     /// successes is not an outage.
     static let waitingReadinessThreshold: Duration = .seconds(5)
@@ -102,6 +174,9 @@ final class Worker: Service, Sendable {
     /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM
     /// token for every project, and FCM answering each.
     func readiness() -> (ready: Bool, reason: String) {
+        if let registry, !registry.follower.caughtUp {
+            return (false, "reading the device registry: \(registry.follower.lag) records behind the end offsets seen at start")
+        }
         guard pipeline.isRunning else { return (false, "not consuming") }
         let projects = delivery.projects
         for name in projects.names {

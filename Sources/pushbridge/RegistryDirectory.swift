@@ -1,0 +1,44 @@
+import Logging
+import Mapping
+import Operations
+import Pipeline
+import Registry
+
+/// The device registry as the pipeline sees it (``DeviceDirectory``): a user's devices from the
+/// worker's local store, and dead devices dropped from it.
+struct RegistryDirectory: DeviceDirectory {
+    let store: RegistryStore
+    let logger: Logger
+
+    func devices(ofUser user: String) throws -> [UserDevice] {
+        try store.devices(of: user).map { device in
+            UserDevice(kind: device.kind == .fid ? .fid : .token, id: device.id, platform: device.platform, app: device.app)
+        }
+    }
+
+    func drop(_ device: String, ofUser user: String) {
+        do {
+            _ = try store.removeDevice(device, of: user)
+        } catch {
+            // Not fatal: the device stays until the backend deletes it at the source, and FCM
+            // answers UNREGISTERED again meanwhile.
+            logger.error("cannot drop a dead device from the registry", metadata: ["user": "\(user)", "error": "\(error)"])
+        }
+    }
+}
+
+/// The worker's device registry, from `registry.*`: the local store and the follower that keeps
+/// it current. Nil without `registry.topic`.
+struct WorkerRegistry: Sendable {
+    let store: RegistryStore
+    let follower: RegistryFollower
+    let directory: RegistryDirectory
+
+    init?(settings: PushbridgeConfig, logger: Logger) throws {
+        guard let topic = settings.registry.topic else { return nil }
+        store = try RegistryStore(path: settings.registry.path, cacheMegabytes: settings.registry.cacheMegabytes)
+        follower = RegistryFollower(
+            bootstrapServers: settings.kafka.brokers, properties: settings.kafka.properties, topic: topic, store: store, logger: logger)
+        directory = RegistryDirectory(store: store, logger: logger)
+    }
+}
