@@ -139,7 +139,7 @@ let package = Package(
             dependencies: [
                 "Mapping",
                 "Localization", "MappingLocalization",
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Operations",
+                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,4 +1,5 @@
 import FCM
+import HTTP2
 import Kafka
 import Logging
 import Mapping
@@ -35,6 +36,8 @@ struct Delivery: Sendable {
         fcm.retry.maxBackoff = settings.fcm.retry.maxBackoff
         fcm.retry.budget = settings.fcm.retry.budget
         fcm.retry.quotaPause = settings.fcm.retry.quotaPause
+        // One proxy for the sends and the token exchange: they share the client's connections.
+        fcm.proxy = settings.fcm.proxyURL.map { HTTPProxy(url: $0, noProxy: settings.fcm.noProxy ?? []) }
         client = try FCMClient(configuration: fcm)
 
         producer = try KafkaProducer(

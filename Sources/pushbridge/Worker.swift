@@ -48,7 +48,7 @@ final class Worker: Service, Sendable {
             "started",
             metadata: [
                 "group": "\(settings.kafka.group)", "topics": "\(settings.kafka.topics.joined(separator: ","))",
-                "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)",
+                "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)", "proxy": "\(settings.fcm.proxySummary)",
                 "project": "\(delivery.account.projectID)", "validate_only": "\(delivery.validateOnly)",
             ])
     }

@@ -99,14 +99,14 @@ final class EndToEnd: @unchecked Sendable {
     /// Starts `pushbridge run` and waits until /healthz answers.
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
-        retry: String = testRetry
+        retry: String = testRetry, environment: [String: String] = [:]
     ) async throws -> WorkerProcess {
         try await offPool { [self] in
             try FreePort.startServer { port in
                 let config = try config(
                     group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry)
                 let log = directory.appendingPathComponent("worker-\(port).log").path
-                return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
+                return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log, environment: environment)
             }
         }
     }

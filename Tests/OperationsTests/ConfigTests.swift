@@ -198,6 +198,7 @@ struct ConfigTests {
             Self.minimal + "log: {format: xml}\n",
             "kafka: {brokers: [k]}\nmappings: [m]\n",
             Self.minimal + "http: {listen: nowhere}\n",
+            Self.minimal + "fcm: {proxy: \"http://proxy.corp\"}\n",
             Self.minimal.replacingOccurrences(of: "  topics: [events]\n", with: "  topics: [events]\n  properties: {acks: 1}\n"),
         ]
         for text in bad { #expect(!(try Self.problems(text)).isEmpty, "the loader accepts \(text)") }

@@ -67,7 +67,8 @@ struct ConfigFileLoader {
         let reader = ConfigReader(providers: [env, InMemoryProvider(name: file, values: values)])
         validateEnvironment()
         readEnvironmentProperties()
-        let config = build(reader)
+        var config = build(reader)
+        resolveEgressProxy(&config)
         guard problems.isEmpty else { throw ConfigError(problems: problems) }
         return config
     }
@@ -162,7 +163,7 @@ struct ConfigFileLoader {
             // swift-configuration reads scalars and lists.
             guard let value = key.kind == .map ? .map(properties) : read(reader, key) else { continue }
             if !key.store(&config, value, resolve) {
-                problems.append(.init(location: location(of: key.name), message: "\(key.name) must be \(key.format), got \"\(value.text)\""))
+                problems.append(.init(location: location(of: key.name), message: "\(key.name) must be \(key.format), got \"\(key.shown(value))\""))
             }
         }
         for key in ConfigSchema.required where !has(key) {
