@@ -153,7 +153,7 @@ let package = Package(
             dependencies: [
                 "Mapping",
                 "Localization", "MappingLocalization",
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Operations", "Registry",
+                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "Registry",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

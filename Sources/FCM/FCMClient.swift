@@ -40,6 +40,9 @@ public final class FCMClient: Sendable {
         public var threads: Int = HTTP2Client.defaultThreads
         /// Time allowed for one attempt. Default 30 s.
         public var requestTimeout: Duration = .seconds(30)
+        /// The egress proxy for the sends and the token exchange alike; nil: direct (the
+        /// environment's `HTTPS_PROXY` is not read here: the caller decides).
+        public var proxy: HTTPProxy?
 
         public init(serviceAccount: ServiceAccount) {
             self.serviceAccount = serviceAccount
@@ -91,6 +94,7 @@ public final class FCMClient: Sendable {
         httpConfiguration.maxConnections = configuration.maxConnections
         httpConfiguration.threads = configuration.threads
         httpConfiguration.requestTimeout = configuration.requestTimeout
+        httpConfiguration.proxy = configuration.proxy
         let http = try HTTP2Client(configuration: httpConfiguration)
         self.http = http
         let account = configuration.serviceAccount

@@ -85,22 +85,24 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     /// Whether the same send may succeed later (after backoff, a quota pause or a token refresh).
     public var isRetryable: Bool { kind == .retryable || kind == .quota || kind == .auth }
 
-    /// A failure with no HTTP response (`TRANSPORT`, `TIMEOUT`, `TLS`, `SHUTDOWN`).
+    /// A failure with no HTTP response (`TRANSPORT`, `TIMEOUT`, `TLS`, `PROXY`, `SHUTDOWN`).
     ///
     /// Never ``Kind/permanent``: no answer says nothing about the message, so dead-lettering it
-    /// would punish a good push for a network fault. An untrusted certificate or a malformed
-    /// endpoint URL is the operator's to fix (``Kind/configuration``); anything else, however
-    /// curl names it, is retried within the budget. A send cut short by shutdown would succeed
-    /// later, from this worker or another.
+    /// would punish a good push for a network fault. An untrusted certificate, a malformed
+    /// endpoint URL or an egress proxy that refuses the destination or the credentials is the
+    /// operator's to fix (``Kind/configuration``); anything else, however curl names it (a proxy
+    /// that is down included), is retried within the budget. A send cut short by shutdown would
+    /// succeed later, from this worker or another.
     public init(transport error: HTTP2ClientError) {
         let code: Code =
             switch error.code {
             case .timeout: .timeout
             case .tls: .tls
+            case .proxy: .proxy
             case .shutdown: .shutdown
             default: .transport
             }
-        let isSetup = !error.isRetryable && (error.code == .tls || error.code == .invalidRequest)
+        let isSetup = !error.isRetryable && [.tls, .invalidRequest, .proxy].contains(error.code)
         self.init(code: code, kind: isSetup ? .configuration : .retryable, httpStatus: nil, message: error.message)
     }
 

@@ -34,6 +34,8 @@ extension FCMError {
         public static let transport = Code(fcm: "TRANSPORT")
         /// No answer within the request timeout.
         public static let timeout = Code(fcm: "TIMEOUT")
+        /// The egress proxy could not be found, or refused the tunnel to FCM or the token endpoint.
+        public static let proxy = Code(fcm: "PROXY")
         /// The TLS handshake failed (an untrusted certificate).
         public static let tls = Code(fcm: "TLS")
         /// The client or the send's task is stopping.

@@ -33,6 +33,9 @@ public final class HTTP2Client: Sendable {
         public var threads: Int = HTTP2Client.defaultThreads
         /// A connection idle this long is closed. Default 60 s.
         public var idleConnectionTimeout: Duration = .seconds(60)
+        /// The egress proxy every connection goes through; nil: direct, whatever `HTTPS_PROXY`
+        /// says (libcurl's reading of the environment is turned off).
+        public var proxy: HTTPProxy?
 
         public init(caFile: String? = nil) {
             self.caFile = caFile

@@ -11,6 +11,11 @@ public struct HTTP2ClientError: Error, Sendable, CustomStringConvertible {
         public static let timeout = Code(name: "timeout")
         /// The server could not be reached.
         public static let couldNotConnect = Code(name: "couldNotConnect")
+        /// The egress proxy could not be found, or refused to open a tunnel to the server
+        /// (its `CONNECT` answer is in the message). Retryable unless it refused the destination
+        /// (403) or the credentials (407, or 401 as some proxies answer): then the proxy's
+        /// settings need fixing.
+        public static let proxy = Code(name: "proxy")
         /// TLS failed, e.g. the server's certificate is not signed by a trusted CA.
         public static let tls = Code(name: "tls")
         /// The connection broke or the server reset the stream before the response was complete.

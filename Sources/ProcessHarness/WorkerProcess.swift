@@ -8,18 +8,27 @@ public struct WorkerProcess: Sendable {
     public let port: Int
     public let log: String
 
-    /// Starts `pushbridge run --config config` and waits until its HTTP endpoint listens.
-    public static func start(executable: String, config: String, port: Int, log: String) throws -> WorkerProcess {
-        let process = try ChildProcess(executable: executable, arguments: ["run", "--config", config], logFile: log)
+    /// Starts `pushbridge run --config config` (with `environment` over this process's) and
+    /// waits until its HTTP endpoint listens.
+    public static func start(
+        executable: String, config: String, port: Int, log: String, environment: [String: String] = [:]
+    ) throws
+        -> WorkerProcess
+    {
+        let process = try ChildProcess(executable: executable, arguments: ["run", "--config", config], logFile: log, environment: environment)
         let worker = WorkerProcess(process: process, port: port, log: log)
         try process.waitUntilListening(port: port, timeout: .seconds(30))
         return worker
     }
 
-    /// ``start(executable:config:port:log:)`` for async tests, off the cooperative pool
-    /// (``offPool(_:)``): a worker takes seconds to start on a loaded machine.
-    public static func start(executable: String, config: String, port: Int, log: String) async throws -> WorkerProcess {
-        try await offPool { try start(executable: executable, config: config, port: port, log: log) }
+    /// ``start(executable:config:port:log:environment:)`` for async tests, off the cooperative
+    /// pool (``offPool(_:)``): a worker takes seconds to start on a loaded machine.
+    public static func start(
+        executable: String, config: String, port: Int, log: String, environment: [String: String] = [:]
+    ) async throws
+        -> WorkerProcess
+    {
+        try await offPool { try start(executable: executable, config: config, port: port, log: log, environment: environment) }
     }
 
     public var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }

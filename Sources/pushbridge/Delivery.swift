@@ -1,4 +1,5 @@
 import FCM
+import HTTP2
 import Kafka
 import Logging
 import Mapping
@@ -54,6 +55,8 @@ struct Delivery: Sendable {
             fcm.retry.maxBackoff = fcmSettings.retry.maxBackoff
             fcm.retry.budget = fcmSettings.retry.budget
             fcm.retry.quotaPause = fcmSettings.retry.quotaPause
+            // One proxy for the sends and the token exchange: they share the client's connections.
+            fcm.proxy = fcmSettings.proxyURL.map { HTTPProxy(url: $0, noProxy: fcmSettings.noProxy ?? []) }
             clients[name] = try FCMClient(configuration: fcm)
             if let rate = project?.projectSendsPerSecond ?? fcmSettings.projectSendsPerSecond {
                 quotas[name] = ProjectQuotaShare(projectSendsPerSecond: rate)

@@ -186,6 +186,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 let d = try Delivery(
                     settings: settings, mappings: mappingSet, validateOnly: validateOnly, maxSendsPerSecond: rate,
                     maxAge: maxAgeCheck, metrics: PipelineMetrics(), logger: logger)
+                if settings.fcm.proxyURL != nil { stderr("replay: egress proxy \(settings.fcm.proxySummary)") }
                 try await d.warmUp()
                 delivery = d
                 mode = .send(d.processor)

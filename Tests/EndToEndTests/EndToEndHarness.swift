@@ -127,7 +127,8 @@ final class EndToEnd: @unchecked Sendable {
     /// Starts `pushbridge run` and waits until /healthz answers.
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
-        retry: String = testRetry, kafkaProperties: [String: String]? = nil, credentials: String = "service_account: service-account.json"
+        retry: String = testRetry, kafkaProperties: [String: String]? = nil, credentials: String = "service_account: service-account.json",
+        environment: [String: String] = [:]
     ) async throws -> WorkerProcess {
         try await offPool { [self] in
             try FreePort.startServer { port in
@@ -135,7 +136,7 @@ final class EndToEnd: @unchecked Sendable {
                     group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry,
                     kafkaProperties: kafkaProperties, credentials: credentials)
                 let log = directory.appendingPathComponent("worker-\(port).log").path
-                return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
+                return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log, environment: environment)
             }
         }
     }

@@ -250,6 +250,7 @@ struct ConfigTests {
             Self.minimal + "log: {format: xml}\n",
             "kafka: {brokers: [k]}\nmappings: [m]\n",
             Self.minimal + "http: {listen: nowhere}\n",
+            Self.minimal + "fcm: {proxy: \"http://proxy.corp\"}\n",
             Self.minimal.replacingOccurrences(of: "  topics: [events]\n", with: "  topics: [events]\n  properties: {acks: 1}\n"),
             Self.minimal + "fcm: {projects: {app: {max_sends_per_second: 5}}}\n",
             Self.minimal + "fcm: {projects: {\"a b\": {service_account: x.json}}}\n",

@@ -33,6 +33,7 @@ final class CurlEasyHandle {
         if let ca = config.caFile { easy.set(CURLOPT_CAINFO, string: ca) }
         easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(config.connectTimeout.milliseconds))
         easy.set(CURLOPT_TCP_KEEPALIVE, 1)
+        setProxy(config.proxy, on: easy)
         // Answers are small (FCM's: under 1 KB); libcurl's 16 KB default per handle would cost
         // 80 MB at 5,000 requests in flight.
         easy.set(CURLOPT_BUFFERSIZE, 4_096)
@@ -45,6 +46,16 @@ final class CurlEasyHandle {
         easy.set(CURLOPT_HEADERFUNCTION, callback: headerCallback)
         connections.install(on: easy)
         return easy
+    }
+
+    /// The proxy, always set: libcurl reads `https_proxy`, `HTTPS_PROXY`, `all_proxy` and
+    /// `no_proxy` from the environment unless `CURLOPT_PROXY` and `CURLOPT_NOPROXY` are set, an
+    /// empty string meaning none. The client takes them from its configuration only.
+    private static func setProxy(_ proxy: HTTPProxy?, on easy: CurlEasyHandle) {
+        easy.set(CURLOPT_PROXY, string: proxy?.url ?? "")
+        easy.set(CURLOPT_NOPROXY, string: proxy?.noProxy.joined(separator: ",") ?? "")
+        // Tunnel every request with CONNECT, http:// ones too: the proxy sees host:port only.
+        easy.set(CURLOPT_HTTPPROXYTUNNEL, proxy == nil ? 0 : 1)
     }
 
     @discardableResult

@@ -213,7 +213,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             probe = nil
             admission.probeFinished()
         }
-        let outcome = transfer.outcome(result)
+        let outcome = transfer.outcome(result, proxy: configuration.proxy)
         multi.remove(easy)
         // The transfer's buffers die with it: no pointer to them stays in a pooled handle.
         easy.set(CURLOPT_ERRORBUFFER, pointer: nil)

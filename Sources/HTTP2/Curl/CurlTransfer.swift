@@ -87,10 +87,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// The outcome after libcurl reported the transfer done with `result`.
-    func outcome(_ result: CURLcode) -> Result<CurlResponse, HTTP2ClientError> {
+    /// The outcome after libcurl reported the transfer done with `result`; `proxy` is the
+    /// client's, named in errors.
+    func outcome(_ result: CURLcode, proxy: HTTPProxy?) -> Result<CurlResponse, HTTP2ClientError> {
         guard let easy else { return .failure(.shutdownError) }
-        guard result == CURLE_OK else { return .failure(error(for: result)) }
+        guard result == CURLE_OK else { return .failure(error(for: result, proxy: proxy)) }
         let version: String
         switch easy.info(CURLINFO_HTTP_VERSION) {
         case CURL_HTTP_VERSION_2_0: version = "HTTP/2"
@@ -108,9 +109,10 @@ final class CurlTransfer: @unchecked Sendable {
                 answerTime: answered >= 0 ? .microseconds(answered) : nil))
     }
 
-    private func error(for result: CURLcode) -> HTTP2ClientError {
+    private func error(for result: CURLcode, proxy: HTTPProxy?) -> HTTP2ClientError {
         let detail = String(cString: errorBuffer)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+        if let proxy, let refusal = tunnelRefusal(result, proxy: proxy) { return refusal }
         let (code, retryable): (HTTP2ClientError.Code, Bool) =
             switch result {
             case CURLE_OPERATION_TIMEDOUT: (.timeout, true)
@@ -121,10 +123,35 @@ final class CurlTransfer: @unchecked Sendable {
             case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
                 (.connectionClosed, true)
             case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: (.invalidRequest, false)
+            case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY: (.proxy, true)
             default: (.other, false)
             }
-        let hint = code == .tls && !retryable ? " (is the server's CA in the configured CA file?)" : ""
+        var hint = code == .tls && !retryable ? " (is the server's CA in the configured CA file?)" : ""
+        if let proxy {
+            // curl's message names the host it could not reach: the proxy's, or the server's for
+            // a host in no_proxy.
+            hint += " [egress proxy \(proxy)" + (proxy.noProxy.isEmpty ? "" : ", not for \(proxy.noProxy.joined(separator: ","))") + "]"
+        }
         return HTTP2ClientError(code: code, message: message + hint, curlCode: Int32(result.rawValue), isRetryable: retryable)
+    }
+
+    /// The proxy answered the tunnel's `CONNECT` with an error status (curl reports it as
+    /// CURLE_RECV_ERROR, "CONNECT tunnel failed"). 403 (its rules refuse the destination) and
+    /// 407 or 401 (credentials missing or refused) stay until its settings change; anything
+    /// else, e.g. a 502 or 503 when it cannot reach the server, may pass later.
+    private func tunnelRefusal(_ result: CURLcode, proxy: HTTPProxy) -> HTTP2ClientError? {
+        guard let status = easy?.info(CURLINFO_HTTP_CONNECTCODE), status >= 300 else { return nil }
+        let destination = request.url.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? request.url
+        let why =
+            switch status {
+            // 407 asks for credentials; tinyproxy answers 401 to wrong ones.
+            case 401, 407: ": it wants credentials (user:password in the proxy URL), or refused the ones given"
+            case 403: ": its rules do not allow this destination"
+            default: ""
+            }
+        return HTTP2ClientError(
+            code: .proxy, message: "the egress proxy \(proxy) refused the tunnel to \(destination): CONNECT answered \(status)\(why)",
+            curlCode: Int32(result.rawValue), isRetryable: ![401, 403, 407].contains(status))
     }
 }
 

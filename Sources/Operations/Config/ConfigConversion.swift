@@ -50,6 +50,8 @@ extension ConfigSchema {
         /// with the function given.
         let decode: @Sendable (Value, (String) -> String) -> T?
         let encode: @Sendable (T) -> Value
+        /// Hides the secrets in a value's text, for errors; nil: nothing to hide.
+        var redact: (@Sendable (String) -> String)? = nil
     }
 }
 
@@ -64,6 +66,25 @@ extension ConfigSchema.Conversion where T == String? {
     static var string: Self { Self(kind: .string, decode: { v, _ in v.string }, encode: { $0.map { .string($0) } ?? .null }) }
     /// A file's path, relative to the config file's directory.
     static var path: Self { Self(kind: .string, decode: { v, resolve in v.string.map(resolve) }, encode: { $0.map { .string($0) } ?? .null }) }
+    /// An egress proxy's URL, normalized (``EgressProxy/normalized(_:)``), or `off`; printed
+    /// with its password redacted.
+    static var proxy: Self {
+        Self(
+            kind: .string, format: EgressProxy.format,
+            decode: { v, _ in
+                guard let text = v.string else { return nil }
+                return text == EgressProxy.off ? .some(text) : EgressProxy.normalized(text).map { .some($0) }
+            },
+            encode: { url in
+                guard let url else { return .null }
+                return url == EgressProxy.off ? .word(url) : .string(EgressProxy.redacted(url))
+            },
+            redact: { EgressProxy.redacted($0) })
+    }
+}
+
+extension ConfigSchema.Conversion where T == [String]? {
+    static var strings: Self { Self(kind: .stringList, decode: { v, _ in v.strings }, encode: { $0.map { .strings($0) } ?? .null }) }
 }
 
 extension ConfigSchema.Conversion where T == [String] {

@@ -38,6 +38,14 @@ extension ConfigSchema {
         ),
         Key("fcm.request_timeout_ms", \.fcm.requestTimeout, .milliseconds(min: 1), "Time allowed for one attempt."),
         Key(
+            "fcm.proxy", \.fcm.proxy, .proxy,
+            "Egress proxy for FCM and the OAuth2 token endpoint, scheme://[user:password@]host:port (an http:// proxy tunnels with CONNECT), or off; null: HTTPS_PROXY (then ALL_PROXY) from the environment."
+        ),
+        Key(
+            "fcm.no_proxy", \.fcm.noProxy, .strings,
+            "Hosts reached without the proxy: a name and the names under it, an IP address or CIDR range, or *; null: NO_PROXY from the environment."
+        ),
+        Key(
             "fcm.retry.max_attempts", \.fcm.retry.maxAttempts, .int(min: 1),
             "Attempts in all, the first included; null: transient failures are retried for as long as budget_ms allows."),
         Key("fcm.retry.initial_backoff_ms", \.fcm.retry.initialBackoff, .milliseconds(min: 0), "First backoff ceiling."),

@@ -69,7 +69,8 @@ struct ConfigFileLoader {
         let reader = ConfigReader(providers: [env, InMemoryProvider(name: file, values: values)])
         validateEnvironment()
         readEnvironmentProperties()
-        let config = build(reader)
+        var config = build(reader)
+        resolveEgressProxy(&config)
         guard problems.isEmpty else { throw ConfigError(problems: problems) }
         return config
     }
@@ -174,7 +175,7 @@ struct ConfigFileLoader {
                 }
             guard let value else { continue }
             if !key.store(&config, value, resolve) {
-                problems.append(.init(location: location(of: key.name), message: "\(key.name) must be \(key.format), got \"\(value.text)\""))
+                problems.append(.init(location: location(of: key.name), message: "\(key.name) must be \(key.format), got \"\(key.shown(value))\""))
             }
         }
         for key in ConfigSchema.required where !has(key) {

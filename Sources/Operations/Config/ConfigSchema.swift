@@ -50,6 +50,8 @@ enum ConfigSchema {
         let store: @Sendable (inout PushbridgeConfig, Value, (String) -> String) -> Bool
         /// The field's value in a config, as the file writes it.
         let value: @Sendable (PushbridgeConfig) -> Value
+        /// A value as a refusal quotes it: credentials redacted.
+        let shown: @Sendable (Value) -> String
 
         init<T>(
             _ name: String, _ field: WritableKeyPath<PushbridgeConfig, T> & Sendable, _ conversion: Conversion<T>, required: Bool = false,
@@ -66,6 +68,7 @@ enum ConfigSchema {
                 return true
             }
             self.value = { conversion.encode($0[keyPath: field]) }
+            self.shown = { conversion.redact?($0.text) ?? $0.text }
         }
     }
 

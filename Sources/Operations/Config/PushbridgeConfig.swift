@@ -63,6 +63,13 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var projectSendsPerSecond: Double?
         public var requestTimeout: Duration = .seconds(30)
         public var retry = Retry()
+        /// The egress proxy's URL, `off`, or nil: none. Filled from `HTTPS_PROXY` (and the like)
+        /// by the loader when neither the file nor `PUSHBRIDGE_FCM_PROXY` sets it.
+        public var proxy: String?
+        /// Hosts reached without the proxy; nil: none. Filled from `NO_PROXY` likewise.
+        public var noProxy: [String]?
+        /// Where ``proxy`` came from (`fcm.proxy`, `PUSHBRIDGE_FCM_PROXY`, `HTTPS_PROXY`, …).
+        public var proxyOrigin: String?
     }
 
     public struct Topics: Sendable, Equatable {
