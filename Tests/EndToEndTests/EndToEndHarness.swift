@@ -92,7 +92,7 @@ final class EndToEnd: @unchecked Sendable {
     func config(
         group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem",
         assignment: String = "cooperative-sticky", retry: String = testRetry, kafkaProperties: [String: String]? = nil,
-        credentials: String = "service_account: service-account.json"
+        credentials: String = "service_account: service-account.json", sections: String = ""
     ) throws -> String {
         let properties = (kafkaProperties ?? clientProperties).sorted { $0.key < $1.key }
             .map { "    \($0.key): \"\($0.value)\"" }.joined(separator: "\n")
@@ -119,6 +119,7 @@ final class EndToEnd: @unchecked Sendable {
             \(delivery.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             http: {listen: "127.0.0.1:\(httpPort)"}
             log: {level: info, format: json}
+            \(sections)
             """
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
@@ -128,13 +129,13 @@ final class EndToEnd: @unchecked Sendable {
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
         retry: String = testRetry, kafkaProperties: [String: String]? = nil, credentials: String = "service_account: service-account.json",
-        environment: [String: String] = [:]
+        sections: String = "", environment: [String: String] = [:]
     ) async throws -> WorkerProcess {
         try await offPool { [self] in
             try FreePort.startServer { port in
                 let config = try config(
                     group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry,
-                    kafkaProperties: kafkaProperties, credentials: credentials)
+                    kafkaProperties: kafkaProperties, credentials: credentials, sections: sections)
                 let log = directory.appendingPathComponent("worker-\(port).log").path
                 return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log, environment: environment)
             }
@@ -172,6 +173,11 @@ final class EndToEnd: @unchecked Sendable {
     var acceptedTokens: [String: Int] { emulator.acceptedTokens }
 
     func read(_ topic: String, count: Int) async throws -> [KafkaMessage] { try await events.read(topic, count: count) }
+
+    /// Creates another topic on the broker.
+    func createTopic(_ name: String, partitions: Int32) async throws {
+        if let tansu { try await tansu.createTopic(name, partitions: partitions) } else { try mock?.createTopic(name, partitions: partitions) }
+    }
 
     /// Kills tansu (`kill -9`) and starts it again on the same port and storage.
     func restartBroker(downtime: Duration) async throws {
