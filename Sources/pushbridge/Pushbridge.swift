@@ -18,7 +18,8 @@ struct Pushbridge: AsyncParsableCommand {
             Mapping format: docs/mapping.md. Editors validate files against schemas/mapping.schema.json.
             """,
         subcommands: [
-            RunCommand.self, ReplayCommand.self, OffsetsCommand.self, DemoCommand.self, EmulatorCommand.self, ValidateCommand.self,
+            RunCommand.self, ReplayCommand.self, OffsetsCommand.self, RegistryCommand.self, DemoCommand.self, EmulatorCommand.self,
+            ValidateCommand.self,
             RenderCommand.self, LintCommand.self, PreviewCommand.self,
         ]
     )

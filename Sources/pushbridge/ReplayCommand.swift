@@ -7,6 +7,7 @@ import Logging
 import Mapping
 import Operations
 import Pipeline
+import Registry
 import Synchronization
 import UnixSignals
 
@@ -182,10 +183,21 @@ struct ReplayCommand: AsyncParsableCommand {
                 mode = .dryRun(inspect: { _, _ in })
             }
         } else {
+            // Users' devices come from a worker's registry store as it is now (read-only: the
+            // worker keeps it current): run the replay where a worker's store is.
+            var directory: RegistryDirectory?
+            if settings.registry.topic != nil {
+                do {
+                    directory = RegistryDirectory(store: try RegistryStore(path: settings.registry.path, readOnly: true), logger: logger)
+                } catch {
+                    stderr("pushbridge: cannot read the device registry at \(settings.registry.path) (registry.path): \(error)")
+                    throw ExitCode(2)
+                }
+            }
             do {
                 let d = try Delivery(
                     settings: settings, mappings: mappingSet, validateOnly: validateOnly, maxSendsPerSecond: rate,
-                    maxAge: maxAgeCheck, metrics: PipelineMetrics(), logger: logger)
+                    maxAge: maxAgeCheck, directory: directory, metrics: PipelineMetrics(), logger: logger)
                 if settings.fcm.proxyURL != nil { stderr("replay: egress proxy \(settings.fcm.proxySummary)") }
                 try await d.warmUp()
                 delivery = d

@@ -80,6 +80,13 @@ struct RegistryEndToEndTests {
         #expect(try await e.waitUntilCommitted(group: "e2e-registry"), "\(worker.output.suffix(2000))")
         #expect(e.acceptedTokens["b-phone"] == 2 && e.acceptedTokens["b-tablet"] == 1 && e.acceptedTokens["a-phone"] == 2, "\(e.acceptedTokens)")
         #expect(e.emulator.attempts.filter { $0.token == "dead-a-old" }.count == 1)
+
+        // Support: the worker's view of a user, and how far its store is behind the topic.
+        let config = try e.config(group: "e2e-registry", httpPort: 0, sections: "registry: {topic: devices, path: \(store)}")
+        let (status, output) = try await e.pushbridge(["registry", "--config", config, "--full", "alice", "bob", "carol"])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("alice: 2 devices\n  token a-phone  platform=android app=-\n  fid a-tablet  platform=android app=-"), "\(output)")
+        #expect(output.contains("bob: 2 devices") && output.contains("carol: no devices") && output.contains("lag: 0 records"), "\(output)")
         #expect(await worker.terminate() == 0)
         await backend.close()
         await e.stop()
