@@ -8,6 +8,7 @@ import Localization
 import Logging
 import Mapping
 import Pipeline
+import Registry
 import Synchronization
 
 struct DemoCommand: AsyncParsableCommand {
@@ -47,7 +48,8 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "pushbridge.demo")
         logger.logLevel = ProcessInfo.processInfo.environment["PUSHBRIDGE_DEMO_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error
-        let mappingSet = try MappingFiles.load(["\(examples)/mappings"])
+        // examples/registry's mapping targets a user: the demo's registry knows their phones.
+        let mappingSet = try MappingFiles.load(["\(examples)/mappings", "\(examples)/registry/mapping.yaml"])
         let events = try DemoEvents.load(directory: "\(examples)/events", extra: extraEvents)
 
         print("== starting an in-process Kafka cluster and the FCM emulator")
@@ -56,6 +58,7 @@ struct DemoCommand: AsyncParsableCommand {
         try cluster.createTopic(topics.events, partitions: partitions)
         try cluster.createTopic(topics.deadLetter, partitions: 1)
         try cluster.createTopic(topics.invalidations, partitions: 1)
+        try cluster.createTopic(topics.devices, partitions: 1)
         let fcm = try await DemoFCM.start()
         defer { try? FileManager.default.removeItem(atPath: fcm.directory) }
         print("   kafka \(cluster.bootstrapServers), FCM emulator \(fcm.emulator.baseURL) (project \(fcm.account.projectID))")
@@ -70,13 +73,23 @@ struct DemoCommand: AsyncParsableCommand {
             ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1)
         }
 
+        // The device registry: examples/registry's record for user-42 (two phones of the
+        // consumer app), read into a store before the first event, as a worker does.
+        let registry = try await DemoRegistry.load(
+            examples: examples, topic: topics.devices, producer: producer, bootstrapServers: cluster.bootstrapServers,
+            directory: fcm.directory, logger: logger)
+        async let _ = registry.follower.run()
+        guard await registry.follower.waitUntilCaughtUp() else { throw CancellationError() }
+        print("== device registry \(topics.devices): \(registry.store.userCount) user, \(registry.store.deviceCount) devices")
+
         let client = try FCMClient(configuration: fcm.clientConfiguration)
         let recorder = RecordingProducer(producer)
         var options = EventProcessor.Options(deadLetterTopic: topics.deadLetter, tokenInvalidationTopic: topics.invalidations)
         options.skipUnknownEventTypes = true
         let metrics = PipelineMetrics()
         let processor = EventProcessor(
-            mappings: mappingSet, sender: FCMProjects(single: client), producer: recorder, options: options, metrics: metrics, logger: logger)
+            mappings: mappingSet, sender: FCMProjects(single: client, name: DemoRegistry.app), producer: recorder,
+            directory: RegistryDirectory(store: registry.store, logger: logger), options: options, metrics: metrics, logger: logger)
         var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: "pushbridge-demo")
         consumerConfiguration.sessionTimeout = .seconds(10)
         let pipeline = try Pipeline(
@@ -115,7 +128,7 @@ struct DemoCommand: AsyncParsableCommand {
         DemoReport(
             messages: fcm.emulator.messages, attempts: fcm.emulator.attempts, written: recorder.records, topics: topics,
             committed: committed, events: events.count, elapsed: elapsed,
-            printIndividually: events.count - extraEvents
+            printIndividually: events.count - extraEvents + registry.store.deviceCount - 1
         ).print(catalogs: catalogs, locales: locales)
         await fcm.emulator.stop()
     }
@@ -125,6 +138,7 @@ struct DemoTopics {
     let events = "events"
     let deadLetter = "pushbridge.dead-letter"
     let invalidations = "pushbridge.token-invalidations"
+    let devices = "pushbridge.devices"
 }
 
 /// Passes records on to Kafka and remembers what was acknowledged, for the demo's report.

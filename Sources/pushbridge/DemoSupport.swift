@@ -4,7 +4,9 @@ import Foundation
 import JSON
 import Kafka
 import Localization
+import Logging
 import MappingLocalization
+import Registry
 
 /// One event the demo produces.
 struct DemoEvent {
@@ -104,6 +106,8 @@ struct DemoReport {
             let target: String
             if let token = m.token {
                 target = "token …" + String(token.suffix(6))
+            } else if let fid = m.fid {
+                target = "fid …" + String(fid.suffix(6))
             } else if let topic = m.topic {
                 target = "topic " + topic
             } else {
@@ -144,5 +148,25 @@ struct DemoReport {
         Swift.print(
             "\(events) events → \(sent.count) pushes accepted, \(dead.count) dead-lettered, \(invalid.count) token invalidations, in \(String(format: "%.2f", seconds)) s"
         )
+    }
+}
+
+/// The demo's device registry: one user's record from examples/registry, on its topic, read
+/// by a follower into a store in the demo's folder.
+struct DemoRegistry {
+    /// The app (project) the example devices name: the demo's one project is called so.
+    static let app = "consumer"
+
+    let store: RegistryStore
+    let follower: RegistryFollower
+
+    static func load(
+        examples: String, topic: String, producer: KafkaProducer, bootstrapServers: String, directory: String, logger: Logger
+    ) async throws -> DemoRegistry {
+        let record = try Data(contentsOf: URL(fileURLWithPath: "\(examples)/registry/user-42.json"))
+        _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Array("user-42".utf8), value: Array(record)))
+        let store = try RegistryStore(path: "\(directory)/registry.sqlite")
+        let follower = RegistryFollower(bootstrapServers: [bootstrapServers], properties: [:], topic: topic, store: store, logger: logger)
+        return DemoRegistry(store: store, follower: follower)
     }
 }

@@ -18,7 +18,10 @@ struct DemoTests {
         let status = await process.wait(timeout: .seconds(180))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(output.suffix(3000))")
-        #expect(output.contains("9 events → 7 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        #expect(output.contains("10 events → 9 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        // The event to user-42 reaches both phones the device registry lists (a token and an FID).
+        #expect(output.contains("== device registry pushbridge.devices: 1 user, 2 devices"), "\(output.prefix(2000))")
+        #expect(output.contains("✓ fid …3DkBcZ") && output.contains("✓ token …2ZAt6m"), "\(output)")
         // The preview of delivered pushes: FCM's own `%1$d` example crashes Android apps.
         #expect(output.contains("| welcome_title | [\"Alice\"] | Bienvenue, Alice !"))
         #expect(output.contains("✗ Android: IllegalFormatConversionException"))
@@ -26,6 +29,6 @@ struct DemoTests {
         #expect(output.contains("Hoş geldin") || output.contains("Hoş geldiniz"), "Turkish preview")
         #expect(output.contains("[invalid_json]") && output.contains("[missing_field]"))
         #expect(output.contains(#""reason":"UNREGISTERED""#) && output.contains(#""token":"dead-token-of-zoe""#))
-        #expect(output.contains("FCM requests: 8 (7× 200, 1× 404)"))
+        #expect(output.contains("FCM requests: 10 (9× 200, 1× 404)"))
     }
 }
