@@ -64,11 +64,6 @@ extension RegistryFollower {
                 logger.warning("registry: no high watermark for \(tp) yet; lag is unknown until the end is read", metadata: ["error": "\(error)"])
             }
             let next = stored[p]
-            if let next, let high, next > high {
-                logger.warning(
-                    "registry: \(tp) ends at \(high), before the stored offset \(next): was the topic created again? Delete \(store.path) to load it anew"
-                )
-            }
             shared.state.withLock { $0.progress.start(partition: p, next: next, high: high) }
             assignment.append(TopicPartitionOffset(tp, offset: next.map { KafkaOffset($0) } ?? .beginning))
         }
