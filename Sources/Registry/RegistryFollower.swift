@@ -101,8 +101,10 @@ public final class RegistryFollower: Sendable {
     }
 
     /// Waits until ``caughtUp``: true; false if the task is cancelled first.
+    /// Also returns (false) when ``run()`` ended without catching up (it failed, or was cancelled).
     public func waitUntilCaughtUp() async -> Bool {
-        await shared.changed.wait { caughtUp }
+        _ = await shared.changed.wait { shared.state.withLock { $0.progress.caughtUp || $0.ended } }
+        return caughtUp
     }
 
     /// Waits until `condition` holds for the status, checked after each batch and each end of
@@ -119,6 +121,8 @@ public final class RegistryFollower: Sendable {
             var invalid = 0
             /// The running consumer, for the count of messages it queued (read at a partition's end).
             var consumer: KafkaConsumer?
+            /// ``run()`` returned or threw.
+            var ended = false
         }
 
         let state = Mutex(State())
