@@ -9,8 +9,15 @@ extension RegistryFollower {
     /// - Throws: ``RegistryError`` `.missingTopic` when the topic does not exist, `.otherTopic`
     ///   when the store was filled from another topic, `.kafka` for a consumer that cannot
     ///   start or fails fatally, and the store's errors (a file that cannot be written).
+    ///
+    /// Each call starts over: it reads the stored offsets again, and is caught up again once it
+    /// has read what was there when it started.
     public func run() async throws(RegistryError) {
         let shared = self.shared
+        shared.update { s in
+            s.progress = RegistryProgress()
+            s.ended = false
+        }
         let consumer: KafkaConsumer
         do {
             consumer = try KafkaConsumer(
@@ -21,6 +28,7 @@ extension RegistryFollower {
                 },
                 endOfPartitionHandler: { shared.endOfPartition($0) })
         } catch {
+            shared.update { $0.ended = true }
             throw RegistryError(code: .kafka, message: "cannot start the registry consumer: \(error)")
         }
         shared.state.withLock { $0.consumer = consumer }
@@ -32,7 +40,10 @@ extension RegistryFollower {
         } catch {
             outcome = .failure(error)
         }
-        shared.state.withLock { $0.consumer = nil }
+        shared.update {
+            $0.consumer = nil
+            $0.ended = true
+        }
         await consumer.close()
         try outcome.get()
     }
@@ -64,11 +75,6 @@ extension RegistryFollower {
                 logger.warning("registry: no high watermark for \(tp) yet; lag is unknown until the end is read", metadata: ["error": "\(error)"])
             }
             let next = stored[p]
-            if let next, let high, next > high {
-                logger.warning(
-                    "registry: \(tp) ends at \(high), before the stored offset \(next): was the topic created again? Delete \(store.path) to load it anew"
-                )
-            }
             shared.state.withLock { $0.progress.start(partition: p, next: next, high: high) }
             assignment.append(TopicPartitionOffset(tp, offset: next.map { KafkaOffset($0) } ?? .beginning))
         }

@@ -70,7 +70,9 @@ public final class RegistryFollower: Sendable {
         c.clientID = "pushbridge-registry"
         c.autoOffsetReset = .earliest
         c.messageBufferCapacity = configuration.messageBufferCapacity
-        c.properties = properties
+        // librdkafka prefetches up to 64 MB per partition by default: at the registry's load
+        // rate (tens of MB/s) 8 MB is plenty, and it keeps a worker's memory bounded.
+        c.properties = ["queued.max.messages.kbytes": "8192"].merging(properties) { _, given in given }
         self.consumerConfiguration = c
         self.configuration = configuration
         self.topic = topic
@@ -99,8 +101,10 @@ public final class RegistryFollower: Sendable {
     }
 
     /// Waits until ``caughtUp``: true; false if the task is cancelled first.
+    /// Also returns (false) when ``run()`` ended without catching up (it failed, or was cancelled).
     public func waitUntilCaughtUp() async -> Bool {
-        await shared.changed.wait { caughtUp }
+        _ = await shared.changed.wait { shared.state.withLock { $0.progress.caughtUp || $0.ended } }
+        return caughtUp
     }
 
     /// Waits until `condition` holds for the status, checked after each batch and each end of
@@ -117,6 +121,8 @@ public final class RegistryFollower: Sendable {
             var invalid = 0
             /// The running consumer, for the count of messages it queued (read at a partition's end).
             var consumer: KafkaConsumer?
+            /// ``run()`` returned or threw.
+            var ended = false
         }
 
         let state = Mutex(State())
@@ -133,10 +139,15 @@ public final class RegistryFollower: Sendable {
 
         /// Updates the progress; logs the moment the follower catches up.
         func update(_ body: (inout State) -> Void) {
-            let caughtUpNow = state.withLock { s -> Bool in
-                let before = s.progress.caughtUp
+            let (caughtUpNow, newlyBehind) = state.withLock { s -> (Bool, Set<Int32>) in
+                let before = (s.progress.caughtUp, s.progress.behindFile)
                 body(&s)
-                return !before && s.progress.caughtUp
+                return (!before.0 && s.progress.caughtUp, s.progress.behindFile.subtracting(before.1))
+            }
+            for p in newlyBehind.sorted() {
+                logger.warning(
+                    "registry: \(topic)[\(p)] ends before the offset stored in the registry file: was the topic created again? Delete the file to load it anew"
+                )
             }
             if caughtUpNow {
                 let seconds =

@@ -23,6 +23,9 @@ public struct RegistryProgress: Sendable, Equatable {
         /// An end reported while messages before it were still to be applied: (end, messages
         /// queued when it was reported).
         var pendingEnd: (offset: Int64, queued: Int)?
+        /// Where the follower started: an end reported before it means the topic holds less than
+        /// the file says it read (the topic was deleted and created again).
+        var startedAt: Int64 = 0
 
         public var lag: Int64 { max(0, end - next) }
 
@@ -37,6 +40,8 @@ public struct RegistryProgress: Sendable, Equatable {
     public private(set) var taken = 0
     /// Set once every partition reached its end; never cleared.
     public private(set) var caughtUp = false
+    /// Partitions whose end was reported before the offset the follower started from.
+    public private(set) var behindFile: Set<Int32> = []
     /// Partitions whose next offset moved past gaps without a record, not yet stored.
     private(set) var unstoredAdvances: [Int32: Int64] = [:]
 
@@ -46,7 +51,7 @@ public struct RegistryProgress: Sendable, Equatable {
     /// watermark read at start (nil when the broker did not answer).
     public mutating func start(partition: Int32, next: Int64?, high: Int64?) {
         let from = next ?? 0
-        partitions[partition] = Partition(next: from, end: max(from, high ?? 0))
+        partitions[partition] = Partition(next: from, end: max(from, high ?? 0), startedAt: from)
         caughtUp = false
     }
 
@@ -68,6 +73,7 @@ public struct RegistryProgress: Sendable, Equatable {
     /// The consumer read partition `p` to `offset`, having queued `queued` messages by then.
     public mutating func endOfPartition(_ p: Int32, offset: Int64, queued: Int) {
         guard var state = partitions[p] else { return }
+        if offset < state.startedAt { behindFile.insert(p) }
         state.end = max(state.end, offset)
         state.pendingEnd = nil
         partitions[p] = state

@@ -23,14 +23,14 @@ public final class RegistryStore: Sendable {
     ///
     /// - Parameters:
     ///   - cacheMegabytes: SQLite's page cache for all connections together: half for the writer
-    ///     (batched applies), half shared by the readers. The file's pages beyond it are read
+    ///     (batched applies), half shared by the readers. Default 64 MB. The file's pages beyond it are read
     ///     through the kernel's page cache, which is not the process's resident memory.
     ///   - readers: reading connections, the lookups that can run at the same time.
     ///   - readOnly: open an existing file without writing to it (`pushbridge registry` beside a
     ///     running worker); fails when there is no registry file at `path`.
     /// - Throws: ``RegistryError`` `.unusableFile` for a file that is not a registry (or is
     ///   damaged, or of another format version), `.io` when it cannot be opened or created.
-    public init(path: String, cacheMegabytes: Int = 32, readers: Int = 4, readOnly: Bool = false) throws(RegistryError) {
+    public init(path: String, cacheMegabytes: Int = 64, readers: Int = 4, readOnly: Bool = false) throws(RegistryError) {
         self.path = path
         isReadOnly = readOnly
         let readerCount = max(readers, 1)

@@ -119,6 +119,7 @@ enum RegistryBenchmark {
         let first = RegistryFollower(bootstrapServers: [bootstrap], properties: [:], topic: topic, store: store, logger: logger)
         try await untilCaughtUp(first)
         let loadSeconds = seconds(since: loadStart)
+        let rssAfterLoad = procStatusMegabytes("VmRSS:")
         guard store.userCount == users else { throw BenchError("the follower loaded \(store.userCount) users, not \(users)") }
 
         let restartStart = ContinuousClock.now
@@ -128,6 +129,7 @@ enum RegistryBenchmark {
             ("registry_kafka_users", Double(users)),
             ("registry_kafka_load_seconds", loadSeconds),
             ("registry_kafka_records_per_second", Double(users) / loadSeconds),
+            ("registry_kafka_rss_after_load_mb", rssAfterLoad),
             ("registry_kafka_restart_ready_seconds", seconds(since: restartStart)),
             ("registry_kafka_restart_applied", Double(second.applied)),
         ]

@@ -195,4 +195,43 @@ struct RegistryFollowerTests {
         let otherError = await #expect(throws: RegistryError.self) { try await other.run() }
         #expect(otherError?.code == .otherTopic)
     }
+
+    // The mock cluster answers high watermarks right; tansu's are too low (docs/testing.md).
+    @Test("the lag of a file against its topic, without following (pushbridge registry)", arguments: [BrokerKind.mock])
+    func lagOfFile(kind: BrokerKind) async throws {
+        let broker = try await RegistryBroker.start(kind)
+        let topic = try await broker.makeTopic(partitions: 2)
+        try await broker.produce((0..<40).map { ("user-\($0)", devicesJSON(["tok-\($0)"])) }, to: topic, partition: 0)
+        let folder = try TemporaryFolder()
+        let path = folder.path("registry.sqlite")
+        let store = try RegistryStore(path: path)
+        let follower = broker.follower(topic: topic, store: store)
+        try await following(follower) { try await caughtUp(follower) }
+        try await broker.produce((40..<45).map { ("user-\($0)", devicesJSON(["tok-\($0)"])) }, to: topic, partition: 0)
+        try await broker.produce((0..<3).map { ("other-\($0)", devicesJSON(["tok-o\($0)"])) }, to: topic, partition: 1)
+
+        let view = try RegistryStore(path: path, readOnly: true)
+        let lag = try await RegistryFollower.lag(topic: topic, store: view, bootstrapServers: [broker.bootstrapServers], properties: [:])
+        #expect(lag == [.init(partition: 0, next: 40, end: 45), .init(partition: 1, next: nil, end: 3)])
+        #expect(lag.map(\.lag) == [5, 3])
+    }
+
+    @Test("waiting for the follower ends when its run fails", arguments: [BrokerKind.mock])
+    func waitEndsOnFailure(kind: BrokerKind) async throws {
+        let broker = try await RegistryBroker.start(kind)
+        let folder = try TemporaryFolder()
+        let store = try RegistryStore(path: folder.path("registry.sqlite"))
+        let follower = broker.follower(topic: "no-such-registry-\(UUID().uuidString.prefix(6))", store: store)
+        let caught = try await withThrowingTaskGroup(of: Bool?.self) { group in
+            group.addTask {
+                _ = try? await follower.run()
+                return nil
+            }
+            group.addTask { await follower.waitUntilCaughtUp() }
+            var answer: Bool?
+            for try await result in group where result != nil { answer = result }
+            return answer
+        }
+        #expect(caught == false)
+    }
 }

@@ -71,4 +71,15 @@ struct RegistryProgressTests {
         p.endOfPartition(0, offset: 0, queued: 0)
         #expect(p.caughtUp)
     }
+
+    @Test("an end before the offset the follower started from marks the partition: the topic is behind the file")
+    func topicBehindFile() {
+        var p = RegistryProgress()
+        p.start(partition: 0, next: 500, high: 1)  // tansu's watermark: too low, not a sign
+        p.start(partition: 1, next: 500, high: nil)
+        #expect(p.behindFile.isEmpty)
+        p.endOfPartition(0, offset: 500, queued: 0)
+        p.endOfPartition(1, offset: 20, queued: 0)
+        #expect(p.behindFile == [1])
+    }
 }

@@ -53,8 +53,11 @@ final class RegistryWriter: @unchecked Sendable {
     func apply(_ updates: [RegistryUpdate], offsets: [Int32: Int64], topic: String) throws(RegistryError) {
         var counts = self.counts
         var dead = self.dead
+        // In key order (stable, so a user's updates keep theirs): neighbouring keys share
+        // B-tree pages, so a batch visits each page once instead of at random.
+        let ordered = updates.enumerated().sorted { ($0.element.user, $0.offset) < ($1.element.user, $1.offset) }.map(\.element)
         try connection.transaction { () throws(RegistryError) in
-            for update in updates {
+            for update in ordered {
                 let before = try storedCount(of: update.user)
                 guard var devices = update.devices else {
                     if let before {
