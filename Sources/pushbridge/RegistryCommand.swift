@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Kafka
 import Logging
 import Operations
 import Pipeline
@@ -76,25 +75,10 @@ struct RegistryCommand: AsyncParsableCommand {
     /// Per partition: the store's next offset, the topic's end, the lag.
     private func printLag(store: RegistryStore, topic: String, settings: PushbridgeConfig) async throws {
         guard !offline else { return }
-        let read = try store.offsets(topic: topic)
-        let logger = Logger(label: "pushbridge.registry")
-        let consumer = try KafkaConsumer(
-            configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties),
-            errorHandler: logger.kafkaErrorHandler, logHandler: logger.librdkafkaHandler)
-        do {
-            var total: Int64 = 0
-            print("partition  read-to  end  lag")
-            for partition in try await consumer.partitions(of: topic) {
-                let end = try await consumer.watermarks(for: TopicPartition(topic: topic, partition: partition)).high
-                let lag = max(0, end - (read[partition] ?? 0))
-                total += lag
-                print("\(partition)  \(read[partition].map(String.init) ?? "-")  \(end)  \(lag)")
-            }
-            print("lag: \(total) records")
-        } catch {
-            await consumer.close()
-            throw error
-        }
-        await consumer.close()
+        let lags = try await RegistryFollower.lag(
+            topic: topic, store: store, bootstrapServers: settings.kafka.brokers, properties: settings.kafka.properties)
+        print("partition  read-to  end  lag")
+        for p in lags { print("\(p.partition)  \(p.next.map(String.init) ?? "-")  \(p.end)  \(p.lag)") }
+        print("lag: \(lags.reduce(0) { $0 + $1.lag }) records")
     }
 }
