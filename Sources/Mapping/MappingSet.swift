@@ -59,7 +59,7 @@ public struct MappingSet: Sendable {
     }
 
     /// A user's devices, from the device registry; throws when the registry cannot be read.
-    public typealias DeviceLookup = (_ user: String) throws -> [UserDevice]
+    public typealias DeviceLookup = @Sendable (_ user: String) throws -> [UserDevice]
 
     /// Whether some event type targets a user: the worker needs a device registry.
     public var targetsUsers: Bool { !userTargets.isEmpty }

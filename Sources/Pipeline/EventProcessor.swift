@@ -39,6 +39,8 @@ public struct EventProcessor: Sendable {
     let producer: any RecordProducing
     /// Users' devices, for `user` targets; nil: no registry.
     let directory: (any DeviceDirectory)?
+    /// ``directory``'s lookup, made once.
+    let lookup: MappingSet.DeviceLookup?
     let options: Options
     let metrics: PipelineMetrics
     let logger: Logger
@@ -51,6 +53,11 @@ public struct EventProcessor: Sendable {
         self.sender = sender
         self.producer = producer
         self.directory = directory
+        if let directory {
+            self.lookup = { @Sendable user throws -> [UserDevice] in try directory.devices(ofUser: user) }
+        } else {
+            self.lookup = nil
+        }
         self.options = options
         self.metrics = metrics
         self.logger = logger
@@ -64,7 +71,6 @@ public struct EventProcessor: Sendable {
         var sent: [(message: FCMMessage, projectID: String)] = []
         var user: String?
         let verdict: EventVerdict
-        let lookup: MappingSet.DeviceLookup? = directory.map { directory in { try directory.devices(ofUser: $0) } }
         switch mappings.render(record, maxAge: options.maxAge, devices: lookup) {
         case .failure(let failure):
             if case .tooOld(let old) = failure {  // decoded, unlike most failures: its record can say what it was
@@ -78,6 +84,11 @@ public struct EventProcessor: Sendable {
             eventID = rendered.event.id
             user = rendered.user
             switch projects(of: rendered) {
+            case .success(let sends) where sends.isEmpty:
+                // Every device of the user named an app the config lacks.
+                verdict = .mappingFailed(
+                    .noDevices(user: rendered.user ?? ""), skipUnknownTypes: options.skipUnknownEventTypes,
+                    skipUsersWithoutDevices: options.skipUsersWithoutDevices)
             case .success(let sends):
                 sent = sends
                 verdict = .sends(await sendAll(sends))
@@ -94,8 +105,11 @@ public struct EventProcessor: Sendable {
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.tokenInvalidated(code: invalidation.code.name)
             // A registry device FCM says is dead leaves the local view now; the backend deletes
-            // it at the source from the record just written.
-            if let user, let directory { directory.drop(invalidation.device, ofUser: user) }
+            // it at the source from the record just written. SENDER_ID_MISMATCH is not dead: the
+            // device is another project's app (its registry `app` may be wrong), so it stays.
+            if let user, let directory, invalidation.code != .senderIDMismatch {
+                await directory.drop(invalidation.device, ofUser: user)
+            }
         }
         switch verdict.disposition {
         case .delivered:
@@ -140,13 +154,22 @@ public struct EventProcessor: Sendable {
     }
 
     /// Each message with the Firebase project ID it goes to: its device's app's project, else
-    /// the event's; the first name the config lacks fails them all (nothing is sent).
+    /// the event's. A project the config lacks named by the event (or its mapping) fails the
+    /// event (nothing is sent); a registry device naming an app the config lacks is left out,
+    /// logged and counted (bad registry data should not cost the user's other devices).
     private func projects(of rendered: MappingSet.Rendered) -> Result<[(message: FCMMessage, projectID: String)], UnknownProject> {
         var sends: [(message: FCMMessage, projectID: String)] = []
         sends.reserveCapacity(rendered.messages.count)
         for var message in rendered.messages {
             let name = message.project ?? rendered.project
-            guard let id = sender.projectID(of: name) else { return .failure(UnknownProject(name: name)) }
+            guard let id = sender.projectID(of: name) else {
+                guard message.project != nil, rendered.user != nil else { return .failure(UnknownProject(name: name)) }
+                metrics.devicesWithUnknownApp.increment()
+                logger.warning(
+                    "a registry device names an app that is not one of fcm.projects: not sent to",
+                    metadata: ["user": "\(rendered.user ?? "")", "app": "\(name ?? "")", "device": "…\(message.target.value.suffix(6))"])
+                continue
+            }
             message.project = name
             sends.append((message, id))
         }

@@ -13,6 +13,7 @@ public final class PipelineMetrics: Sendable {
     let eventsAlreadyDone: Counter
     let eventsDeadLettered: Counter
     let usersWithoutDevices: Counter
+    let devicesWithUnknownApp: Counter
     let commitErrors: Counter
     let recordWriteErrors: Counter
     let eventsInFlight: Meter
@@ -23,6 +24,8 @@ public final class PipelineMetrics: Sendable {
     let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
     private let counters = Mutex<[String: Counter]>([:])
+    /// `pushbridge_sends_total{result="ok"}` by project.
+    private let okCounters = Mutex<[String: Counter]>([:])
     /// The registry's counts at the last scrape.
     private let registryCounts = Mutex<(applied: Int, invalid: Int)>((0, 0))
 
@@ -33,6 +36,7 @@ public final class PipelineMetrics: Sendable {
         eventsAlreadyDone = Counter(label: "pushbridge_events_total", dimensions: [("result", "already_done")])
         eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")])
         usersWithoutDevices = Counter(label: "pushbridge_users_without_devices_total")
+        devicesWithUnknownApp = Counter(label: "pushbridge_registry_devices_unknown_app_total")
         commitErrors = Counter(label: "pushbridge_commit_errors_total")
         recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total")
         eventsInFlight = Meter(label: "pushbridge_events_in_flight")
@@ -59,12 +63,18 @@ public final class PipelineMetrics: Sendable {
             if scope == .project { counter("pushbridge_fcm_quota_pauses_total", [("project", project)]).increment() }
             counter("pushbridge_fcm_quota_exceeded_total", [("scope", scope.rawValue), ("project", project)]).increment()
         }
-        let code =
-            switch result {
-            case .success: "ok"
-            case .failure(let error): (error as? CodedError)?.metricCode ?? "error"
-            }
-        counter("pushbridge_sends_total", [("result", code), ("project", project)]).increment()
+        switch result {
+        case .success:
+            // The hot path: one lookup by project, no key built.
+            okCounters.withLock { counters in
+                if let c = counters[project] { return c }
+                let c = Counter(label: "pushbridge_sends_total", dimensions: [("result", "ok"), ("project", project)])
+                counters[project] = c
+                return c
+            }.increment()
+        case .failure(let error):
+            counter("pushbridge_sends_total", [("result", (error as? CodedError)?.metricCode ?? "error"), ("project", project)]).increment()
+        }
     }
 
     /// One Firebase project's FCM state (`project` label), refreshed per scrape: how long FCM

@@ -62,8 +62,9 @@ public protocol DeviceDirectory: Sendable {
     /// cannot be read.
     func devices(ofUser user: String) throws -> [UserDevice]
     /// FCM says `device` is dead: it leaves `user`'s devices at once (the backend deletes it at
-    /// the source from the invalidation record).
-    func drop(_ device: String, ofUser user: String)
+    /// the source from the invalidation record). May wait for the store's writer: never on the
+    /// caller's thread if that blocks.
+    func drop(_ device: String, ofUser user: String) async
 }
 
 /// Writes one record to Kafka and waits until the broker has it.

@@ -98,7 +98,7 @@ final class RebalanceHandlers: Sendable {
             }
         }
         for (project, quota) in configuration.projectQuotas.sorted(by: { $0.key < $1.key }) {
-            guard let share = quota.sendsPerSecond(owned: owned.count, total: total) else { return }
+            guard let share = quota.sendsPerSecond(owned: owned.count, total: total) else { continue }
             sender.setProjectShare(project, sendsPerSecond: share)
             logger.info(
                 "share of the project's FCM send rate",

@@ -3,6 +3,7 @@ import Mapping
 import Operations
 import Pipeline
 import Registry
+import Threading
 
 /// The device registry as the pipeline sees it (``DeviceDirectory``): a user's devices from the
 /// worker's local store, and dead devices dropped from it.
@@ -16,13 +17,19 @@ struct RegistryDirectory: DeviceDirectory {
         }
     }
 
-    func drop(_ device: String, ofUser user: String) {
-        do {
-            _ = try store.removeDevice(device, of: user)
-        } catch {
-            // Not fatal: the device stays until the backend deletes it at the source, and FCM
-            // answers UNREGISTERED again meanwhile.
-            logger.error("cannot drop a dead device from the registry", metadata: ["user": "\(user)", "error": "\(error)"])
+    func drop(_ device: String, ofUser user: String) async {
+        guard !store.isReadOnly else { return }  // replay: the worker that owns the store drops it
+        // The store's writer may be in the middle of a follower's batch: wait on a thread of its
+        // own, not on the pool the pipeline runs on.
+        let (store, logger) = (self.store, self.logger)
+        await DedicatedThread.run {
+            do {
+                _ = try store.removeDevice(device, of: user)
+            } catch {
+                // Not fatal: the device stays until the backend deletes it at the source, and
+                // FCM answers UNREGISTERED again meanwhile.
+                logger.error("cannot drop a dead device from the registry", metadata: ["user": "\(user)", "error": "\(error)"])
+            }
         }
     }
 }

@@ -89,6 +89,7 @@ final class Worker: Service, Sendable {
             } catch let error as FCMError where error.kind == .configuration {
                 logger.critical("FCM refuses this setup: \(error)")
                 self.failureBox.withLock { $0 = error.description }
+                self.stop()
                 pipeline.stop()
             } catch {
                 logger.warning("no FCM access token yet; sends will retry: \(error)")
@@ -101,7 +102,10 @@ final class Worker: Service, Sendable {
                         group.addTask { try await self.follow(registry) }
                         // Events name users: none is taken before the registry has every user
                         // it had at start, or users would look as if they had no devices.
-                        guard await catchUp(registry) else { return }
+                        guard await catchUp(registry) else {
+                            group.cancelAll()  // the follower runs until cancelled
+                            return
+                        }
                     }
                     try await pipeline.run()
                     group.cancelAll()

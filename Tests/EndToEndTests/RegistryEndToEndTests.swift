@@ -92,6 +92,38 @@ struct RegistryEndToEndTests {
         await e.stop()
     }
 
+    @Test(
+        "no event is taken while the registry is catching up (a partition without a leader: mock cluster); /readyz says so; SIGTERM then ends the worker cleanly"
+    )
+    func catchingUp() async throws {
+        let e = try await EndToEnd(partitions: 1, broker: .mock)
+        try await e.createTopic("devices", partitions: 2)
+        let backend = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers]))
+        _ = try await backend.send(
+            KafkaProducerRecord(topic: "devices", partition: 0, key: Array("alice".utf8), value: Array(Self.devices([("token", "a-phone")]).utf8)))
+        try e.mock?.setPartitionLeader(topic: "devices", partition: 1, brokerID: nil)  // nothing of it can be read
+        try Self.mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        try await e.produceRaw([Self.event("1", to: "alice")])
+        let store = e.directory.appendingPathComponent("registry.sqlite").path
+        let worker = try await e.startWorker(group: "e2e-registry-wait", sections: "registry: {topic: devices, path: \(store)}")
+        let deadline = ContinuousClock.now + .seconds(60)
+        var ready = try worker.get("/readyz")
+        while !ready.body.contains("reading the device registry"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            ready = try worker.get("/readyz")
+        }
+        #expect(ready.status == 503 && ready.body.contains("reading the device registry"), "\(ready)")
+        try await Task.sleep(for: .seconds(2))  // time enough to have sent, had it taken the event
+        #expect(e.emulator.messages.isEmpty, "the event waits for the registry")
+        #expect(try await e.committed(group: "e2e-registry-wait").isEmpty)
+        // A graceful stop ends the wait at once: the follower is cancelled, nothing is committed.
+        // (Were it left running, the stop would wait out the shutdown deadline, 45 s here.)
+        #expect(await worker.terminate(timeout: .seconds(20)) == 0, "\(worker.output.suffix(2000))")
+        #expect(worker.output.contains("stopped"))
+        await backend.close()
+        await e.stop()
+    }
+
     @Test("a mapping that targets users with no registry configured: the worker refuses to start, naming the mapping (exit 2)")
     func noRegistry() async throws {
         let e = try await EndToEnd(partitions: 1)

@@ -47,6 +47,10 @@ struct UserTargetTests {
                 let error = FCMError(code: .unregistered, kind: .tokenDead, httpStatus: 404, message: "Requested entity was not found.")
                 return FCMClient.SendResult(outcome: .failure(error), attempts: 1)
             }
+            if value.hasPrefix("other-") {  // FCM's answer for a token of another project's app
+                let error = FCMError(code: .senderIDMismatch, kind: .tokenDead, httpStatus: 403, message: "SenderId mismatch")
+                return FCMClient.SendResult(outcome: .failure(error), attempts: 1)
+            }
             sent.withLock { $0.append((project, value)) }
             return FCMClient.SendResult(outcome: .success("projects/p/messages/1"), attempts: 1)
         }
@@ -118,6 +122,28 @@ struct UserTargetTests {
         let record = try #require(producer.records.withLock { $0 }.first { $0.topic == "invalid" })
         let json = try JSONParser.parse(record.value)
         #expect(json["token"] == .string("dead-old-phone") && json["project"] == .string("driver-prod") && json["reason"] == .string("UNREGISTERED"))
+    }
+
+    @Test(
+        "a device naming an app the config lacks is left out and counted, the user's others still get it; SENDER_ID_MISMATCH does not drop a device"
+    )
+    func badRegistryData() async throws {
+        let devices = [
+            UserDevice(kind: .token, id: "good", platform: "android"), UserDevice(kind: .token, id: "stray", platform: "android", app: "nope"),
+            UserDevice(kind: .token, id: "other-app", platform: "ios", app: "driver"),
+        ]
+        let (directory, sender, producer) = (Directory(["zed": devices, "lost": [devices[1]]]), Sender(), Producer())
+        let p = try Self.processor(directory, sender, producer)
+        let outcome = await p.process(Self.event("message.received", to: "zed"))
+        #expect(sender.sent.withLock { $0 }.map(\.target) == ["good"])
+        guard case .deadLetter(let reason) = outcome.verdict.disposition else {
+            Issue.record("\(outcome.verdict.disposition)")
+            return
+        }
+        #expect(reason.code == "fcm_sender_id_mismatch", "the mismatched device's event is dead-lettered, as for any target")
+        #expect(try directory.devices(ofUser: "zed").map(\.id) == ["good", "stray", "other-app"], "a mismatch is not a dead device")
+        let lost = await p.process(Self.event("message.received", to: "lost", offset: 1))
+        #expect(lost.done && lost.verdict.noDevices, "no device left to send to: as a user without devices")
     }
 
     @Test("a user with no devices (or none the filter lets through): skipped and counted, or dead-lettered when configured")

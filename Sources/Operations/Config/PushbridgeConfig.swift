@@ -105,7 +105,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var topic: String?
         public var path = "/var/lib/pushbridge/registry.sqlite"
         public var noDevices = NoDevices.skip
-        public var cacheMegabytes = 32
+        public var cacheMegabytes = 64
     }
 
     public struct HTTP: Sendable, Equatable {
