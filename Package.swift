@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "Operations",
             dependencies: [
-                "JSON",
+                "JSON", "Mapping",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),

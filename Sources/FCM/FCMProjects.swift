@@ -48,9 +48,6 @@ public final class FCMProjects: Sendable {
         clients.values.reduce(0) { $0 + $1.concurrencyLimit }
     }
 
-    /// Whether every project has an access token.
-    public var haveAccessTokens: Bool { clients.values.allSatisfy(\.hasAccessToken) }
-
     /// Fetches each project's access token; the first refusal throws.
     public func warmUp() async throws {
         for name in names { try await clients[name]!.warmUp() }

@@ -89,7 +89,7 @@ struct DemoCommand: AsyncParsableCommand {
         let metrics = PipelineMetrics()
         let processor = EventProcessor(
             mappings: mappingSet, sender: FCMProjects(single: client, name: DemoRegistry.app), producer: recorder,
-            directory: RegistryDirectory(store: registry.store, logger: logger), options: options, metrics: metrics, logger: logger)
+            directory: registry.directory, options: options, metrics: metrics, logger: logger)
         var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: "pushbridge-demo")
         consumerConfiguration.sessionTimeout = .seconds(10)
         let pipeline = try Pipeline(

@@ -6,7 +6,7 @@ import Kafka
 import Localization
 import Logging
 import MappingLocalization
-import Registry
+import Operations
 
 /// One event the demo produces.
 struct DemoEvent {
@@ -152,21 +152,18 @@ struct DemoReport {
 }
 
 /// The demo's device registry: one user's record from examples/registry, on its topic, read
-/// by a follower into a store in the demo's folder.
-struct DemoRegistry {
+/// by a follower into a store in the demo's folder, as a worker's (``WorkerRegistry``).
+enum DemoRegistry {
     /// The app (project) the example devices name: the demo's one project is called so.
     static let app = "consumer"
 
-    let store: RegistryStore
-    let follower: RegistryFollower
-
     static func load(
         examples: String, topic: String, producer: KafkaProducer, bootstrapServers: String, directory: String, logger: Logger
-    ) async throws -> DemoRegistry {
+    ) async throws -> WorkerRegistry {
         let record = try Data(contentsOf: URL(fileURLWithPath: "\(examples)/registry/user-42.json"))
         _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Array("user-42".utf8), value: Array(record)))
-        let store = try RegistryStore(path: "\(directory)/registry.sqlite")
-        let follower = RegistryFollower(bootstrapServers: [bootstrapServers], properties: [:], topic: topic, store: store, logger: logger)
-        return DemoRegistry(store: store, follower: follower)
+        return try WorkerRegistry(
+            topic: topic, path: "\(directory)/registry.sqlite", cacheMegabytes: PushbridgeConfig().registry.cacheMegabytes,
+            brokers: [bootstrapServers], properties: [:], logger: logger)
     }
 }

@@ -43,9 +43,15 @@ struct WorkerRegistry: Sendable {
 
     init?(settings: PushbridgeConfig, logger: Logger) throws {
         guard let topic = settings.registry.topic else { return nil }
-        store = try RegistryStore(path: settings.registry.path, cacheMegabytes: settings.registry.cacheMegabytes)
-        follower = RegistryFollower(
-            bootstrapServers: settings.kafka.brokers, properties: settings.kafka.properties, topic: topic, store: store, logger: logger)
+        try self.init(
+            topic: topic, path: settings.registry.path, cacheMegabytes: settings.registry.cacheMegabytes, brokers: settings.kafka.brokers,
+            properties: settings.kafka.properties, logger: logger)
+    }
+
+    /// The store at `path` (created if missing) and a follower of `topic` that fills it.
+    init(topic: String, path: String, cacheMegabytes: Int, brokers: [String], properties: [String: String], logger: Logger) throws {
+        store = try RegistryStore(path: path, cacheMegabytes: cacheMegabytes)
+        follower = RegistryFollower(bootstrapServers: brokers, properties: properties, topic: topic, store: store, logger: logger)
         directory = RegistryDirectory(store: store, logger: logger)
     }
 }

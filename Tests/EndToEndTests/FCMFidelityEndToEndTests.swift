@@ -10,15 +10,6 @@ import Testing
 /// on: every dead token reported, nothing good dead-lettered, nobody held back for someone else.
 @Suite("pushbridge run against FCM's documented answers: invalid tokens, a throttled device, an outage", .serialized)
 struct FCMFidelityEndToEndTests {
-    /// Waits until `condition` holds, at most 60 s (a bug fails the test, it does not hang it).
-    static func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "not within 60 s")
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
     @Test("invalidation records for every invalid or unregistered token, nothing else dead-lettered, other devices delivered while one is throttled")
     func documentedAnswers() async throws {
         var faults = EmulatorFaults()
@@ -35,9 +26,9 @@ struct FCMFidelityEndToEndTests {
         try await e.produce(3, prefix: "bad-token")
         // Once FCM holds the phone back, more devices: they are delivered while it is still held.
         let emulator = e.emulator
-        try await Self.eventually { emulator.attempts.contains { $0.token == "chatty-phone" && $0.status == 429 } }
+        try #require(await eventually(timeout: .seconds(60)) { emulator.attempts.contains { $0.token == "chatty-phone" && $0.status == 429 } })
         let later = try await e.produce(50, prefix: "later")
-        try await Self.eventually { later.allSatisfy { emulator.acceptedTokens[$0] != nil } }
+        try #require(await eventually(timeout: .seconds(60)) { later.allSatisfy { emulator.acceptedTokens[$0] != nil } })
         #expect(emulator.acceptedTokens["chatty-phone", default: 0] < 12, "the later devices did not wait for the throttled phone")
         tokens += later
         #expect(try await e.waitUntilCommitted(group: "e2e-fidelity", timeout: .seconds(180)), "\(worker.output.suffix(2000))")

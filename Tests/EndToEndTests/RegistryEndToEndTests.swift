@@ -71,10 +71,7 @@ struct RegistryEndToEndTests {
         _ = try await backend.send(
             KafkaProducerRecord(
                 topic: "devices", key: Array("bob".utf8), value: Array(Self.devices([("token", "b-phone"), ("token", "b-tablet")]).utf8)))
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try worker.metric("pushbridge_registry_records_total") < 5, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        _ = try await eventually(timeout: .seconds(60)) { try worker.metric("pushbridge_registry_records_total") >= 5 }
         #expect(try worker.metric("pushbridge_registry_records_total") == 5)
         try await e.produceRaw([Self.event("5", to: "bob"), Self.event("6", to: "alice")])
         #expect(try await e.waitUntilCommitted(group: "e2e-registry"), "\(worker.output.suffix(2000))")
@@ -106,12 +103,8 @@ struct RegistryEndToEndTests {
         try await e.produceRaw([Self.event("1", to: "alice")])
         let store = e.directory.appendingPathComponent("registry.sqlite").path
         let worker = try await e.startWorker(group: "e2e-registry-wait", sections: "registry: {topic: devices, path: \(store)}")
-        let deadline = ContinuousClock.now + .seconds(60)
-        var ready = try worker.get("/readyz")
-        while !ready.body.contains("reading the device registry"), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            ready = try worker.get("/readyz")
-        }
+        _ = try await eventually(timeout: .seconds(60)) { try worker.get("/readyz").body.contains("reading the device registry") }
+        let ready = try worker.get("/readyz")
         #expect(ready.status == 503 && ready.body.contains("reading the device registry"), "\(ready)")
         try await Task.sleep(for: .seconds(2))  // time enough to have sent, had it taken the event
         #expect(e.emulator.messages.isEmpty, "the event waits for the registry")

@@ -202,13 +202,3 @@ struct ReplayEndToEndTests {
         await e2e.stop()
     }
 }
-
-/// Polls `condition` every 100 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return false
-}

@@ -58,14 +58,6 @@ struct UserTargetTests {
         func setProjectShare(_ project: String, sendsPerSecond: Double?) {}
     }
 
-    final class Producer: RecordProducing {
-        let records = Mutex<[KafkaProducerRecord]>([])
-        func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport {
-            records.withLock { $0.append(record) }
-            return KafkaDeliveryReport(topic: record.topic, partition: 0, offset: 0)
-        }
-    }
-
     static let mapping = """
         version: 1
         events:
@@ -85,7 +77,7 @@ struct UserTargetTests {
         UserDevice(kind: .token, id: "dead-old-phone", platform: "ios", app: "driver"),
     ]
 
-    static func processor(_ directory: Directory, _ sender: Sender, _ producer: Producer, skipNoDevices: Bool = true) throws -> EventProcessor {
+    static func processor(_ directory: Directory, _ sender: Sender, _ producer: FakeProducer, skipNoDevices: Bool = true) throws -> EventProcessor {
         var options = EventProcessor.Options(deadLetterTopic: "dead", tokenInvalidationTopic: "invalid")
         options.skipUsersWithoutDevices = skipNoDevices
         return EventProcessor(
@@ -99,7 +91,7 @@ struct UserTargetTests {
 
     @Test("one message per device of the user, each with its device's app's project (else the event's); the target's filter applies")
     func fanOut() async throws {
-        let (directory, sender, producer) = (Directory(["alice": Self.alice]), Sender(), Producer())
+        let (directory, sender, producer) = (Directory(["alice": Self.alice]), Sender(), FakeProducer())
         let p = try Self.processor(directory, sender, producer)
         let all = await p.process(Self.event("message.received", to: "alice"))
         #expect(all.done && all.verdict.sent == 4)
@@ -115,11 +107,11 @@ struct UserTargetTests {
 
     @Test("a device FCM says is dead leaves the user's devices at once, and its invalidation record names its project")
     func deadDevice() async throws {
-        let (directory, sender, producer) = (Directory(["alice": Self.alice]), Sender(), Producer())
+        let (directory, sender, producer) = (Directory(["alice": Self.alice]), Sender(), FakeProducer())
         let p = try Self.processor(directory, sender, producer)
         _ = await p.process(Self.event("message.received", to: "alice"))
         #expect(try directory.devices(ofUser: "alice").map(\.id) == ["a-phone", "a-tablet", "a-driver", "a-web"])
-        let record = try #require(producer.records.withLock { $0 }.first { $0.topic == "invalid" })
+        let record = try #require(producer.written.first { $0.topic == "invalid" })
         let json = try JSONParser.parse(record.value)
         #expect(json["token"] == .string("dead-old-phone") && json["project"] == .string("driver-prod") && json["reason"] == .string("UNREGISTERED"))
     }
@@ -132,7 +124,7 @@ struct UserTargetTests {
             UserDevice(kind: .token, id: "good", platform: "android"), UserDevice(kind: .token, id: "stray", platform: "android", app: "nope"),
             UserDevice(kind: .token, id: "other-app", platform: "ios", app: "driver"),
         ]
-        let (directory, sender, producer) = (Directory(["zed": devices, "lost": [devices[1]]]), Sender(), Producer())
+        let (directory, sender, producer) = (Directory(["zed": devices, "lost": [devices[1]]]), Sender(), FakeProducer())
         let p = try Self.processor(directory, sender, producer)
         let outcome = await p.process(Self.event("message.received", to: "zed"))
         #expect(sender.sent.withLock { $0 }.map(\.target) == ["good"])
@@ -149,23 +141,23 @@ struct UserTargetTests {
     @Test("a user with no devices (or none the filter lets through): skipped and counted, or dead-lettered when configured")
     func noDevices() async throws {
         let directory = Directory(["bob": [UserDevice(kind: .token, id: "b-phone", platform: "android")]])
-        let skipping = try Self.processor(directory, Sender(), Producer())
+        let skipping = try Self.processor(directory, Sender(), FakeProducer())
         for (type, user) in [("message.received", "nobody"), ("driver.arrived", "bob")] {
             let outcome = await skipping.process(Self.event(type, to: user))
             #expect(
                 outcome.done && outcome.verdict.noDevices && outcome.verdict.disposition == .skipped(reason: "user \(user) has no device to send to"))
         }
-        let producer = Producer()
+        let producer = FakeProducer()
         let strict = try Self.processor(directory, Sender(), producer, skipNoDevices: false)
         let outcome = await strict.process(Self.event("message.received", to: "nobody"))
         #expect(outcome.done)
-        let dead = try #require(producer.records.withLock { $0 }.first)
+        let dead = try #require(producer.written.first)
         #expect(dead.topic == "dead" && dead.headers.first { $0.name == "pushbridge-reason-code" }?.value == Array("no_devices".utf8))
     }
 
     @Test("a registry that cannot be read stops the worker: the event stays unfinished, nothing dead-lettered")
     func unreadable() async throws {
-        let producer = Producer()
+        let producer = FakeProducer()
         let p = try Self.processor(Directory([:], failing: true), Sender(), producer)
         let outcome = await p.process(Self.event("message.received", to: "alice"))
         #expect(!outcome.done)
@@ -174,6 +166,6 @@ struct UserTargetTests {
             return
         }
         #expect(why.hasPrefix("the device registry cannot be read"))
-        #expect(producer.records.withLock { $0 }.isEmpty)
+        #expect(producer.written.isEmpty)
     }
 }

@@ -24,7 +24,7 @@ extension MappingLoader {
             if let n = m["platform"] { filter.platforms = names(n, "platform") }
             if let n = m["app"] {
                 filter.apps = names(n, "app")
-                for app in filter.apps ?? [] where !Self.isProjectName(app) {
+                for app in filter.apps ?? [] where !ProjectName.isValid(app) {
                     fail(n, "app \"\(app)\" is not a project name", hint: "name projects of the config's fcm.projects: letters, digits, - _ .")
                 }
             }

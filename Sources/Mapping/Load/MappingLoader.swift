@@ -167,7 +167,7 @@ struct MappingLoader {
         guard let source = source(node, "project") else { return nil }
         switch source {
         case .literal(let name), .field(_, .some(let name)):
-            guard Self.isProjectName(name) else {
+            guard ProjectName.isValid(name) else {
                 fail(node, "project \"\(name)\" is not a project name", hint: "name one of the config's fcm.projects: letters, digits, - _ .")
                 return nil
             }
@@ -177,12 +177,6 @@ struct MappingLoader {
         case .field: break
         }
         return source
-    }
-
-    /// A name `fcm.projects` can have: 1–100 of letters, digits, `-`, `_`, `.`.
-    static func isProjectName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 100
-            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || "-_.".utf8.contains($0) }
     }
 
     /// Default derivation: Android resource names are lower_snake, iOS keys UPPER_SNAKE.

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import Mapping
 import Yams
 
 /// Why a config could not be loaded: every problem, each with where it is.
@@ -162,8 +163,7 @@ struct ConfigFileLoader {
 
     private mutating func build(_ reader: ConfigReader) -> PushbridgeConfig {
         var config = PushbridgeConfig()
-        let base = URL(fileURLWithPath: file).deletingLastPathComponent()
-        let resolve = { (path: String) in path.hasPrefix("/") ? path : base.appendingPathComponent(path).standardizedFileURL.path }
+        let resolve = { [file] (path: String) in Self.resolve(path, against: file) }
         for key in ConfigSchema.keys {
             // The properties map is gathered from the file and PUSHBRIDGE_KAFKA_PROPERTIES_* by hand:
             // swift-configuration reads scalars and lists.
@@ -183,6 +183,12 @@ struct ConfigFileLoader {
         }
         checkProjects(config)
         return config
+    }
+
+    /// A path from the file, as it means it: relative ones against the file's directory.
+    static func resolve(_ path: String, against file: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        return URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).standardizedFileURL.path
     }
 
     private func has(_ key: String) -> Bool {
@@ -217,7 +223,7 @@ extension ConfigFileLoader {
     /// One entry of `fcm.projects`: a name mappings can use, and its settings, each checked
     /// where it is written.
     fileprivate mutating func readProject(_ keyNode: Node, _ value: Node) {
-        guard let name = keyNode.string, Self.isProjectName(name) else {
+        guard let name = keyNode.string, ProjectName.isValid(name) else {
             problems.append(
                 .init(
                     location: at(keyNode),
@@ -248,17 +254,9 @@ extension ConfigFileLoader {
         func number(_ field: String) -> Double? {
             if case .double(let d)? = fields[field] { d } else { nil }
         }
-        let base = URL(fileURLWithPath: file).deletingLastPathComponent()
-        let path = account.hasPrefix("/") ? account : base.appendingPathComponent(account).standardizedFileURL.path
         projects[name] = PushbridgeConfig.Project(
-            serviceAccountFile: path, maxSendsPerSecond: number("max_sends_per_second"), projectSendsPerSecond: number("project_sends_per_second"))
-    }
-
-    /// A name `fcm.projects` can have (what a mapping's `project` may say): 1–100 of letters,
-    /// digits, `-`, `_`, `.`.
-    static func isProjectName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 100
-            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || "-_.".utf8.contains($0) }
+            serviceAccountFile: Self.resolve(account, against: file), maxSendsPerSecond: number("max_sends_per_second"),
+            projectSendsPerSecond: number("project_sends_per_second"))
     }
 
     /// `fcm.projects` against the keys it excludes or names.

@@ -77,7 +77,9 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var tokenInvalidation = "pushbridge.token-invalidations"
     }
 
-    public enum UnknownEventTypes: String, Sendable, Equatable, CaseIterable {
+    /// What becomes of an event that is not sent (an unknown type, a user without devices):
+    /// done without a record, or a dead-letter record.
+    public enum SkipOrDeadLetter: String, Sendable, Equatable, CaseIterable {
         case skip
         case deadLetter = "dead-letter"
     }
@@ -90,13 +92,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var commitInterval: Duration = .seconds(1)
         public var commitEveryEvents = 1_000
         public var offsetMap = true
-        public var unknownEventTypes = UnknownEventTypes.skip
+        public var unknownEventTypes = SkipOrDeadLetter.skip
         public var shutdownTimeout: Duration = .seconds(30)
-    }
-
-    public enum NoDevices: String, Sendable, Equatable, CaseIterable {
-        case skip
-        case deadLetter = "dead-letter"
     }
 
     /// The device registry (`user` targets): a compacted topic materialized in a local store.
@@ -104,7 +101,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
         /// nil: no registry.
         public var topic: String?
         public var path = "/var/lib/pushbridge/registry.sqlite"
-        public var noDevices = NoDevices.skip
+        public var noDevices = SkipOrDeadLetter.skip
         public var cacheMegabytes = 64
     }
 
