@@ -6,11 +6,13 @@ import PackageDescription
 //   Threading              OS threads for blocking C loops; SpawnGuard; ChangeSignal (waits on a change)
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
+//   Schemas                pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
 //   Localization           pure: app string resources, `lint` and `preview` (no Mapping)
 //   MappingLocalization    the keys the mappings send, for lint and preview
 //   FCM                    FCM HTTP v1: OAuth2, error classification, retries, quotas, send gate
 //   FCMEmulator            FCM on loopback: the oracle for tests and the demo
 //   Operations             config, logs, metrics, the ops HTTP endpoint
+//   SchemaRegistry         writer schemas by ID from a Confluent-compatible Schema Registry (over HTTP2)
 //   Registry               the device registry: a Kafka topic in a local SQLite file (C calls in SQLite/)
 //   Pipeline               consume -> map -> send -> commit after ack; replay; offsets
 //   ProcessHarness         servers as child processes on free ports, for tests and the bench
@@ -69,7 +71,9 @@ let package = Package(
         // MARK: Pure mapping core
         // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
         .target(name: "JSON"),
-        .target(name: "Mapping", dependencies: ["JSON", .product(name: "Yams", package: "Yams")]),
+        // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
+        .target(name: "Schemas", dependencies: ["JSON"]),
+        .target(name: "Mapping", dependencies: ["JSON", "Schemas", .product(name: "Yams", package: "Yams")]),
         // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
         .target(name: "Localization"),
         // Where the two meet: the keys and argument counts the mappings send, for `lint` and `preview`.
@@ -131,6 +135,18 @@ let package = Package(
             dependencies: ["CSQLite", "Kafka", "JSON", "Threading", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // MARK: Schema Registry client
+        // Writer schemas by ID from a Confluent-compatible registry: cached, fetched once, retried
+        // while the registry cannot be reached.
+        .target(
+            name: "SchemaRegistry",
+            dependencies: [
+                "HTTP2", "JSON", "Schemas",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+
         // MARK: Pipeline
         .target(
             name: "Pipeline",
@@ -153,7 +169,7 @@ let package = Package(
             dependencies: [
                 "Mapping",
                 "Localization", "MappingLocalization",
-                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "Registry",
+                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "Registry", "SchemaRegistry",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -200,6 +216,11 @@ let package = Package(
         .testTarget(
             name: "RegistryTests",
             dependencies: ["Registry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(name: "SchemasTests", dependencies: ["Schemas", "JSON"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "SchemaRegistryTests",
+            dependencies: ["SchemaRegistry", "Schemas", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],

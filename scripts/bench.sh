@@ -4,7 +4,9 @@
 #   scripts/bench.sh kafka      kafka_consume_messages_per_second from tansu
 #   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams;
 #                               then bare libcurl in C (scripts/bench/bare_curl_h2.c) the same way
-#   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event
+#   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event; then the same event
+#                               as Confluent's Avro and Protobuf serializers write it (mapping_avro_*,
+#                               mapping_protobuf_*: decode with the cached writer schema + map)
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
@@ -41,16 +43,21 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_port() { for _ in $(seq 200); do (echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 never opened" >&2; return 1; }
 
 if [ "$which" = all ] || [ "$which" = mapping ]; then
-    "$bench" mapping --events "${MAPPING_BENCH_EVENTS:-200000}" --rounds 5
+    for format in json avro protobuf; do
+        "$bench" mapping --events "${MAPPING_BENCH_EVENTS:-200000}" --rounds 5 --format "$format"
+    done
     # Instructions per event: the same figure on every run, however noisy the machine.
     # (callgrind: two runs of different lengths, so start-up cancels out; valgrind cannot read
     # Swift 6.3's debug info, so it runs a stripped copy.)
     if command -v valgrind >/dev/null; then
         cp "$bench" "$work/bench-stripped" && strip -g "$work/bench-stripped"
-        count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/bench-stripped" mapping --events "$1" --rounds 0 2>&1 |
+        count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/bench-stripped" mapping --events "$1" --rounds 0 --format "$2" 2>&1 |
             sed -n 's/.*Collected : //p'; }
-        a=$(count 5000); b=$(count 25000)
-        echo "mapping_instructions_per_event: $(( (b - a) / 20000 ))"
+        for format in json avro protobuf; do
+            a=$(count 5000 "$format"); b=$(count 25000 "$format")
+            name=mapping; [ "$format" = json ] || name="mapping_$format"
+            echo "${name}_instructions_per_event: $(( (b - a) / 20000 ))"
+        done
     fi
 fi
 

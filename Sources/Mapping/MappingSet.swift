@@ -1,3 +1,5 @@
+import Schemas
+
 /// All loaded mappings: event in, FCM messages out. Pure: no I/O.
 ///
 /// ```swift
@@ -74,11 +76,14 @@ public struct MappingSet: Sendable {
     ///     (`replay --ignore-max-age`); otherwise they fail with ``MappingFailure/tooOld(_:)``.
     ///   - devices: looks up a user's devices for a `user` target; nil: no registry, and such
     ///     events fail with ``MappingFailure/registryUnavailable(_:)``.
+    ///   - schema: the writer schema of a Schema Registry record (``ValueFormat/encoding(of:topic:)``
+    ///     says which records are), fetched by the caller; nil for JSON and CloudEvents.
     public func render(
-        _ record: EventRecord, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce, devices lookup: DeviceLookup? = nil
+        _ record: EventRecord, schema: WriterSchema? = nil, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce,
+        devices lookup: DeviceLookup? = nil
     ) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
-        switch eventFormat.decode(record, fields: fields) {
+        switch eventFormat.decode(record, schema: schema, fields: fields) {
         case .success(let e): event = e
         case .failure(let f): return .failure(f)
         }

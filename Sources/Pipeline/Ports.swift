@@ -67,6 +67,14 @@ public protocol DeviceDirectory: Sendable {
     func drop(_ device: String, ofUser user: String) async
 }
 
+/// Writer schemas of Schema Registry records: the registry client, or a fake in tests.
+public protocol SchemaSource: Sendable {
+    /// The schema `id`, waiting (retrying) for as long as the registry cannot be reached.
+    /// - Throws: not found or unreadable (the record is dead-lettered), or cancelled (the
+    ///   worker is stopping: the record stays unfinished).
+    func schema(id: UInt32) async throws(SchemaLookupError) -> WriterSchema
+}
+
 /// Writes one record to Kafka and waits until the broker has it.
 public protocol RecordProducing: Sendable {
     func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport

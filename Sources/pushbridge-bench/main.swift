@@ -5,7 +5,7 @@ import Foundation
 let usage = """
     usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N]
-           pushbridge-bench mapping [--events N] [--rounds N]
+           pushbridge-bench mapping [--events N] [--rounds N] [--format json|avro|protobuf]
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR
@@ -64,7 +64,9 @@ do {
                 requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!,
                 inFlight: option("--in-flight").flatMap { Int($0) }))
     case "mapping":
-        emit(try MappingBenchmark.run(events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!))
+        emit(
+            try MappingBenchmark.run(
+                events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!, format: option("--format", "json")!))
     case "fcm":
         guard let url = option("--url"), let ca = option("--ca"), let account = option("--service-account") else {
             print(usage)

@@ -5,6 +5,7 @@ import Logging
 import Mapping
 import Operations
 import Pipeline
+import SchemaRegistry
 
 /// What `run` and `replay` share, assembled from the config: the FCM client, the producer for
 /// dead-letter and invalidation records, and the processor that takes an event to done.
@@ -15,6 +16,8 @@ struct Delivery: Sendable {
     let validateOnly: Bool
     /// Each project's send rate for the whole group, by name (`fcm.project_sends_per_second`).
     let projectQuotas: [String: ProjectQuotaShare]
+    /// Writer schemas of Avro and Protobuf records, with `schema_registry.url`.
+    let schemaRegistry: SchemaRegistryClient?
 
     /// - Parameters:
     ///   - maxSendsPerSecond: overrides `fcm.max_sends_per_second`, for each project (replay's `--rate`).
@@ -74,9 +77,12 @@ struct Delivery: Sendable {
         options.skipUnknownEventTypes = settings.delivery.unknownEventTypes == .skip
         options.skipUsersWithoutDevices = settings.registry.noDevices == .skip
         options.maxAge = maxAge
+        options.valueFormats = settings.kafka.valueFormats
         self.validateOnly = options.validateOnly
+        schemaRegistry = try Self.schemaRegistry(settings, logger: logger)
         processor = EventProcessor(
-            mappings: mappings, sender: projects, producer: producer, directory: directory, options: options, metrics: metrics, logger: logger)
+            mappings: mappings, sender: projects, producer: producer, directory: directory, schemas: schemaRegistry, options: options,
+            metrics: metrics, logger: logger)
     }
 
     /// The projects as the startup log names them: `name=project-id`, sorted.
@@ -90,7 +96,19 @@ struct Delivery: Sendable {
         try await projects.warmUp()
     }
 
+    /// The registry client, with `schema_registry.url` (the config loader refuses topics read as
+    /// avro or protobuf without one).
+    private static func schemaRegistry(_ settings: PushbridgeConfig, logger: Logger) throws -> SchemaRegistryClient? {
+        guard let url = settings.schemaRegistry.url else { return nil }
+        var configuration = SchemaRegistryClient.Configuration(
+            url: url, username: settings.schemaRegistry.username, password: settings.schemaRegistry.password,
+            caFile: settings.schemaRegistry.caFile)
+        configuration.requestTimeout = settings.schemaRegistry.requestTimeout
+        return try SchemaRegistryClient(configuration: configuration, logger: logger)
+    }
+
     func close() async {
+        await schemaRegistry?.shutdown()
         await projects.shutdown()
         await producer.close()
     }
@@ -126,3 +144,5 @@ struct ProjectChoiceError: Error, CustomStringConvertible {
         guard problems.isEmpty else { throw ProjectChoiceError(problems: problems) }
     }
 }
+
+extension SchemaRegistryClient: SchemaSource {}

@@ -106,6 +106,10 @@ struct ConfigDeclarationTests {
             case .bool: #expect(types.contains("boolean"), "\(place) has type \(types.sorted()), declared true or false")
             case .oneOf(let values): #expect(spec["enum"] as? [String] == values, "\(place) has enum \(spec["enum"] ?? "none"), declared \(values)")
             case .map, .projects: #expect(types.contains("object"), "\(place) has type \(types.sorted()), declared a map")
+            case .wordMap(let values):
+                #expect(types.contains("object"), "\(place) has type \(types.sorted()), declared a map")
+                let allowed = (spec["additionalProperties"] as? [String: Any])?["enum"] as? [String]
+                #expect(allowed == values, "\(place) allows \(allowed ?? []), declared \(values)")
             }
             let declared = Self.declaredDefault(key)
             if declared == .null { #expect(types.contains("null"), "\(place) must allow null: its default is null") }

@@ -74,7 +74,10 @@ struct MappingLoader {
         guard let m = mapping(node, "`event`") else { return }
         checkKeys(m, allowed: ["type", "id"], in: "`event`")
         var f = EventFormat()
-        if let t = m["type"], let p = pointer(t) { f.typePointer = p }
+        if let t = m["type"], let p = pointer(t) {
+            f.typePointer = p
+            f.typesSchemaRecordsByName = false
+        }
         if let i = m["id"], let p = pointer(i) { f.idPointer = p }
         if let existing = format, existing != f {
             fail(

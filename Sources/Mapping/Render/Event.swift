@@ -1,3 +1,6 @@
+import JSON
+import Schemas
+
 /// A Kafka record as the mapping core sees it: bytes, headers and where it came from.
 public struct EventRecord: Sendable {
     public var value: [UInt8]
@@ -34,6 +37,9 @@ public struct DecodedEvent: Sendable {
         case cloudEventsStructured
         /// Kafka binary mode: attributes in `ce_*` headers, the value is the data.
         case cloudEventsBinary
+        /// A Schema Registry record: decoded with its writer schema (Avro, Protobuf, or JSON
+        /// Schema's JSON).
+        case schemaRegistry
     }
 
     public var type: String
@@ -51,20 +57,52 @@ public struct EventFormat: Sendable, Equatable {
     public var typePointer: JSONPointer
     /// If nil, plain events are identified by their Kafka coordinates (`topic/partition/offset`).
     public var idPointer: JSONPointer?
+    /// Schema Registry records are typed by their record's full name (`acme.orders.OrderShipped`)
+    /// unless the mapping files set `event.type`, which then applies to them too.
+    public var typesSchemaRecordsByName: Bool
 
-    public init(typePointer: JSONPointer = JSONPointer("/type")!, idPointer: JSONPointer? = nil) {
-        self.typePointer = typePointer
+    public init(typePointer: JSONPointer? = nil, idPointer: JSONPointer? = nil) {
+        self.typePointer = typePointer ?? JSONPointer("/type")!
         self.idPointer = idPointer
+        self.typesSchemaRecordsByName = typePointer == nil
     }
 
     public func decode(_ record: EventRecord) -> Result<DecodedEvent, MappingFailure> {
         decode(record, fields: nil)
     }
 
+    /// Decodes a Schema Registry record with its writer `schema`.
+    public func decode(_ record: EventRecord, schema: WriterSchema) -> Result<DecodedEvent, MappingFailure> {
+        decode(record, schema: schema, fields: nil)
+    }
+
     /// Decodes building only `fields` (all of the event if nil); the rest is checked, not kept.
-    func decode(_ record: EventRecord, fields: EventFields?) -> Result<DecodedEvent, MappingFailure> {
+    /// `schema`: the writer schema of a Schema Registry record; nil for JSON and CloudEvents.
+    func decode(_ record: EventRecord, schema: WriterSchema? = nil, fields: EventFields?) -> Result<DecodedEvent, MappingFailure> {
         // The fallback ID, built only when an event has none of its own.
         var coordinates: String { "\(record.topic)/\(record.partition)/\(record.offset)" }
+        if let schema {
+            guard let frame = ConfluentFrame(record.value) else { return .failure(.undecodable("no Schema Registry frame")) }
+            let value: JSONValue
+            let recordName: String?
+            do {
+                (value, recordName) = try schema.decode(record.value, frame: frame, keeping: fields?.document ?? .all)
+            } catch {
+                return .failure(.undecodable("schema \(frame.schemaID): \(error.description)"))
+            }
+            let type: String
+            if typesSchemaRecordsByName, let recordName {
+                type = recordName
+            } else {
+                guard let typeValue = typePointer.resolve(in: value) else { return .failure(.missingEventType(typePointer.description)) }
+                guard case .string(let t) = typeValue else {
+                    return .failure(.wrongType(field: typePointer.description, expected: "string", found: typeValue.typeName))
+                }
+                type = t
+            }
+            let id = idPointer.flatMap { $0.resolve(in: value) }.flatMap(Stringify.scalar) ?? coordinates
+            return .success(DecodedEvent(type: type, id: id, data: value, format: .schemaRegistry))
+        }
         // Binary mode: the type is a header; the value is the data.
         if let type = record.header("ce_type") {
             let data: JSONValue

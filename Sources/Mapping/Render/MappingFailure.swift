@@ -22,6 +22,15 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
     /// The device registry could not be read: not the event's fault (the pipeline stops
     /// rather than dead-letter it).
     case registryUnavailable(String)
+    /// The record's bytes do not decode with its writer schema, or its frame is broken.
+    case undecodable(String)
+    /// The Schema Registry has no schema with the record's ID.
+    case unknownSchema(id: UInt32)
+    /// The record's writer schema (or one it references) cannot be read.
+    case invalidSchema(id: UInt32, reason: String)
+    /// The value is not what the topic's `kafka.value_formats` says, or it is a Schema Registry
+    /// record and no registry is configured.
+    case wrongValueFormat(String)
 
     /// A short stable code for dead-letter headers and metrics.
     public var code: String {
@@ -38,6 +47,10 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidEventTime: "invalid_event_time"
         case .noDevices: "no_devices"
         case .registryUnavailable: "registry_unavailable"
+        case .undecodable: "undecodable_record"
+        case .unknownSchema: "unknown_schema"
+        case .invalidSchema: "invalid_schema"
+        case .wrongValueFormat: "wrong_value_format"
         }
     }
 
@@ -57,6 +70,10 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidEventTime(let field, let why): "max_age needs the event's time, and \(field) is not one: \(why)"
         case .noDevices(let user): "user \(user) has no device to send to"
         case .registryUnavailable(let why): "the device registry cannot be read: \(why)"
+        case .undecodable(let why): "the record does not decode with its schema: \(why)"
+        case .unknownSchema(let id): "the Schema Registry has no schema with ID \(id)"
+        case .invalidSchema(let id, let why): "schema \(id) from the Schema Registry cannot be read: \(why)"
+        case .wrongValueFormat(let why): why
         }
     }
 

@@ -1,3 +1,5 @@
+import Mapping
+
 extension ConfigSchema {
     /// A key's value as the config file writes it (and `--print-config` prints it).
     enum Value: Equatable, Sendable {
@@ -80,6 +82,31 @@ extension ConfigSchema.Conversion where T == String? {
                 return url == EgressProxy.off ? .word(url) : .string(EgressProxy.redacted(url))
             },
             redact: { EgressProxy.redacted($0) })
+    }
+}
+
+extension ConfigSchema.Conversion where T == String? {
+    /// A credential: printed and quoted in refusals as `<redacted>`.
+    static var secret: Self {
+        Self(kind: .string, decode: { v, _ in v.string }, encode: { $0.map { _ in .string("<redacted>") } ?? .null }, redact: { _ in "<redacted>" })
+    }
+}
+
+extension ConfigSchema.Conversion where T == [String: ValueFormat] {
+    /// `kafka.value_formats`: topic to one of ``ValueFormat``'s cases.
+    static var valueFormats: Self {
+        Self(
+            kind: .wordMap(ValueFormat.allCases.map(\.rawValue)),
+            decode: { v, _ in
+                guard let map = v.map else { return nil }
+                var formats: [String: ValueFormat] = [:]
+                for (topic, name) in map {
+                    guard let format = ValueFormat(rawValue: name) else { return nil }
+                    formats[topic] = format
+                }
+                return formats
+            },
+            encode: { .map($0.mapValues(\.rawValue)) })
     }
 }
 

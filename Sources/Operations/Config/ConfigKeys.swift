@@ -16,6 +16,10 @@ extension ConfigSchema {
             "kafka.session_timeout_ms", \.kafka.sessionTimeout, .milliseconds(min: 1),
             "Consumer session timeout: a worker silent this long loses its partitions."),
         Key("kafka.properties", \.kafka.properties, .map, "librdkafka properties for the consumer and the producer (SASL, SSL, …)."),
+        Key(
+            "kafka.value_formats", \.kafka.valueFormats, .valueFormats,
+            "How each topic's values are read, topic: auto | json | avro | protobuf. auto (any topic not named): Schema Registry records (magic byte 0) by their schema, the rest as JSON or CloudEvents; avro or protobuf dead-letter anything else."
+        ),
         Key("mappings", \.mappings, .paths, required: true, "Mapping files or directories, relative to the config file."),
         Key("fcm.service_account", \.fcm.serviceAccountFile, .path, "Service-account JSON file; null: GOOGLE_APPLICATION_CREDENTIALS."),
         Key(
@@ -79,6 +83,17 @@ extension ConfigSchema {
             "The registry's local store (SQLite), a snapshot kept with its offsets so a restart reads only what is new."),
         Key("registry.no_devices", \.registry.noDevices, .cases, "A user target whose user has no device: skip (done, counted) or dead-letter."),
         Key("registry.cache_mb", \.registry.cacheMegabytes, .int(min: 1), "The store's page cache in MiB; the rest stays on disk."),
+        Key(
+            "schema_registry.url", \.schemaRegistry.url, .string,
+            "A Confluent-compatible Schema Registry's base URL, where Avro and Protobuf records' writer schemas come from; null: none."),
+        Key("schema_registry.username", \.schemaRegistry.username, .string, "HTTP basic auth user (Confluent Cloud: the API key)."),
+        Key(
+            "schema_registry.password", \.schemaRegistry.password, .secret,
+            "HTTP basic auth password (Confluent Cloud: the API secret); best from PUSHBRIDGE_SCHEMA_REGISTRY_PASSWORD."),
+        Key("schema_registry.ca_file", \.schemaRegistry.caFile, .path, "PEM CAs to trust for the registry instead of the system's."),
+        Key(
+            "schema_registry.request_timeout_ms", \.schemaRegistry.requestTimeout, .milliseconds(min: 1),
+            "Time allowed for one request; a registry that cannot be reached is retried, holding its records, never dead-lettering them."),
         Key("http.listen", \.http.listen, .listen, "host:port of /metrics /healthz /readyz, or off."),
         Key("log.level", \.log.level, .cases, "Lowest level logged."),
         Key("log.format", \.log.format, .cases, "json: one object per line; text: for people at a terminal."),

@@ -16,7 +16,7 @@ extension ConfigFileLoader {
                 case .double: Double(raw).map { $0 > 0 } ?? false
                 case .bool: ["true", "false", "yes", "no", "1", "0"].contains(raw.lowercased())
                 case .oneOf(let values): values.contains(raw)
-                case .map, .projects: false
+                case .map, .projects, .wordMap: false
                 }
             if !ok {
                 let what =
@@ -24,6 +24,7 @@ extension ConfigFileLoader {
                     case .map:
                         "cannot be set as a whole; set one property as \(Self.propertyPrefix)NAME (sasl.password: \(Self.propertyPrefix)SASL_PASSWORD)"
                     case .projects: "cannot be set from the environment; name the projects in the config file"
+                    case .wordMap: "cannot be set from the environment; set it in the config file"
                     default: "must be \(key.kind.expected), got \"\(raw)\""
                     }
                 problems.append(.init(location: name, message: "\(key.name) \(what)"))

@@ -41,6 +41,8 @@ struct ConfigFileLoader {
     var properties: [String: String] = [:]
     /// `fcm.projects` as the file names them, paths resolved.
     var projects: [String: PushbridgeConfig.Project] = [:]
+    /// `.wordMap` keys as written (`kafka.value_formats`), by key.
+    var wordMaps: [String: [String: String]] = [:]
 
     init(file: String, environment: [String: String]) {
         self.file = file
@@ -133,6 +135,16 @@ struct ConfigFileLoader {
             guard case .mapping(let m) = node else { return wrong() }
             for (k, v) in m { readProject(k, v) }
             return nil
+        case .wordMap(let words):
+            guard case .mapping(let m) = node else { return wrong() }
+            for (k, v) in m {
+                guard let name = k.string, !name.isEmpty, case .scalar(let s) = v, words.contains(s.string) else {
+                    problems.append(.init(location: at(v), message: "\(path).\(k.string ?? "?") must be one of \(words.joined(separator: ", "))"))
+                    continue
+                }
+                wordMaps[path, default: [:]][name] = s.string
+            }
+            return nil
         case .stringList:
             guard case .sequence(let items) = node else { return wrong() }
             var strings: [String] = []
@@ -171,6 +183,7 @@ struct ConfigFileLoader {
                 switch key.kind {
                 case .map: .map(properties)
                 case .projects: .projects(projects)
+                case .wordMap: .map(wordMaps[key.name] ?? [:])
                 default: read(reader, key)
                 }
             guard let value else { continue }
@@ -182,6 +195,7 @@ struct ConfigFileLoader {
             problems.append(.init(location: file, message: "\(key) is required (or set \(ConfigSchema.environmentName(key)))"))
         }
         checkProjects(config)
+        checkValueFormats(config)
         return config
     }
 
@@ -212,7 +226,7 @@ struct ConfigFileLoader {
         case .int(let min): return r.int(forKey: name).flatMap { $0 >= min ? .int($0) : nil }
         case .double: return r.double(forKey: name).flatMap { $0 > 0 ? .double($0) : nil }
         case .bool: return r.bool(forKey: name).map { .bool($0) }
-        case .map, .projects: return nil
+        case .map, .projects, .wordMap: return nil
         }
     }
 }
@@ -257,6 +271,17 @@ extension ConfigFileLoader {
         projects[name] = PushbridgeConfig.Project(
             serviceAccountFile: Self.resolve(account, against: file), maxSendsPerSecond: number("max_sends_per_second"),
             projectSendsPerSecond: number("project_sends_per_second"))
+    }
+
+    /// Topics read as Schema Registry records need a registry: refused here, not one record at a time.
+    fileprivate mutating func checkValueFormats(_ config: PushbridgeConfig) {
+        let needing = config.kafka.valueFormats.filter { $0.value == .avro || $0.value == .protobuf }.keys.sorted()
+        guard !needing.isEmpty, config.schemaRegistry.url == nil else { return }
+        problems.append(
+            .init(
+                location: location(of: "kafka.value_formats"),
+                message: "kafka.value_formats reads \(needing.joined(separator: ", ")) as Schema Registry records, and schema_registry.url is not set"
+            ))
     }
 
     /// `fcm.projects` against the keys it excludes or names.

@@ -18,6 +18,8 @@ enum ConfigSchema {
         case map
         /// Named Firebase projects, each a map of ``ConfigSchema/projectFields`` (`fcm.projects`).
         case projects
+        /// Topic names to one of these words (`kafka.value_formats`).
+        case wordMap([String])
 
         var expected: String {
             switch self {
@@ -29,6 +31,7 @@ enum ConfigSchema {
             case .oneOf(let values): "one of " + values.joined(separator: ", ")
             case .map: "a map of names to values"
             case .projects: "a map of project names to {service_account, max_sends_per_second, project_sends_per_second}"
+            case .wordMap(let words): "a map of topics to " + words.joined(separator: ", ")
             }
         }
     }

@@ -1,4 +1,5 @@
 import Logging
+import Mapping
 
 /// Everything `pushbridge run` needs, from one YAML or JSON file plus `PUSHBRIDGE_*` environment
 /// overrides (docs/configuration.md, schemas/config.schema.json). Load with
@@ -16,6 +17,21 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var sessionTimeout: Duration = .seconds(45)
         /// librdkafka properties for the consumer and the producer (SASL, SSL, …).
         public var properties: [String: String] = [:]
+        /// How each topic's values are read; a topic not named: `auto` (Schema Registry records
+        /// told from JSON by their first byte).
+        public var valueFormats: [String: ValueFormat] = [:]
+    }
+
+    /// The Schema Registry that Avro and Protobuf records' writer schemas come from.
+    public struct SchemaRegistry: Sendable, Equatable {
+        /// nil: none (Schema Registry records are dead-lettered as wrong_value_format).
+        public var url: String?
+        /// HTTP basic auth (Confluent Cloud: an API key and secret).
+        public var username: String?
+        public var password: String?
+        /// PEM CAs to trust instead of the system's.
+        public var caFile: String?
+        public var requestTimeout: Duration = .seconds(10)
     }
 
     public struct Retry: Sendable, Equatable {
@@ -126,6 +142,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public var topics = Topics()
     public var delivery = Delivery()
     public var registry = Registry()
+    public var schemaRegistry = SchemaRegistry()
     public var http = HTTP()
     public var log = Log()
 

@@ -1,0 +1,116 @@
+import Schemas
+import Synchronization
+
+/// Writer schemas by ID, each fetched once however many records ask at the same time.
+///
+/// A registered schema never changes under its ID, so a schema is kept for good. A permanent
+/// failure (no such ID, a schema that cannot be read) is kept for ``failureLifetime`` so that a
+/// topic full of one bad ID asks the registry once a minute, not once a record. A lock, not an
+/// actor: a cached schema is returned without suspending.
+final class SchemaCache: Sendable {
+    typealias Load = @Sendable () async throws(SchemaLookupError) -> WriterSchema
+
+    private enum Slot {
+        case ready(Result<WriterSchema, SchemaLookupError>, until: ContinuousClock.Instant?)
+        /// One caller loads; these wait for it, by a token so a cancelled waiter can leave.
+        case loading(waiters: [UInt64: CheckedContinuation<Void, Never>])
+    }
+
+    private struct State {
+        var slots: [UInt32: Slot] = [:]
+        var nextToken: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    let failureLifetime: Duration
+
+    init(failureLifetime: Duration = .seconds(60)) {
+        self.failureLifetime = failureLifetime
+    }
+
+    /// Schemas held now (not failures).
+    var count: Int {
+        state.withLock { s in
+            s.slots.values.reduce(0) { n, slot in
+                if case .ready(.success, _) = slot { n + 1 } else { n }
+            }
+        }
+    }
+
+    private enum Step {
+        case done(Result<WriterSchema, SchemaLookupError>)
+        case load
+        case wait
+    }
+
+    /// The schema `id`: cached, or loaded by `load` in this task, or by the task already loading
+    /// it. A load cut short by its task's cancellation hands the job to the next caller.
+    func schema(_ id: UInt32, load: Load) async throws(SchemaLookupError) -> WriterSchema {
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            let step = state.withLock { s -> Step in
+                switch s.slots[id] {
+                case .ready(let result, let until)?:
+                    if let until, until <= .now { break }
+                    return .done(result)
+                case .loading?:
+                    return .wait
+                case nil:
+                    break
+                }
+                s.slots[id] = .loading(waiters: [:])
+                return .load
+            }
+            switch step {
+            case .done(let result):
+                return try result.get()
+            case .load:
+                let result: Result<WriterSchema, SchemaLookupError>
+                do throws(SchemaLookupError) {
+                    result = .success(try await load())
+                } catch {
+                    result = .failure(error)
+                }
+                let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                    guard case .loading(let waiters)? = s.slots[id] else { return [] }
+                    switch result {
+                    case .failure(.cancelled): s.slots[id] = nil
+                    case .failure: s.slots[id] = .ready(result, until: .now + failureLifetime)
+                    case .success: s.slots[id] = .ready(result, until: nil)
+                    }
+                    return Array(waiters.values)
+                }
+                for waiter in waiters { waiter.resume() }
+                return try result.get()
+            case .wait:
+                await wait(for: id)
+            }
+        }
+    }
+
+    /// Returns when the load of `id` under way ends, or this task is cancelled.
+    private func wait(for id: UInt32) async {
+        let token = state.withLock { s in
+            s.nextToken += 1
+            return s.nextToken
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waiting = state.withLock { s -> Bool in
+                    guard !Task.isCancelled, case .loading(var waiters)? = s.slots[id] else { return false }
+                    waiters[token] = continuation
+                    s.slots[id] = .loading(waiters: waiters)
+                    return true
+                }
+                if !waiting { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                guard case .loading(var waiters)? = s.slots[id], let c = waiters.removeValue(forKey: token) else { return nil }
+                s.slots[id] = .loading(waiters: waiters)
+                return c
+            }
+            continuation?.resume()
+        }
+    }
+}
