@@ -53,8 +53,14 @@ import Testing
         (p3 + "enum E { A = 0; A = 1; }", "line 2:17: `A` is declared twice in enum `E`"),
         (p2 + "enum E { A = 2147483648; }", "line 2:14: 2147483648 is out of range for the number of enum value `A` (-2147483648 to 2147483647)"),
         (p2 + "enum E { A = -2147483649; }", "line 2:15: -2147483649 is out of range for the number of enum value `A` (-2147483648 to 2147483647)"),
-        (p2 + "enum E { A = 99999999999999999999; }", "line 2:14: 99999999999999999999 is out of range for the number of enum value `A` (-2147483648 to 2147483647)"),
-        (p3 + "message M { int32 a = 1 [default = 5]; }", "line 2:26: proto3 fields have no `default` option: their default is always the zero value"),
+        (
+            p2 + "enum E { A = 99999999999999999999; }",
+            "line 2:14: 99999999999999999999 is out of range for the number of enum value `A` (-2147483648 to 2147483647)"
+        ),
+        (
+            p3 + "message M { int32 a = 1 [default = 5]; }",
+            "line 2:26: proto3 fields have no `default` option: their default is always the zero value"
+        ),
         (p3 + "message M { repeated int32 a = 1 [packed = 1]; }", "line 2:44: `packed` is `true` or `false`"),
         (p3 + "message M { int32 a = 1 [packed]; }", "line 2:32: expected `=` after option name `packed`, found `]`"),
         (p3 + "option (x) = { a: { b: 1 };", "line 2:14: the `{` value that starts here is never closed"),

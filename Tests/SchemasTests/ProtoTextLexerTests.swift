@@ -7,13 +7,17 @@ import Testing
 
     @Test func kindsTextsAndPositions() throws {
         let tokens = try Self.tokens("message Foo_1 {\n\tint32 x = 0x1F; // c\n  .a.b -7 1.5 }")
-        #expect(tokens.map(\.kind) == [
-            .identifier, .identifier, .symbol, .identifier, .identifier, .symbol, .integer, .symbol, .symbol, .identifier, .symbol,
-            .identifier, .symbol, .integer, .float, .symbol, .end,
-        ])
+        #expect(
+            tokens.map(\.kind) == [
+                .identifier, .identifier, .symbol, .identifier, .identifier, .symbol, .integer, .symbol, .symbol, .identifier, .symbol,
+                .identifier, .symbol, .integer, .float, .symbol, .end,
+            ])
         #expect(tokens.map(\.text) == ["message", "Foo_1", "{", "int32", "x", "=", "0x1F", ";", ".", "a", ".", "b", "-", "7", "1.5", "}", ""])
         let positions = tokens.map { "\($0.position.line):\($0.position.column)" }
-        #expect(positions == ["1:1", "1:9", "1:15", "2:2", "2:8", "2:10", "2:12", "2:16", "3:3", "3:4", "3:5", "3:6", "3:8", "3:9", "3:11", "3:15", "3:16"])
+        #expect(
+            positions == [
+                "1:1", "1:9", "1:15", "2:2", "2:8", "2:10", "2:12", "2:16", "3:3", "3:4", "3:5", "3:6", "3:8", "3:9", "3:11", "3:15", "3:16",
+            ])
     }
 
     @Test(arguments: ["1.5", ".5", "5.", "1e10", "1.5E-3", "2e+2", "0.0"])
@@ -49,10 +53,11 @@ import Testing
     @Test func commentsAreSkippedAndColumnsCountCharacters() throws {
         let tokens = try Self.tokens("/* ééé */ a // ü\n/**/b/* x\n y */c")
         #expect(tokens.map(\.text) == ["a", "b", "c", ""])
-        #expect(tokens.map(\.position) == [
-            ProtoTextPosition(line: 1, column: 11), ProtoTextPosition(line: 2, column: 5), ProtoTextPosition(line: 3, column: 6),
-            ProtoTextPosition(line: 3, column: 7),
-        ])
+        #expect(
+            tokens.map(\.position) == [
+                ProtoTextPosition(line: 1, column: 11), ProtoTextPosition(line: 2, column: 5), ProtoTextPosition(line: 3, column: 6),
+                ProtoTextPosition(line: 3, column: 7),
+            ])
     }
 
     @Test func aLoneSlashIsASymbol() throws {

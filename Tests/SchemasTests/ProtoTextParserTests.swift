@@ -13,8 +13,9 @@ import Testing
         var messages = try parse(text).messages
         var found: ProtoMessage?
         for name in path {
-            found = try #require(messages.first { $0.name == name }, "no message \(name)")
-            messages = found?.nestedMessages ?? []
+            let message = try #require(messages.first { $0.name == name }, "no message \(name)")
+            messages = message.nestedMessages
+            found = message
         }
         return try #require(found)
     }
@@ -80,10 +81,11 @@ import Testing
         #expect(m.nestedMessages.map(\.name) == ["V", "ItemPricesEntry", "ByIdEntry"])
         let entry = m.nestedMessages[1]
         #expect(entry.isMapEntry)
-        #expect(entry.fields == [
-            ProtoField(name: "key", number: 1, kind: .string),
-            ProtoField(name: "value", number: 2, kind: .message, typeName: ".p.M.V"),
-        ])
+        #expect(
+            entry.fields == [
+                ProtoField(name: "key", number: 1, kind: .string),
+                ProtoField(name: "value", number: 2, kind: .message, typeName: ".p.M.V"),
+            ])
         #expect(m.nestedMessages[2].fields.map(\.kind) == [.sint32, .double])
         #expect(!m.nestedMessages[0].isMapEntry)
     }

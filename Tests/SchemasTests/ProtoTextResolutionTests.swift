@@ -66,7 +66,8 @@ import Testing
               common.Money.Rounding rounding2 = 4;
             }
             """, imports: [Self.common], in: "Order")
-        #expect(fields.map(\.typeName) == [".acme.common.Money", ".acme.common.Currency", ".acme.common.Money.Rounding", ".acme.common.Money.Rounding"])
+        #expect(
+            fields.map(\.typeName) == [".acme.common.Money", ".acme.common.Currency", ".acme.common.Money.Rounding", ".acme.common.Money.Rounding"])
         #expect(fields.map(\.kind) == [.message, .enum, .enum, .enum])
     }
 
@@ -112,12 +113,14 @@ import Testing
                 == "line 3:6: `A` is defined twice: this enum clashes with the message `A` at line 2:9")
         #expect(
             Self.error("package acme.common; message Money {}", imports: [Self.common])
-                == "line 2:30: `acme.common.Money` is defined twice: this message clashes with the message `acme.common.Money` of imported file `acme/common.proto`")
+                == "line 2:30: `acme.common.Money` is defined twice: this message clashes with the message `acme.common.Money` of imported file `acme/common.proto`"
+        )
         #expect(
             Self.error("message M { message E {} map<string, int32> e = 1; message EEntry {} }")
                 == "line 2:60: `M.EEntry` is defined twice: this message clashes with the message `M.EEntry` at line 2:45")
-        #expect(Self.error("package a.b; message M {}", imports: [ProtoFile(name: "x.proto", messages: [ProtoMessage(name: "a")])])?
-            .hasPrefix("line 2:9: package `a.b` clashes with the message `a` of imported file `x.proto`") == true)
+        #expect(
+            Self.error("package a.b; message M {}", imports: [ProtoFile(name: "x.proto", messages: [ProtoMessage(name: "a")])])?
+                .hasPrefix("line 2:9: package `a.b` clashes with the message `a` of imported file `x.proto`") == true)
     }
 
     @Test func packedOnlyOnRepeatedPackableFields() {
