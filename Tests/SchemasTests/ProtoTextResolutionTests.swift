@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func lookupDirectly() throws {
-        let resolver = ProtoTextResolver(file: ProtoTextFile(), imports: [Self.common])
+        let resolver = try ProtoTextResolver(file: ProtoTextFile(), name: "t.proto", imports: [Self.common])
         #expect(resolver.lookup("Money", from: "acme.common.Other") == .type("acme.common.Money", .message))
         #expect(resolver.lookup("common.Currency", from: "acme.x.Y") == .type("acme.common.Currency", .enum))
         #expect(resolver.lookup("common.Nope", from: "acme.x.Y") == .missingInScope("acme.common.Nope"))

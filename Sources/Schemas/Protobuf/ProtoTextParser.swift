@@ -18,7 +18,7 @@ public enum ProtoTextParser {
     public static func parse(_ text: String, name: String, imports: [ProtoFile]) throws(SchemaError) -> ProtoFile {
         var reader = try ProtoTextReader(text)
         let file = try reader.file()
-        return try ProtoTextResolver(file: file, imports: imports).resolve(name: name)
+        return try ProtoTextResolver(file: file, name: name, imports: imports).resolve()
     }
 }
 

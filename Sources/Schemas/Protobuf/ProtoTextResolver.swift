@@ -14,29 +14,25 @@ struct ProtoTextResolver {
     }
 
     private let file: ProtoTextFile
+    private let name: String
     private let symbols: ProtoTextSymbols
 
-    init(file: ProtoTextFile, imports: [ProtoFile]) {
-        self.file = file
+    /// Collects the names of `imports` and of `file` (which may clash: an error).
+    init(file: ProtoTextFile, name: String, imports: [ProtoFile]) throws(SchemaError) {
         var symbols = ProtoTextSymbols()
         symbols.addImported(imports)
+        try symbols.addLocal(file, name: name)
+        self.file = file
+        self.name = name
         self.symbols = symbols
     }
 
-    func resolve(name: String) throws(SchemaError) -> ProtoFile {
-        var symbols = self.symbols
-        try symbols.addLocal(file, name: name)
-        let resolver = ProtoTextResolver(file: file, symbols: symbols)
+    func resolve() throws(SchemaError) -> ProtoFile {
         var messages: [ProtoMessage] = []
-        for message in file.messages { messages.append(try resolver.message(message, in: file.package)) }
+        for message in file.messages { messages.append(try self.message(message, in: file.package)) }
         return ProtoFile(
             name: name, package: file.package, dependencies: file.dependencies, messages: messages, enums: file.enums.map(\.value),
             syntax: file.syntax)
-    }
-
-    private init(file: ProtoTextFile, symbols: ProtoTextSymbols) {
-        self.file = file
-        self.symbols = symbols
     }
 
     /// Depth is bounded: the parser refused messages nested more than 64 deep.
