@@ -46,10 +46,23 @@ enum AvroDecimal {
             }
         }
         guard let top = limbs.last else { return [UInt8(ascii: "0")] }
-        var text = AvroText()
-        text.digits(Int64(top), width: 1)
-        for limb in limbs.dropLast().reversed() { text.digits(Int64(limb), width: 9) }
-        return text.bytes
+        var digits: [UInt8] = []
+        digits.reserveCapacity(limbs.count * 9)
+        var topDigits: [UInt8] = []
+        var rest = top
+        repeat {
+            topDigits.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        digits += topDigits.reversed()
+        for limb in limbs.dropLast().reversed() {
+            var divisor: UInt64 = 100_000_000
+            while divisor > 0 {
+                digits.append(UInt8(ascii: "0") + UInt8(limb / divisor % 10))
+                divisor /= 10
+            }
+        }
+        return digits
     }
 
     /// The digits with the decimal point `scale` places from the right, and a sign.

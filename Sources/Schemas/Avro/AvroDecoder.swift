@@ -1,7 +1,7 @@
 import JSON
 
 /// Decodes Avro binary straight from the record's bytes with an index, building ``JSONValue``s
-/// only for what the caller keeps (see ``AvroDecoder+Skip.swift`` for the rest).
+/// only for what the caller keeps (`AvroDecoder+Skip.swift` moves past the rest).
 ///
 /// Depth counts records, arrays and maps (unions add none: a union cannot hold a union), and
 /// stops at ``AvroLimits/maxDepth``.
@@ -45,7 +45,7 @@ struct AvroDecoder {
         case .double: return Self.number(try double())
         case .string:
             let count = try length(of: "string")
-            guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[at..<at + count]), as: UTF8.self) else {
+            guard let text = AvroUTF8.string(UnsafeBufferPointer(rebasing: bytes[at..<at + count])) else {
                 throw AvroFailure("a string that is not valid UTF-8", start)
             }
             at += count
@@ -149,7 +149,7 @@ struct AvroDecoder {
                 let wanted: JSONPathSet?
                 let name: String
                 if paths.whole {
-                    guard let valid = String(validating: key, as: UTF8.self) else { throw AvroFailure("a map key that is not valid UTF-8", keyStart) }
+                    guard let valid = AvroUTF8.string(key) else { throw AvroFailure("a map key that is not valid UTF-8", keyStart) }
                     wanted = paths
                     name = valid
                 } else {

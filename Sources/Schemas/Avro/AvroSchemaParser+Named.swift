@@ -64,7 +64,7 @@ extension AvroSchemaParser {
         var names: [String] = []
         for symbol in symbols {
             guard case .string(let name) = symbol, Self.isValidName(Substring(name)) else {
-                throw failure("the enum symbol \(symbol) is not a valid Avro name")
+                throw failure("the enum symbol \(JSONWriter.string(symbol)) is not a valid Avro name")
             }
             guard !names.contains(name) else { throw failure("the enum symbol \(name) is listed twice") }
             names.append(name)
@@ -78,7 +78,7 @@ extension AvroSchemaParser {
         let (index, _) = try define(json, kind: .fixed, namespace: namespace)
         guard let sizeValue = json["size"] else { throw failure("a fixed without a \"size\"") }
         guard case .int(let declared) = sizeValue, declared >= 0, let size = Int(exactly: declared) else {
-            throw failure("a fixed's \"size\" must be a non-negative integer, not \(sizeValue)")
+            throw failure("a fixed's \"size\" must be a non-negative integer, not \(JSONWriter.string(sizeValue))")
         }
         nodes[index].size = size
         nodes[index].logical = try logicalType(json, kind: .fixed, fixedSize: size)

@@ -83,7 +83,7 @@ struct AvroSchemaParser {
 
     /// An array (`items`) or a map (`values`).
     private mutating func container(_ kind: AvroNode.Kind, _ json: JSONValue, member: String, namespace: String) throws(SchemaError) -> Int {
-        guard let element = json[member] else { throw failure("an \(kind == .array ? "array" : "map") without \"\(member)\"") }
+        guard let element = json[member] else { throw failure("\(kind == .array ? "an array" : "a map") without \"\(member)\"") }
         trail.append(member)
         let child = try parse(element, namespace: namespace)
         trail.removeLast()

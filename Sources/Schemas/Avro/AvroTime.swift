@@ -18,48 +18,63 @@ enum AvroTime {
             days -= 1
             secondOfDay += 86_400
         }
-        var text = AvroText()
-        text.date(days)
-        text.append(UInt8(ascii: "T"))
-        text.clock(secondOfDay, fraction: fraction, digits: perSecond == 1_000 ? 3 : 6)
-        if utc { text.append(UInt8(ascii: "Z")) }
-        return text.string
+        return AvroText.string(capacity: 40) { text in
+            text.date(days)
+            text.append(UInt8(ascii: "T"))
+            text.clock(secondOfDay, fraction: fraction, digits: perSecond == 1_000 ? 3 : 6)
+            if utc { text.append(UInt8(ascii: "Z")) }
+        }
     }
 
     static func date(days: Int64) -> String {
-        var text = AvroText()
-        text.date(days)
-        return text.string
+        AvroText.string(capacity: 40) { $0.date(days) }
     }
 
     /// `value` is within one day (the decoder checks).
     static func timeOfDay(_ value: Int64, perSecond: Int64) -> String {
-        var text = AvroText()
-        text.clock(value / perSecond, fraction: value % perSecond, digits: perSecond == 1_000 ? 3 : 6)
-        return text.string
+        AvroText.string(capacity: 20) { $0.clock(value / perSecond, fraction: value % perSecond, digits: perSecond == 1_000 ? 3 : 6) }
     }
 }
 
-/// ASCII text built as bytes.
+/// ASCII text written straight into a new String's storage, for values whose longest text is
+/// known (a timestamp of any Int64 is at most 31 bytes), so it costs one allocation.
 struct AvroText {
-    var bytes: [UInt8] = []
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
 
-    init() { bytes.reserveCapacity(32) }
+    private init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
 
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    /// The text `write` makes, which must fit in `capacity` bytes.
+    static func string(capacity: Int, _ write: (inout AvroText) -> Void) -> String {
+        String(unsafeUninitializedCapacity: capacity) { buffer in
+            var text = AvroText(buffer)
+            write(&text)
+            return text.count
+        }
+    }
 
-    mutating func append(_ byte: UInt8) { bytes.append(byte) }
+    mutating func append(_ byte: UInt8) {
+        precondition(count < buffer.count, "AvroText capacity too small")  // a bug, never input
+        buffer[count] = byte
+        count += 1
+    }
 
     /// `value` (≥ 0) in decimal with leading zeros to `width` digits.
     mutating func digits(_ value: Int64, width: Int) {
-        var reversed: [UInt8] = []
+        var length = 1
+        var power: Int64 = 10
+        while length < 19, value >= power {
+            length += 1
+            power &*= 10
+        }
+        let total = max(width, length)
+        precondition(count + total <= buffer.count, "AvroText capacity too small")
         var rest = value
-        repeat {
-            reversed.append(UInt8(ascii: "0") + UInt8(rest % 10))
+        for i in stride(from: count + total - 1, through: count, by: -1) {
+            buffer[i] = UInt8(ascii: "0") + UInt8(rest % 10)
             rest /= 10
-        } while rest > 0
-        for _ in reversed.count..<max(width, reversed.count) { bytes.append(UInt8(ascii: "0")) }
-        bytes.append(contentsOf: reversed.reversed())
+        }
+        count += total
     }
 
     /// `YYYY-MM-DD` of the day `days` after 1970-01-01, by Howard Hinnant's civil-from-days
