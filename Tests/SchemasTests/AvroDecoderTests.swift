@@ -61,7 +61,8 @@ import Testing
                 ))
         #expect(
             try AvroTest.decode(schema, AvroFixtures.complexLongChoice)
-                == AvroTest.json(#"{"id":"","status":"LOST","hash":"AQIDBA==","items":[],"counts":{},"note":null,"previous":null,"choice":-5,"after":0}"#))
+                == AvroTest.json(
+                    #"{"id":"","status":"LOST","hash":"AQIDBA==","items":[],"counts":{},"note":null,"previous":null,"choice":-5,"after":0}"#))
     }
 
     @Test func recursiveLinkedList() throws {
@@ -129,6 +130,25 @@ import Testing
         #expect(try complexFailure { $0[17] = 0xc3 } == "field /items/0/tags: a map key that is not valid UTF-8 at byte 16")
     }
 
+    /// Hand-made: what a real client cannot write. Each is a string's length, then its bytes.
+    @Test(arguments: [
+        ("04c080", false),  // overlong NUL
+        ("06eda080", false),  // a UTF-16 surrogate
+        ("08f4908080", false),  // above U+10FFFF
+        ("04e29c", false),  // cut inside a character
+        ("0280", false),  // a continuation byte alone
+        ("02ff", false),
+        ("08f09f9a80", true),  // 🚀
+        ("06efbfbf", true),  // U+FFFF
+        ("08f48fbfbf", true),  // U+10FFFF
+        ("04c2a0", true),
+    ])
+    func utf8Validation(hex: String, valid: Bool) throws {
+        let schema = try AvroSchema(parsing: #""string""#)
+        let failure = AvroTest.failure { _ = try AvroTest.decode(schema, hex) }
+        #expect(failure == (valid ? nil : "top level: a string that is not valid UTF-8 at byte 0"))
+    }
+
     @Test func badEnumIndex() throws {
         #expect(try complexFailure { $0[4] = 6 } == "field /status: enum index 3 out of range (3 symbols) at byte 4")
     }
@@ -137,7 +157,9 @@ import Testing
         let primitives = try AvroSchema(parsing: AvroTestSchemas.primitives)
         var bytes = AvroTest.bytes(AvroFixtures.primitives)
         bytes[0] = 2
-        #expect(AvroTest.failure { _ = try primitives.decode(bytes, from: 0, keeping: .all) } == "field /b: a boolean byte 2 that is neither 0 nor 1 at byte 0")
+        #expect(
+            AvroTest.failure { _ = try primitives.decode(bytes, from: 0, keeping: .all) }
+                == "field /b: a boolean byte 2 that is neither 0 nor 1 at byte 0")
 
         let long = try AvroSchema(parsing: #""long""#)
         #expect(AvroTest.failure { _ = try AvroTest.decode(long, "ffffffffffffffffff01") } == nil)

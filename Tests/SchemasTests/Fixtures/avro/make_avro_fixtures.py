@@ -298,7 +298,7 @@ def main():
     for text in ["11.80", "-0.05", "0.00", "-0.01", "1.27", "1.28", "-1.28", "-1.29", "327.67", "327.68", "-327.68",
                  "-327.69", "0.10", "99999999999999999999999999999999999999.99"]:
         show(f"decimal2 {text}", decimal, Decimal(text))
-    for text in ["1180", "-1", "0", "255", "-256", "18446744073709551616"]:
+    for text in ["1180", "-1", "0", "255", "-256", "18446744073709551616", "-128", "-32768", "-8388608"]:
         show(f"decimal0 {text}", {**decimal, "scale": 0}, Decimal(text))
     for millis in [0, -1, -1000, -86400000, -14182939500, 1795512600123, 253402300799999, -62135596800000]:
         show(f"timestamp-millis {millis}", {"type": "long", "logicalType": "timestamp-millis"}, millis)
@@ -306,6 +306,11 @@ def main():
         show(f"timestamp-micros {micros}", {"type": "long", "logicalType": "timestamp-micros"}, micros)
     for days in [0, -1, 20781, -719528, 2932896]:
         show(f"date {days}", {"type": "int", "logicalType": "date"}, days)
+    # Plain ints and longs that a time-millis or time-micros cannot hold (not within one day).
+    for millis in [86400000, -1]:
+        show(f"int {millis}", "int", millis)
+    for micros in [86400000000, -1]:
+        show(f"long {micros}", "long", micros)
     fixed16 = {"type": "fixed", "name": "Id", "size": 16}
     show("uuid-fixed 6f1c2a3e-8b4d-4e2f-9a1b-0c2d3e4f5a6b", fixed16,
          uuid.UUID("6f1c2a3e-8b4d-4e2f-9a1b-0c2d3e4f5a6b").bytes)
