@@ -1,0 +1,127 @@
+/// What a varint is read as, for messages ("an int runs past the end").
+enum AvroVarintRole {
+    case int, long, length, blockCount, blockSize, unionIndex, enumIndex
+
+    var noun: String {
+        switch self {
+        case .int: "an int"
+        case .long: "a long"
+        case .length: "a length"
+        case .blockCount: "a block count"
+        case .blockSize: "a block byte size"
+        case .unionIndex: "a union branch index"
+        case .enumIndex: "an enum index"
+        }
+    }
+}
+
+/// The encodings every value is made of: zigzag varints, lengths, little-endian floats, and
+/// the headers of array and map blocks. Each checks the bytes that remain before reading.
+extension AvroDecoder {
+    var remaining: Int { bytes.count - at }
+
+    /// A zigzag varint of at most 10 bytes whose value fits in 64 bits.
+    mutating func varint(_ role: AvroVarintRole) throws(AvroFailure) -> Int64 {
+        let start = at
+        guard at < bytes.count else { throw AvroFailure("\(role.noun) runs past the end", start) }
+        var byte = bytes[at]
+        at += 1
+        if byte < 0x80 { return Int64(byte >> 1) ^ -Int64(byte & 1) }
+        var raw = UInt64(byte & 0x7f)
+        var shift: UInt64 = 7
+        repeat {
+            guard at < bytes.count else { throw AvroFailure("\(role.noun) runs past the end", start) }
+            byte = bytes[at]
+            at += 1
+            // The tenth byte holds the 64th bit only.
+            if shift == 63, byte > 1 {
+                throw AvroFailure(byte & 0x80 != 0 ? "\(role.noun) longer than 10 bytes" : "\(role.noun) beyond 64 bits", start)
+            }
+            raw |= UInt64(byte & 0x7f) << shift
+            shift += 7
+        } while byte & 0x80 != 0
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// An Avro int: a varint whose value fits in 32 bits.
+    mutating func int32(_ role: AvroVarintRole) throws(AvroFailure) -> Int64 {
+        let start = at
+        let value = try varint(role)
+        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { throw AvroFailure("\(role.noun) of \(value) beyond 32 bits", start) }
+        return value
+    }
+
+    /// The length of a string, bytes or map key, checked against the bytes that remain.
+    mutating func length(of what: StaticString) throws(AvroFailure) -> Int {
+        let start = at
+        let count = try varint(.length)
+        guard count >= 0 else { throw AvroFailure("a \(what) with the negative length \(count)", start) }
+        guard count <= Int64(remaining) else { throw AvroFailure("a \(what) of \(count) bytes runs past the end", start) }
+        return Int(count)
+    }
+
+    /// Moves past `count` bytes of a fixed-size value.
+    mutating func advance(_ count: Int, _ what: StaticString) throws(AvroFailure) {
+        guard count <= remaining else { throw AvroFailure("\(what) runs past the end", at) }
+        at += count
+    }
+
+    mutating func boolean() throws(AvroFailure) -> Bool {
+        guard at < bytes.count else { throw AvroFailure("a boolean runs past the end", at) }
+        let byte = bytes[at]
+        guard byte <= 1 else { throw AvroFailure("a boolean byte \(byte) that is neither 0 nor 1", at) }
+        at += 1
+        return byte == 1
+    }
+
+    mutating func float() throws(AvroFailure) -> Float {
+        guard remaining >= 4 else { throw AvroFailure("a float runs past the end", at) }
+        var bits: UInt32 = 0
+        for i in 0..<4 { bits |= UInt32(bytes[at + i]) << (8 * i) }
+        at += 4
+        return Float(bitPattern: bits)
+    }
+
+    mutating func double() throws(AvroFailure) -> Double {
+        guard remaining >= 8 else { throw AvroFailure("a double runs past the end", at) }
+        var bits: UInt64 = 0
+        for i in 0..<8 { bits |= UInt64(bytes[at + i]) << (8 * i) }
+        at += 8
+        return Double(bitPattern: bits)
+    }
+
+    /// The header of an array or map block: how many items, and the block's size in bytes when
+    /// the writer gave one (a negative count is followed by it). When every item takes at least
+    /// a byte, a count above the bytes that remain fails here, before anything is reserved.
+    mutating func blockHeader(itemsTakeBytes: Bool) throws(AvroFailure) -> (count: Int, byteSize: Int?) {
+        let start = at
+        var count = try varint(.blockCount)
+        var byteSize: Int?
+        if count < 0 {
+            guard count != .min else { throw AvroFailure("a block count of \(count)", start) }
+            count = -count
+            let sizeStart = at
+            let size = try varint(.blockSize)
+            guard size >= 0, size <= Int64(remaining) else {
+                throw AvroFailure("a block byte size of \(size) that is negative or runs past the end", sizeStart)
+            }
+            byteSize = Int(size)
+        }
+        if itemsTakeBytes, count > Int64(remaining) {
+            throw AvroFailure("a block of \(count) items, more than the \(remaining) bytes that remain", start)
+        }
+        return (Int(count), byteSize)
+    }
+
+    /// Takes `count` from what this decode may still build of zero-byte items.
+    mutating func spendEmptyItems(_ count: Int, _ start: Int) throws(AvroFailure) {
+        guard count <= emptyItemsLeft else {
+            throw AvroFailure("more than \(AvroLimits.maxEmptyItems) array items of a type that takes no bytes", start)
+        }
+        emptyItemsLeft -= count
+    }
+
+    func checkDepth(_ depth: Int) throws(AvroFailure) {
+        guard depth <= AvroLimits.maxDepth else { throw AvroFailure("nesting deeper than \(AvroLimits.maxDepth) levels", at) }
+    }
+}

@@ -1,0 +1,49 @@
+/// UTF-8 validation for Avro strings and map keys (RFC 3629: no overlong forms, no surrogates,
+/// nothing above U+10FFFF).
+///
+/// The standard library's `String(validating:as:)` does the same but goes through generic
+/// metadata on every call, which cost more than the rest of a small record's decoding.
+enum AvroUTF8 {
+    /// The text of `bytes`, or nil when they are not valid UTF-8.
+    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        isValid(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let count = bytes.count
+        while i < count {
+            let lead = bytes[i]
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
+            // The allowed range of the second byte depends on the lead; the others are 80…BF.
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xbf
+            switch lead {
+            case 0xc2...0xdf: length = 2
+            case 0xe0:
+                length = 3
+                low = 0xa0
+            case 0xe1...0xec, 0xee...0xef: length = 3
+            case 0xed:
+                length = 3
+                high = 0x9f
+            case 0xf0:
+                length = 4
+                low = 0x90
+            case 0xf1...0xf3: length = 4
+            case 0xf4:
+                length = 4
+                high = 0x8f
+            default: return false
+            }
+            guard i + length <= count, bytes[i + 1] >= low, bytes[i + 1] <= high else { return false }
+            for j in 2..<length where bytes[i + j] & 0xc0 != 0x80 { return false }
+            i += length
+        }
+        return true
+    }
+}
