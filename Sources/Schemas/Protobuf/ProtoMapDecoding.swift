@@ -4,15 +4,25 @@ import JSON
 /// value (the last wins, as protobuf's parsers do).
 struct ProtoMapBuilder {
     private(set) var members: [(key: String, value: JSONValue)] = []
+    /// Key → position, built only once the map is too large to search.
     private var positions: [String: Int] = [:]
+    private static let searchLimit = 16
 
     mutating func set(_ key: String, _ value: JSONValue) {
-        if let i = positions[key] {
+        if members.count <= Self.searchLimit {
+            if let i = members.firstIndex(where: { $0.key == key }) {
+                members[i].value = value
+                return
+            }
+            if members.count == Self.searchLimit {
+                for (i, member) in members.enumerated() { positions[member.key] = i }
+            }
+        } else if let i = positions[key] {
             members[i].value = value
-        } else {
-            positions[key] = members.count
-            members.append((key, value))
+            return
         }
+        if members.count >= Self.searchLimit { positions[key] = members.count }
+        members.append((key, value))
     }
 }
 
@@ -23,7 +33,7 @@ extension ProtoMessageDecoder {
     /// it is whole), each with what the paths keep below it.
     func readMapEntry(
         _ range: Range<Int>, key keyKind: ProtoField.Kind, value valueKind: ProtoField.Kind, valueTarget: Int,
-        into map: inout ProtoMapBuilder, keeping paths: JSONPathSet, depth: Int
+        into map: inout ProtoMapBuilder, keeping paths: JSONPathSet?, depth: Int
     ) throws(ProtoWireError) {
         var reader = ProtoWireReader(bytes, from: range.lowerBound, to: range.upperBound)
         var key: JSONValue?
@@ -54,11 +64,11 @@ extension ProtoMessageDecoder {
             }
         }
         let keyText = Self.keyText(key ?? defaultValue(keyKind, -1))
-        var valuePaths = JSONPathSet.all
-        if !paths.whole {
+        var valuePaths: JSONPathSet?
+        if let paths {
             let keyBytes = Array(keyText.utf8)
             guard let member = paths.members.first(where: { $0.name == keyBytes }) else { return }
-            valuePaths = member.paths
+            valuePaths = member.paths.whole ? nil : member.paths
         }
         if valueKind == .message {
             // An entry without its value holds the empty message.

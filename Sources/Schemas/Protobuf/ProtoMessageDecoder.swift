@@ -40,7 +40,8 @@ struct ProtoMessageDecoder {
     /// The deepest nesting of messages decoded (the top message is level 1).
     static let maxDepth = 64
 
-    func message(_ index: Int, spans: ProtoSpans, keeping paths: JSONPathSet, depth: Int) throws(ProtoWireError) -> JSONValue {
+    /// `paths`: what to keep; nil keeps everything (cheaper to pass around than a whole set).
+    func message(_ index: Int, spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int) throws(ProtoWireError) -> JSONValue {
         guard depth <= Self.maxDepth else {
             throw ProtoWireError("messages nested deeper than \(Self.maxDepth)", at: spans.first.lowerBound)
         }
@@ -50,47 +51,56 @@ struct ProtoMessageDecoder {
     }
 
     /// The message as an object of its fields, whatever its type.
-    func fields(of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet, depth: Int) throws(ProtoWireError) -> JSONValue {
+    func fields(of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int) throws(ProtoWireError) -> JSONValue {
+        // The slots live on the stack for the usual message sizes (no allocation).
+        try withUnsafeTemporaryAllocation(of: ProtoSlot.self, capacity: plan.fields.count) {
+            (slots) throws(ProtoWireError) -> JSONValue in
+            slots.initialize(repeating: .absent)
+            defer { slots.deinitialize() }
+            return try fields(of: plan, spans, keeping: paths, depth: depth, slots: slots)
+        }
+    }
+
+    private func fields(
+        of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int, slots: UnsafeMutableBufferPointer<ProtoSlot>
+    ) throws(ProtoWireError) -> JSONValue {
         let fields = plan.fields
-        var slots = [ProtoSlot](repeating: .absent, count: fields.count)
-        // What to keep of each field (nil: skip it); not built when everything is kept.
+        // What to keep of each field (nil: skip it); empty when everything is kept.
         var kept: [JSONPathSet?] = []
-        if !paths.whole {
+        if let paths {
             kept = [JSONPathSet?](repeating: nil, count: fields.count)
             for member in paths.members {
-                if let i = fields.firstIndex(where: { $0.nameBytes == member.name }) { kept[i] = member.paths }
+                if let i = plan.nameBytes.firstIndex(of: member.name) { kept[i] = member.paths }
             }
         }
-        try read(spans.first, plan, &slots, kept, depth: depth)
-        for range in spans.more { try read(range, plan, &slots, kept, depth: depth) }
+        try read(spans.first, plan, slots, kept, depth: depth)
+        for range in spans.more { try read(range, plan, slots, kept, depth: depth) }
 
         var members: [(key: String, value: JSONValue)] = []
-        members.reserveCapacity(paths.whole ? fields.count : paths.members.count)
+        members.reserveCapacity(paths?.members.count ?? fields.count)
         for i in fields.indices {
-            let keep: JSONPathSet
-            if kept.isEmpty {
-                keep = .all
-            } else if let some = kept[i] {
-                keep = some
-            } else {
-                continue
+            var keep: JSONPathSet?
+            if !kept.isEmpty {
+                guard let some = kept[i] else { continue }
+                keep = some.whole ? nil : some
             }
             let field = fields[i]
+            let name = plan.names[i]
             switch slots[i] {
-            case .value(let value): members.append((field.name, value))
-            case .list(let list): members.append((field.name, .array(list)))
-            case .map(let map): members.append((field.name, .object(map.members)))
+            case .value(let value): members.append((name, value))
+            case .list(let list): members.append((name, .array(list)))
+            case .map(let map): members.append((name, .object(map.members)))
             case .message(let spans):
                 do {
-                    members.append((field.name, try message(field.target, spans: spans, keeping: keep, depth: depth + 1)))
+                    members.append((name, try message(field.target, spans: spans, keeping: keep, depth: depth + 1)))
                 } catch {
-                    throw error.within(field.name)
+                    throw error.within(name)
                 }
             case .absent:
                 switch field.shape {
-                case .repeated: members.append((field.name, .array([])))
-                case .map: members.append((field.name, .object([])))
-                case .single: if field.defaultsWhenAbsent { members.append((field.name, defaultValue(field.kind, field.target))) }
+                case .repeated: members.append((name, .array([])))
+                case .map: members.append((name, .object([])))
+                case .single: if field.defaultsWhenAbsent { members.append((name, defaultValue(field.kind, field.target))) }
                 }
             }
         }
@@ -99,7 +109,7 @@ struct ProtoMessageDecoder {
 
     /// Reads the fields in `range` into `slots`.
     private func read(
-        _ range: Range<Int>, _ plan: ProtoMessagePlan, _ slots: inout [ProtoSlot], _ kept: [JSONPathSet?], depth: Int
+        _ range: Range<Int>, _ plan: ProtoMessagePlan, _ slots: UnsafeMutableBufferPointer<ProtoSlot>, _ kept: [JSONPathSet?], depth: Int
     ) throws(ProtoWireError) {
         var reader = ProtoWireReader(bytes, from: range.lowerBound, to: range.upperBound)
         while !reader.atEnd {
@@ -115,21 +125,21 @@ struct ProtoMessageDecoder {
             }
             do {
                 if kept.isEmpty {
-                    try readField(field, wireType, tagStart, &reader, &slots[i], keeping: .all, depth: depth)
+                    try readField(field, wireType, tagStart, &reader, &slots[i], keeping: nil, depth: depth)
                 } else if let paths = kept[i] {
-                    try readField(field, wireType, tagStart, &reader, &slots[i], keeping: paths, depth: depth)
+                    try readField(field, wireType, tagStart, &reader, &slots[i], keeping: paths.whole ? nil : paths, depth: depth)
                 } else {
                     try skipField(field, wireType, tagStart, &reader)
                 }
             } catch {
-                throw error.within(field.name)
+                throw error.within(plan.names[i])
             }
         }
     }
 
     private func readField(
         _ field: ProtoFieldPlan, _ wireType: UInt8, _ tagStart: Int, _ reader: inout ProtoWireReader, _ slot: inout ProtoSlot,
-        keeping paths: JSONPathSet, depth: Int
+        keeping paths: JSONPathSet?, depth: Int
     ) throws(ProtoWireError) {
         guard field.kind != .group else { throw ProtoWireError("groups are not supported", at: tagStart) }
         switch field.shape {
@@ -173,7 +183,7 @@ struct ProtoMessageDecoder {
         if wireType == expected, field.kind == .message {
             let range = try reader.lengthDelimited()
             do {
-                list.append(try message(field.target, spans: ProtoSpans(first: range), keeping: .all, depth: depth + 1))
+                list.append(try message(field.target, spans: ProtoSpans(first: range), keeping: nil, depth: depth + 1))
             } catch {
                 throw error.within(String(list.count))
             }
@@ -204,7 +214,8 @@ struct ProtoMessageDecoder {
         try reader.skip(wireType: wireType, number: UInt64(field.number), at: tagStart)
     }
 
+    /// The caller adds the field's name to the path.
     func wrongWireType(_ wireType: UInt8, _ field: ProtoFieldPlan, _ at: Int) -> ProtoWireError {
-        ProtoWireError("wire type \(wireType) does not fit field \(field.name) (\(field.kind))", at: at)
+        ProtoWireError("wire type \(wireType) does not fit the field's type (\(field.kind))", at: at)
     }
 }

@@ -15,15 +15,7 @@ extension ProtoTypeTable {
         var plans: [ProtoMessagePlan] = []
         plans.reserveCapacity(builder.declared.count)
         for index in builder.declared.indices { plans.append(try builder.plan(index)) }
-        let enums = builder.enums.map { declared in
-            var symbols: [Int32: String] = [:]
-            for value in declared.values where symbols[value.number] == nil { symbols[value.number] = value.name }
-            let isNullValue = declared.fullName == "google.protobuf.NullValue"
-            return ProtoEnumPlan(
-                fullName: declared.fullName, symbols: symbols,
-                defaultValue: isNullValue ? .null : declared.values.first.map { .string($0.name) } ?? .int(0),
-                isNullValue: isNullValue)
-        }
+        let enums = builder.enums.map { ProtoEnumPlan(fullName: $0.fullName, values: $0.values) }
         return ProtoTypeTable(messages: plans, enums: enums, roots: builder.roots)
     }
 }
@@ -98,6 +90,7 @@ private struct Builder {
         let owner = declaration.fullName
         let oneofCount = declaration.message.oneofs.count
         var fields: [ProtoFieldPlan] = []
+        var names: [String] = []
         var oneofMembers = [[Int]](repeating: [], count: oneofCount)
         var dense: [UInt16] = []
         var sparse: [UInt64: Int] = [:]
@@ -135,15 +128,16 @@ private struct Builder {
                     throw SchemaError("message \(owner) uses field number \(number) twice")
                 }
             }
+            names.append(field.name)
             fields.append(
                 ProtoFieldPlan(
-                    name: field.name, nameBytes: Array(field.name.utf8), number: number, kind: field.kind, shape: shape,
+                    number: number, kind: field.kind, shape: shape,
                     defaultsWhenAbsent: singularScalar && oneof < 0 && !field.proto3Optional && declaration.syntax == .proto3,
                     target: target, oneof: oneof))
         }
         return ProtoMessagePlan(
-            fullName: owner, fields: fields, denseLookup: dense, sparseLookup: sparse, oneofMembers: oneofMembers,
-            nested: declaration.nested, wellKnown: ProtoWellKnown.of(owner))
+            fullName: owner, fields: fields, names: names, denseLookup: dense, sparseLookup: sparse, oneofMembers: oneofMembers,
+            nested: declaration.nested)
     }
 
     /// A map field's key and value, from its entry message (`key` = 1, `value` = 2).

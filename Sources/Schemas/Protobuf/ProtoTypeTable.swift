@@ -38,10 +38,17 @@ enum ProtoWellKnown: Sendable {
     }
 }
 
-struct ProtoMessagePlan: Sendable {
+/// A message's fields and how to find them. A class, so the decoder passes it around with one
+/// reference count rather than one per array it holds.
+final class ProtoMessagePlan: Sendable {
     let fullName: String
     /// In declaration order, which is the order of the decoded object's members.
     let fields: [ProtoFieldPlan]
+    /// The fields' names, by the same index (apart from `fields`, which copies without
+    /// reference counting).
+    let names: [String]
+    /// The names' UTF-8, to match JSON Pointer tokens without building strings.
+    let nameBytes: [[UInt8]]
     /// Field number → index into `fields` + 1 (0: unknown), for numbers below its count.
     let denseLookup: [UInt16]
     /// The same for numbers too large for `denseLookup`.
@@ -52,6 +59,22 @@ struct ProtoMessagePlan: Sendable {
     let nested: [Int]
     let wellKnown: ProtoWellKnown?
 
+    init(
+        fullName: String, fields: [ProtoFieldPlan], names: [String], denseLookup: [UInt16], sparseLookup: [UInt64: Int],
+        oneofMembers: [[Int]], nested: [Int]
+    ) {
+        self.fullName = fullName
+        self.fields = fields
+        self.names = names
+        self.nameBytes = names.map { Array($0.utf8) }
+        self.denseLookup = denseLookup
+        self.sparseLookup = sparseLookup
+        self.oneofMembers = oneofMembers
+        self.nested = nested
+        self.wellKnown = ProtoWellKnown.of(fullName)
+    }
+
+    @inline(__always)
     func fieldIndex(number: UInt64) -> Int? {
         if number < UInt64(denseLookup.count) {
             let slot = Int(denseLookup[Int(number)])
@@ -61,6 +84,7 @@ struct ProtoMessagePlan: Sendable {
     }
 }
 
+/// How to read one field: plain values only, so copying it costs no reference counting.
 struct ProtoFieldPlan: Sendable {
     enum Shape: Sendable {
         case single
@@ -69,9 +93,6 @@ struct ProtoFieldPlan: Sendable {
         case map(key: ProtoField.Kind, value: ProtoField.Kind, valueTarget: Int)
     }
 
-    let name: String
-    /// The name's UTF-8, to match JSON Pointer tokens without building strings.
-    let nameBytes: [UInt8]
     let number: Int32
     let kind: ProtoField.Kind
     let shape: Shape
@@ -83,18 +104,39 @@ struct ProtoFieldPlan: Sendable {
     let oneof: Int
 }
 
-struct ProtoEnumPlan: Sendable {
+final class ProtoEnumPlan: Sendable {
     let fullName: String
-    /// The first symbol declared for each number (aliases share a number).
-    let symbols: [Int32: String]
-    /// proto3's default: the first symbol.
+    /// The symbol of each number from 0 up (the first declared, for aliases); nil for a gap.
+    private let dense: [JSONValue?]
+    /// Symbols of numbers outside `dense`.
+    private let sparse: [Int32: JSONValue]
+    /// proto3's default: the first symbol (`null` for NullValue).
     let defaultValue: JSONValue
     /// `google.protobuf.NullValue`, whose only value is JSON's null.
     let isNullValue: Bool
 
+    init(fullName: String, values: [(name: String, number: Int32)]) {
+        self.fullName = fullName
+        isNullValue = fullName == "google.protobuf.NullValue"
+        var dense: [JSONValue?] = []
+        var sparse: [Int32: JSONValue] = [:]
+        for value in values {
+            if value.number >= 0, value.number < 256 {
+                let i = Int(value.number)
+                if dense.count <= i { dense += [JSONValue?](repeating: nil, count: i + 1 - dense.count) }
+                if dense[i] == nil { dense[i] = .string(value.name) }
+            } else if sparse[value.number] == nil {
+                sparse[value.number] = .string(value.name)
+            }
+        }
+        self.dense = dense
+        self.sparse = sparse
+        defaultValue = isNullValue ? .null : values.first.map { .string($0.name) } ?? .int(0)
+    }
+
     func value(_ number: Int32) -> JSONValue {
         if isNullValue { return .null }
-        if let name = symbols[number] { return .string(name) }
-        return .int(Int64(number))
+        if number >= 0, Int(number) < dense.count, let symbol = dense[Int(number)] { return symbol }
+        return sparse[number] ?? .int(Int64(number))
     }
 }

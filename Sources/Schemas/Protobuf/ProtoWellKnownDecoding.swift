@@ -31,19 +31,98 @@ extension ProtoMessageDecoder {
                 throw ProtoWireError("Duration (seconds \(seconds), nanos \(nanos)) is out of range", at: spans.first.lowerBound)
             }
             return .string(text)
-        default: break
+        case .wrapper: return try wrapped(plan, spans)
+        case .value: return try value(plan, spans, depth: depth)
+        case .structObject:
+            var map = ProtoMapBuilder()
+            guard case .map(_, _, let valueIndex)? = plan.fields.first?.shape else { return .object([]) }
+            try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+                guard number == 1 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
+                guard wireType == ProtoWireType.lengthDelimited else { throw wrongWireType(wireType, plan.fields[0], tagStart) }
+                let entry = try reader.lengthDelimited()
+                try readMapEntry(entry, key: .string, value: .message, valueTarget: valueIndex, into: &map, keeping: nil, depth: depth)
+            }
+            return .object(map.members)
+        case .listValue:
+            var list: [JSONValue] = []
+            let valueIndex = plan.fields.first?.target ?? -1
+            try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+                guard number == 1 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
+                guard wireType == ProtoWireType.lengthDelimited else { throw wrongWireType(wireType, plan.fields[0], tagStart) }
+                let element = try reader.lengthDelimited()
+                do throws(ProtoWireError) {
+                    list.append(try message(valueIndex, spans: ProtoSpans(first: element), keeping: nil, depth: depth + 1))
+                } catch {
+                    throw error.within(String(list.count))
+                }
+            }
+            return .array(list)
+        case .empty, .fieldMask, .any: break
         }
-        let object = try fields(of: plan, spans, keeping: .all, depth: depth)
-        guard case .object(let members) = object else { return object }
+        let object = try fields(of: plan, spans, keeping: nil, depth: depth)
         switch kind {
-        case .wrapper, .value: return members.first?.value ?? .null
-        case .structObject, .listValue: return members.first?.value ?? (kind == .listValue ? .array([]) : .object([]))
-        case .empty: return .object([])
         case .fieldMask:
-            guard case .array(let paths)? = members.first?.value else { return .string("") }
+            guard case .array(let paths)? = object["paths"] else { return .string("") }
             return .string(paths.compactMap(\.stringValue).joined(separator: ","))
         case .any: return .object([("@type", object["type_url"] ?? .string("")), ("value", object["value"] ?? .string(""))])
-        case .timestamp, .duration: return object
+        default: return .object([])
+        }
+    }
+
+    /// A wrapper's `value` (field 1): the last one on the wire, or the default when absent.
+    private func wrapped(_ plan: ProtoMessagePlan, _ spans: ProtoSpans) throws(ProtoWireError) -> JSONValue {
+        guard let field = plan.fields.first else { return .null }
+        var result = defaultValue(field.kind, field.target)
+        let expected = Self.wireType(of: field.kind)
+        try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+            guard number == 1 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
+            guard wireType == expected else { throw wrongWireType(wireType, field, tagStart).within("value") }
+            result = try scalar(field.kind, field.target, &reader)
+        }
+        return result
+    }
+
+    /// A Value: whichever member of its `kind` oneof came last; `null` when none did.
+    private func value(_ plan: ProtoMessagePlan, _ spans: ProtoSpans, depth: Int) throws(ProtoWireError) -> JSONValue {
+        var result = JSONValue.null
+        // struct_value (5) or list_value (6): decoded at the end, so repeated occurrences merge.
+        var pending: (number: UInt64, spans: ProtoSpans)?
+        try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+            guard let i = plan.fieldIndex(number: number) else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
+            let field = plan.fields[i]
+            guard wireType == Self.wireType(of: field.kind) else { throw wrongWireType(wireType, field, tagStart).within(plan.names[i]) }
+            if field.kind == .message {
+                let range = try reader.lengthDelimited()
+                if pending?.number == number { pending?.spans.more.append(range) } else { pending = (number, ProtoSpans(first: range)) }
+            } else {
+                pending = nil
+                do throws(ProtoWireError) {
+                    result = try scalar(field.kind, field.target, &reader)
+                } catch {
+                    throw error.within(plan.names[i])
+                }
+            }
+        }
+        guard let pending, let i = plan.fieldIndex(number: pending.number) else { return result }
+        do {
+            return try message(plan.fields[i].target, spans: pending.spans, keeping: nil, depth: depth + 1)
+        } catch {
+            throw error.within(plan.names[i])
+        }
+    }
+
+    /// Calls `body` with each field's number, wire type and tag offset, the reader just past the tag.
+    private func forEachField(
+        _ spans: ProtoSpans, _ body: (UInt64, UInt8, Int, inout ProtoWireReader) throws(ProtoWireError) -> Void
+    ) throws(ProtoWireError) {
+        for i in -1..<spans.more.count {
+            let range = i < 0 ? spans.first : spans.more[i]
+            var reader = ProtoWireReader(bytes, from: range.lowerBound, to: range.upperBound)
+            while !reader.atEnd {
+                let tagStart = reader.index
+                let (number, wireType) = try reader.tag()
+                try body(number, wireType, tagStart, &reader)
+            }
         }
     }
 
@@ -51,76 +130,15 @@ extension ProtoMessageDecoder {
     private func secondsAndNanos(_ spans: ProtoSpans) throws(ProtoWireError) -> (Int64, Int32) {
         var seconds: Int64 = 0
         var nanos: Int32 = 0
-        for range in [spans.first] + spans.more {
-            var reader = ProtoWireReader(bytes, from: range.lowerBound, to: range.upperBound)
-            while !reader.atEnd {
-                let tagStart = reader.index
-                let (number, wireType) = try reader.tag()
-                guard number == 1 || number == 2 else {
-                    try reader.skip(wireType: wireType, number: number, at: tagStart)
-                    continue
-                }
-                guard wireType == ProtoWireType.varint else {
-                    throw ProtoWireError("wire type \(wireType) does not fit field \(number == 1 ? "seconds" : "nanos")", at: tagStart)
-                        .within(number == 1 ? "seconds" : "nanos")
-                }
-                let value = try reader.varint()
-                if number == 1 { seconds = Int64(bitPattern: value) } else { nanos = Int32(truncatingIfNeeded: value) }
+        try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+            guard number == 1 || number == 2 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
+            let name = number == 1 ? "seconds" : "nanos"
+            guard wireType == ProtoWireType.varint else {
+                throw ProtoWireError("wire type \(wireType) does not fit the field's type (int)", at: tagStart).within(name)
             }
+            let value = try reader.varint()
+            if number == 1 { seconds = Int64(bitPattern: value) } else { nanos = Int32(truncatingIfNeeded: value) }
         }
         return (seconds, nanos)
-    }
-}
-
-/// RFC 3339 and proto3 JSON duration text, without Foundation.
-enum ProtoTime {
-    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, the range the JSON mapping allows.
-    static let minSeconds: Int64 = -62_135_596_800
-    static let maxSeconds: Int64 = 253_402_300_799
-    /// About 10,000 years, the Duration's documented range.
-    static let maxDurationSeconds: Int64 = 315_576_000_000
-
-    static func timestamp(seconds: Int64, nanos: Int32) -> String? {
-        guard seconds >= minSeconds, seconds <= maxSeconds, nanos >= 0, nanos < 1_000_000_000 else { return nil }
-        var days = seconds / 86_400
-        var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 {
-            secondOfDay += 86_400
-            days -= 1
-        }
-        // The civil date of a day count from 1970-01-01 (Howard Hinnant's days_from_civil, inverted).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        return text + fraction(nanos) + "Z"
-    }
-
-    static func duration(seconds: Int64, nanos: Int32) -> String? {
-        guard seconds >= -maxDurationSeconds, seconds <= maxDurationSeconds, nanos > -1_000_000_000, nanos < 1_000_000_000,
-            !(seconds > 0 && nanos < 0), !(seconds < 0 && nanos > 0)
-        else { return nil }
-        let sign = seconds < 0 || nanos < 0 ? "-" : ""
-        return sign + String(seconds.magnitude) + fraction(Int32(nanos.magnitude)) + "s"
-    }
-
-    /// Nothing for whole seconds, else 3, 6 or 9 digits: as few as show the value exactly.
-    private static func fraction(_ nanos: Int32) -> String {
-        if nanos == 0 { return "" }
-        if nanos % 1_000_000 == 0 { return "." + pad(Int64(nanos / 1_000_000), 3) }
-        if nanos % 1000 == 0 { return "." + pad(Int64(nanos / 1000), 6) }
-        return "." + pad(Int64(nanos), 9)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }

@@ -24,12 +24,12 @@ struct ProtoWireError: Error {
 
 /// The Protobuf wire types (protobuf.dev/programming-guides/encoding).
 enum ProtoWireType {
-    static let varint: UInt8 = 0
-    static let fixed64: UInt8 = 1
-    static let lengthDelimited: UInt8 = 2
-    static let startGroup: UInt8 = 3
-    static let endGroup: UInt8 = 4
-    static let fixed32: UInt8 = 5
+    static var varint: UInt8 { 0 }
+    static var fixed64: UInt8 { 1 }
+    static var lengthDelimited: UInt8 { 2 }
+    static var startGroup: UInt8 { 3 }
+    static var endGroup: UInt8 { 4 }
+    static var fixed32: UInt8 { 5 }
 }
 
 /// Reads the Protobuf binary encoding from a buffer between `index` and `end`, checking every
@@ -150,6 +150,13 @@ struct ProtoWireReader {
     /// The UTF-8 text in `range`, or an error when it is not valid UTF-8.
     func string(_ range: Range<Int>) throws(ProtoWireError) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        // ASCII (the common case) needs no validation.
+        var ascii = true
+        for byte in slice where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii { return String(decoding: slice, as: UTF8.self) }
         guard let text = String(validating: slice, as: UTF8.self) else {
             throw ProtoWireError("a string that is not valid UTF-8", at: range.lowerBound)
         }

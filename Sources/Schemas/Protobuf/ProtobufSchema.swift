@@ -42,7 +42,8 @@ public struct ProtobufSchema: Sendable {
         do {
             let value = try bytes.withUnsafeBufferPointer { (buffer) throws(ProtoWireError) -> JSONValue in
                 let decoder = ProtoMessageDecoder(bytes: buffer, types: types)
-                return try decoder.message(index, spans: ProtoSpans(first: offset..<buffer.count), keeping: keeping, depth: 1)
+                let paths = keeping.whole ? nil : keeping
+                return try decoder.message(index, spans: ProtoSpans(first: offset..<buffer.count), keeping: paths, depth: 1)
             }
             return (value, name)
         } catch {

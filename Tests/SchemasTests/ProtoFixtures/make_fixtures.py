@@ -6,6 +6,10 @@ Registry, which keeps the schema texts the serializer registers (base64 FileDesc
 Prints Swift source (ProtoWireFixtures.swift) on stdout:
 
     PYTHONPATH=/tmp/proto-wire-py python3 make_fixtures.py > ../ProtoWireFixtures.swift
+    swift format -i ../ProtoWireFixtures.swift
+
+The protobuf library writes map entries (and so Struct members) in an order that can change
+from run to run; the tests do not depend on it.
 
 Needs: pip install --target /tmp/proto-wire-py grpcio-tools protobuf \
        "confluent-kafka[schemaregistry]" googleapis-common-protos
