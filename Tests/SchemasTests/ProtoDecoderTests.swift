@@ -242,6 +242,25 @@ func keys(_ value: JSONValue?) -> [String] {
         #expect(order["lines_by_no"] == .object([("7", .object([("sku", .string("")), ("quantity", .int(0)), ("price_cents", .int(0))]))]))
     }
 
+    @Test func enumNumbersWithoutASymbolStayNumbers() throws {
+        // OrderShipped.status = 9; OrderPlaced.history = [1, 7] packed.
+        let (shipped, _) = try ordersSchema().decode([0x20, 0x09], from: 0, messageIndexes: [1])
+        #expect(shipped["status"] == .int(9))
+        let (order, _) = try ordersSchema().decode([0xf2, 0x01, 0x02, 0x01, 0x07], from: 0, messageIndexes: [0])
+        #expect(order["history"] == .array([.string("PLACED"), .int(7)]))
+    }
+
+    /// Only the built-in files' messages are the well-known types: another file's message of
+    /// the same name is an ordinary message.
+    @Test func wellKnownOnlyFromTheirOwnFiles() throws {
+        let text = ProtoTestEncoder.file(
+            "mine/timestamp.proto", package: "google.protobuf",
+            messages: [ProtoTestEncoder.message("Timestamp", [ProtoTestEncoder.field("text", 1, type: 9)])])
+        let (value, name) = try ProtobufSchema(schema: text).decode([0x0a, 0x01, 0x78], from: 0, messageIndexes: [0])
+        #expect(name == "google.protobuf.Timestamp")
+        #expect(value == .object([("text", .string("x"))]))
+    }
+
     @Test func unknownFieldsAndGroupsAreSkipped() throws {
         let legacy = try #require(ProtoWireFixtures.schemas["legacy-value"])
         let schema = try ProtobufSchema(schema: legacy)

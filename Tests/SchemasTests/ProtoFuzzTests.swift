@@ -52,7 +52,7 @@ struct ProtoFuzzRandom {
         return bytes
     }
 
-    @Test func mutatedRecords() throws {
+    @Test(.timeLimit(.minutes(2))) func mutatedRecords() throws {
         let orders = try ordersSchema()
         let legacy = try ProtobufSchema(schema: try #require(ProtoWireFixtures.schemas["legacy-value"]))
         let records: [(ProtobufSchema, String, [Int])] = [
@@ -87,7 +87,7 @@ struct ProtoFuzzRandom {
 
     /// Mutated descriptors load or fail with a SchemaError; those that load decode a record or
     /// fail cleanly too.
-    @Test func mutatedSchemas() throws {
+    @Test(.timeLimit(.minutes(2))) func mutatedSchemas() throws {
         let bytes = try descriptorBytes("orders-value")
         let common = try #require(ProtoWireFixtures.schemas["acme/common.proto"])
         let record = protoBytes(ProtoWireFixtures.fullOrder)

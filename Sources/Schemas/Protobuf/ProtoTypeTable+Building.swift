@@ -25,6 +25,8 @@ private struct Builder {
         var message: ProtoMessage
         var fullName: String
         var syntax: ProtoFile.Syntax
+        /// Declared in one of the well-known types' files.
+        var wellKnownFile: Bool
         var nested: [Int] = []
     }
 
@@ -48,7 +50,9 @@ private struct Builder {
         let fullName = scope.isEmpty ? message.name : scope + "." + message.name
         try claim(fullName, in: file)
         let index = declared.count
-        declared.append(DeclaredMessage(message: message, fullName: fullName, syntax: file.syntax))
+        declared.append(
+            DeclaredMessage(
+                message: message, fullName: fullName, syntax: file.syntax, wellKnownFile: ProtoWellKnownFiles.paths.contains(file.name)))
         names[fullName] = .message(index)
         var nested: [Int] = []
         for child in message.nestedMessages { nested.append(try declare(child, scope: fullName, in: file, depth: depth + 1)) }
@@ -137,7 +141,7 @@ private struct Builder {
         }
         return ProtoMessagePlan(
             fullName: owner, fields: fields, names: names, denseLookup: dense, sparseLookup: sparse, oneofMembers: oneofMembers,
-            nested: declaration.nested)
+            nested: declaration.nested, wellKnown: declaration.wellKnownFile ? ProtoWellKnown.of(owner) : nil)
     }
 
     /// A map field's key and value, from its entry message (`key` = 1, `value` = 2).

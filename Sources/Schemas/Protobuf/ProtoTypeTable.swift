@@ -15,7 +15,8 @@ final class ProtoTypeTable: Sendable {
     }
 }
 
-/// The messages whose JSON form is not their fields (the proto3 JSON mapping's special cases).
+/// The messages whose JSON form is not their fields (the proto3 JSON mapping's special cases),
+/// when declared in their own files (`google/protobuf/timestamp.proto`, …), which are built in.
 enum ProtoWellKnown: Sendable {
     case timestamp, duration, wrapper, structObject, value, listValue, empty, fieldMask, any
 
@@ -61,7 +62,7 @@ final class ProtoMessagePlan: Sendable {
 
     init(
         fullName: String, fields: [ProtoFieldPlan], names: [String], denseLookup: [UInt16], sparseLookup: [UInt64: Int],
-        oneofMembers: [[Int]], nested: [Int]
+        oneofMembers: [[Int]], nested: [Int], wellKnown: ProtoWellKnown?
     ) {
         self.fullName = fullName
         self.fields = fields
@@ -71,7 +72,7 @@ final class ProtoMessagePlan: Sendable {
         self.sparseLookup = sparseLookup
         self.oneofMembers = oneofMembers
         self.nested = nested
-        self.wellKnown = ProtoWellKnown.of(fullName)
+        self.wellKnown = wellKnown
     }
 
     @inline(__always)

@@ -35,7 +35,7 @@ extension ProtoMessageDecoder {
         case .value: return try value(plan, spans, depth: depth)
         case .structObject:
             var map = ProtoMapBuilder()
-            guard case .map(_, _, let valueIndex)? = plan.fields.first?.shape else { return .object([]) }
+            guard case .map(.string, .message, let valueIndex)? = plan.fields.first?.shape else { return .object([]) }
             try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
                 guard number == 1 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
                 guard wireType == ProtoWireType.lengthDelimited else { throw wrongWireType(wireType, plan.fields[0], tagStart) }
@@ -45,7 +45,8 @@ extension ProtoMessageDecoder {
             return .object(map.members)
         case .listValue:
             var list: [JSONValue] = []
-            let valueIndex = plan.fields.first?.target ?? -1
+            guard let first = plan.fields.first, first.kind == .message else { return .array([]) }
+            let valueIndex = first.target
             try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
                 guard number == 1 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
                 guard wireType == ProtoWireType.lengthDelimited else { throw wrongWireType(wireType, plan.fields[0], tagStart) }

@@ -6,6 +6,12 @@
 /// google.protobuf); they hold what decoding needs: names, numbers, types, oneofs and the map.
 /// Messages are in each file's order, so message indexes into them match the real files.
 enum ProtoWellKnownFiles {
+    static let paths: Set<String> = [
+        "google/protobuf/timestamp.proto", "google/protobuf/duration.proto", "google/protobuf/wrappers.proto",
+        "google/protobuf/struct.proto", "google/protobuf/any.proto", "google/protobuf/empty.proto",
+        "google/protobuf/field_mask.proto",
+    ]
+
     /// The built-in file imported as `path`, if it is one.
     static func file(_ path: String) -> ProtoFile? {
         switch path {
