@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import Testing
 
@@ -52,6 +53,33 @@ import Testing
             let (order, _) = try decodeFramed(ProtoWireFixtures.fullOrder, schema)
             let (expected, _) = try decodeFramed(ProtoWireFixtures.fullOrder, try ordersSchema())
             #expect(order == expected)
+        default:
+            Issue.record("the parser gave \(direct) but the schema \(loaded)")
+        }
+    }
+
+    /// The fixtures' own `.proto` files as the registry's default text form: when the parser
+    /// reads them, every fixture record decodes exactly as with the serialized descriptors.
+    @Test func protoTextSchemaDecodesLikeTheDescriptors() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ProtoFixtures/acme")
+        let orders = try String(contentsOf: folder.appendingPathComponent("orders.proto"), encoding: .utf8)
+        let common = try String(contentsOf: folder.appendingPathComponent("common.proto"), encoding: .utf8)
+        let loaded = Result { () throws(SchemaError) in try ProtobufSchema(schema: orders, references: [("acme/common.proto", common)]) }
+        let direct = Result { () throws(SchemaError) in try ProtoTextParser.parse(common, name: "acme/common.proto", imports: []) }
+        switch (direct, loaded) {
+        case (.failure(let parserError), .failure(let error)):
+            #expect(error.description.contains(parserError.description))
+        case (.success, .success(let schema)):
+            let reference = try ordersSchema()
+            for record in [
+                ProtoWireFixtures.fullOrder, ProtoWireFixtures.emptyOrder, ProtoWireFixtures.phoneOrder, ProtoWireFixtures.merged,
+                ProtoWireFixtures.shipped, ProtoWireFixtures.line, ProtoWireFixtures.wellKnown,
+            ] {
+                let ours = try decodeFramed(record, schema)
+                let expected = try decodeFramed(record, reference)
+                #expect(ours.value == expected.value)
+                #expect(ours.messageName == expected.messageName)
+            }
         default:
             Issue.record("the parser gave \(direct) but the schema \(loaded)")
         }
