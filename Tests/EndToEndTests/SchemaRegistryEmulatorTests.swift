@@ -111,6 +111,27 @@ struct SchemaRegistryEmulatorTests {
         #expect(lineIDs == [id])
         let line = try #require(try await readMessages("order-lines", count: 1, brokers: tansu.bootstrapServers).first)
         #expect(Array(line.value[5..<8]) == [0x04, 0x02, 0x00])
+
+        // The serializer's other modes find the same ID: the latest version (its schema and its
+        // reference fetched with format=serialized), and a lookup under the subject.
+        for mode: SchemaProducer.Mode in [.latestVersion, .lookUp] {
+            try await registry.clearRequests()
+            let found = try await SchemaProducer.produce(
+                format: .protobuf, schema: SchemaProducer.fixture("protobuf/acme/orders/v1/orders.proto"),
+                message: "acme.orders.v1.OrderShipped", records: SchemaProducer.fixture("records/order-shipped.protobuf.jsonl"),
+                topic: "orders-proto", brokers: tansu.bootstrapServers, registry: registry, protoPaths: [SchemaProducer.fixture("protobuf")],
+                mode: mode)
+            #expect(found == [id])
+            let asked = try await registry.requests()
+            switch mode {
+            case .latestVersion:
+                #expect(asked.contains("GET /subjects/orders-proto-value/versions/latest?format=serialized"), "\(asked)")
+                #expect(asked.contains("GET /subjects/\(subject)/versions/1?deleted=true&format=serialized"), "\(asked)")
+            default:
+                #expect(asked.contains("POST /subjects/orders-proto-value?normalize=False&deleted=False"), "\(asked)")
+            }
+            #expect(!asked.contains { $0.hasPrefix("POST /subjects/orders-proto-value/versions") }, "nothing registered: \(asked)")
+        }
     }
 
     @Test("the same schema under two subjects has one ID; a changed schema gets a new one")
