@@ -71,5 +71,20 @@ if [ ! -d "$tools/moto/moto" ]; then
         cat "$tools/moto.log"; exit 1
     fi
 fi
+# .tools/python/: Confluent's Python client with its Schema Registry serializers (PyPI), and
+# grpcio-tools (protoc as a Python module, to compile .proto files at run time), for the Schema
+# Registry tests: Tests/TestSupport/Resources/produce_records.py writes records exactly as
+# Confluent's serializers do (docs/testing.md). In its own folder like moto; the wheel's own
+# librdkafka serves that producer only. Pinned, with the serializers' own dependencies.
+CONFLUENT_KAFKA_VERSION=2.16.1
+if [ ! -d "$tools/python/confluent_kafka" ] || [ ! -d "$tools/python/grpc_tools" ]; then
+    echo "setup: fetching confluent-kafka $CONFLUENT_KAFKA_VERSION with its Schema Registry serializers"
+    if ! python3 -m pip install -q --target "$tools/python" \
+        "confluent-kafka[avro,protobuf,schemaregistry]==$CONFLUENT_KAFKA_VERSION" "grpcio-tools==1.85.1" \
+        "protobuf==7.36.2" "fastavro==1.13.1" "httpx2==2.16.2" "authlib==1.9.10" "attrs==26.1.0" \
+        "cachetools==8.0.2" >"$tools/python.log" 2>&1; then
+        cat "$tools/python.log"; rm -rf "$tools/python"; exit 1
+    fi
+fi
 rm -rf "$tools/wheels"
 echo "setup: ok (tansu $("$tools/bin/tansu" --version 2>/dev/null | head -1 || echo '?'))"
