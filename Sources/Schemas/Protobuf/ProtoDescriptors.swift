@@ -68,8 +68,24 @@ public struct ProtoField: Sendable, Equatable {
 
     /// `FieldDescriptorProto.Type`, with the same numbers.
     public enum Kind: Int, Sendable, Equatable {
-        case double = 1, float = 2, int64 = 3, uint64 = 4, int32 = 5, fixed64 = 6, fixed32 = 7, bool = 8, string = 9
-        case group = 10, message = 11, bytes = 12, uint32 = 13, `enum` = 14, sfixed32 = 15, sfixed64 = 16, sint32 = 17, sint64 = 18
+        case double = 1
+        case float = 2
+        case int64 = 3
+        case uint64 = 4
+        case int32 = 5
+        case fixed64 = 6
+        case fixed32 = 7
+        case bool = 8
+        case string = 9
+        case group = 10
+        case message = 11
+        case bytes = 12
+        case uint32 = 13
+        case `enum` = 14
+        case sfixed32 = 15
+        case sfixed64 = 16
+        case sint32 = 17
+        case sint64 = 18
     }
 
     public var name: String

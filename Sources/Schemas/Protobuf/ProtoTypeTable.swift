@@ -19,6 +19,8 @@ final class ProtoTypeTable: Sendable {
 /// when declared in their own files (`google/protobuf/timestamp.proto`, …), which are built in.
 enum ProtoWellKnown: Sendable {
     case timestamp, duration, wrapper, structObject, value, listValue, empty, fieldMask, any
+    /// Confluent's `confluent.type.Decimal` (`confluent/type/decimal.proto`): its exact text.
+    case confluentDecimal
 
     static func of(_ fullName: String) -> ProtoWellKnown? {
         switch fullName {
@@ -34,6 +36,7 @@ enum ProtoWellKnown: Sendable {
         case "google.protobuf.Empty": .empty
         case "google.protobuf.FieldMask": .fieldMask
         case "google.protobuf.Any": .any
+        case "confluent.type.Decimal": .confluentDecimal
         default: nil
         }
     }

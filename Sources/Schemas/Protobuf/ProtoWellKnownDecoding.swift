@@ -58,6 +58,7 @@ extension ProtoMessageDecoder {
                 }
             }
             return .array(list)
+        case .confluentDecimal: return try decimal(spans)
         case .empty, .fieldMask, .any: break
         }
         let object = try fields(of: plan, spans, keeping: nil, depth: depth)
@@ -125,6 +126,31 @@ extension ProtoMessageDecoder {
                 try body(number, wireType, tagStart, &reader)
             }
         }
+    }
+
+    /// `confluent.type.Decimal`'s exact text: `value` (bytes, 1) is the unscaled integer, `scale`
+    /// (int32, 3) where the point goes; `precision` (2) bounds the value's length (none set:
+    /// 1,000 digits at most).
+    private func decimal(_ spans: ProtoSpans) throws(ProtoWireError) -> JSONValue {
+        var raw = 0..<0
+        var precision: UInt64 = 0
+        var scale: Int64 = 0
+        try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+            switch (number, wireType) {
+            case (1, ProtoWireType.lengthDelimited): raw = try reader.lengthDelimited()
+            case (2, ProtoWireType.varint): precision = try reader.varint()
+            case (3, ProtoWireType.varint): scale = Int64(Int32(truncatingIfNeeded: try reader.varint()))
+            case (1...3, _): throw ProtoWireError("wire type \(wireType) does not fit Decimal's field \(number)", at: tagStart)
+            default: try reader.skip(wireType: wireType, number: number, at: tagStart)
+            }
+        }
+        guard (0...1_000).contains(scale), precision <= 1_000 else {
+            throw ProtoWireError("Decimal's scale \(scale) or precision \(precision) is out of range", at: spans.first.lowerBound)
+        }
+        let digits = precision == 0 ? 1_000 : Int(precision)
+        guard let text = AvroDecimal.text(UnsafeBufferPointer(rebasing: bytes[raw]), precision: max(digits, Int(scale)), scale: Int(scale))
+        else { throw ProtoWireError("Decimal's value is longer than its precision \(precision) allows", at: spans.first.lowerBound) }
+        return .string(text)
     }
 
     /// A Timestamp's or Duration's `seconds` (int64, field 1) and `nanos` (int32, field 2).

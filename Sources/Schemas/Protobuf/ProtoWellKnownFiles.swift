@@ -9,7 +9,7 @@ enum ProtoWellKnownFiles {
     static let paths: Set<String> = [
         "google/protobuf/timestamp.proto", "google/protobuf/duration.proto", "google/protobuf/wrappers.proto",
         "google/protobuf/struct.proto", "google/protobuf/any.proto", "google/protobuf/empty.proto",
-        "google/protobuf/field_mask.proto",
+        "google/protobuf/field_mask.proto", "confluent/type/decimal.proto",
     ]
 
     /// The built-in file imported as `path`, if it is one.
@@ -23,6 +23,23 @@ enum ProtoWellKnownFiles {
             single(path, "Any", [ProtoField(name: "type_url", number: 1, kind: .string), ProtoField(name: "value", number: 2, kind: .bytes)])
         case "google/protobuf/empty.proto": single(path, "Empty", [])
         case "google/protobuf/field_mask.proto": single(path, "FieldMask", [ProtoField(name: "paths", number: 1, label: .repeated, kind: .string)])
+        // Confluent's own, which its serializers also treat as known (never a reference):
+        // a decimal as an unscaled big-endian two's-complement integer, its precision and scale.
+        case "confluent/type/decimal.proto":
+            ProtoFile(
+                name: path, package: "confluent.type",
+                messages: [
+                    ProtoMessage(
+                        name: "Decimal",
+                        fields: [
+                            ProtoField(name: "value", number: 1, kind: .bytes), ProtoField(name: "precision", number: 2, kind: .uint32),
+                            ProtoField(name: "scale", number: 3, kind: .int32),
+                        ])
+                ])
+        // Imported for options only (custom options; Confluent's field and file metadata): no
+        // type of theirs can be a field's, and options are not read, so they stand empty.
+        case "google/protobuf/descriptor.proto": ProtoFile(name: path, package: "google.protobuf", syntax: .proto2)
+        case "confluent/meta.proto": ProtoFile(name: path, package: "confluent", syntax: .proto3)
         default: nil
         }
     }
