@@ -43,9 +43,8 @@ public struct EventProcessor: Sendable {
     let directory: (any DeviceDirectory)?
     /// ``directory``'s lookup, made once.
     let lookup: MappingSet.DeviceLookup?
-    /// Writer schemas of Schema Registry records; nil: none configured (such records are
-    /// dead-lettered as `wrong_value_format`).
-    let schemas: (any SchemaSource)?
+    /// Writer schemas of Schema Registry records, by the topics' value formats.
+    public let schemas: RecordSchemas
     let options: Options
     let metrics: PipelineMetrics
     let logger: Logger
@@ -55,7 +54,7 @@ public struct EventProcessor: Sendable {
         schemas: (any SchemaSource)? = nil, options: Options, metrics: PipelineMetrics, logger: Logger
     ) {
         self.mappings = mappings
-        self.schemas = schemas
+        self.schemas = RecordSchemas(source: schemas, valueFormats: options.valueFormats)
         self.sender = sender
         self.producer = producer
         self.directory = directory
@@ -78,7 +77,7 @@ public struct EventProcessor: Sendable {
         var user: String?
         let verdict: EventVerdict
         let rendering: Result<MappingSet.Rendered, MappingFailure>
-        switch await writerSchema(of: record) {
+        switch await schemas.writerSchema(of: record) {
         case .success(let schema): rendering = mappings.render(record, schema: schema, maxAge: options.maxAge, devices: lookup)
         case .failure(.cancelled): return Outcome(verdict: EventVerdict(disposition: .abandoned), done: false)
         case .failure(.failed(let failure)): rendering = .failure(failure)
@@ -150,40 +149,6 @@ public struct EventProcessor: Sendable {
         if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
         if verdict.noDevices { metrics.usersWithoutDevices.increment() }
         return Outcome(verdict: verdict, done: true)
-    }
-
-    enum SchemaStepFailure: Error {
-        case failed(MappingFailure)
-        case cancelled
-    }
-
-    /// The writer schema `record` needs: nil for JSON and CloudEvents; for a Schema Registry
-    /// record, the registry's (waiting while it cannot be reached).
-    private func writerSchema(of record: EventRecord) async -> Result<WriterSchema?, SchemaStepFailure> {
-        let format = options.valueFormats[record.topic] ?? .auto
-        let frame: ConfluentFrame
-        switch format.encoding(of: record.value, topic: record.topic) {
-        case .success(.json): return .success(nil)
-        case .success(.schemaRegistry(let f)): frame = f
-        case .failure(let failure): return .failure(.failed(failure))
-        }
-        guard let schemas else {
-            return .failure(
-                .failed(
-                    .wrongValueFormat(
-                        "a Schema Registry record (magic byte 0, schema ID \(frame.schemaID)), and no schema_registry.url is configured")))
-        }
-        do {
-            let schema = try await schemas.schema(id: frame.schemaID)
-            if let wrong = format.admits(schema.kind, topic: record.topic) { return .failure(.failed(wrong)) }
-            return .success(schema)
-        } catch {
-            switch error {
-            case .notFound(let id): return .failure(.failed(.unknownSchema(id: id)))
-            case .invalid(let id, let why): return .failure(.failed(.invalidSchema(id: id, reason: why.description)))
-            case .cancelled: return .failure(.cancelled)
-            }
-        }
     }
 
     /// The Firebase project IDs an event's messages went to, for its dead-letter record; nil

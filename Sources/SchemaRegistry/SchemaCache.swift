@@ -14,6 +14,10 @@ final class SchemaCache: Sendable {
         case ready(Result<WriterSchema, SchemaLookupError>, until: ContinuousClock.Instant?)
         /// One caller loads; these wait for it, by a token so a cancelled waiter can leave.
         case loading(waiters: [UInt64: CheckedContinuation<Void, Never>])
+
+        var expired: Bool {
+            if case .ready(_, let until?) = self { until <= .now } else { false }
+        }
     }
 
     private struct State {
@@ -23,6 +27,8 @@ final class SchemaCache: Sendable {
 
     private let state = Mutex(State())
     let failureLifetime: Duration
+    /// Past this many IDs, expired failures are dropped as new ones arrive.
+    static let maxSlots = 10_000
 
     init(failureLifetime: Duration = .seconds(60)) {
         self.failureLifetime = failureLifetime
@@ -75,7 +81,10 @@ final class SchemaCache: Sendable {
                     guard case .loading(let waiters)? = s.slots[id] else { return [] }
                     switch result {
                     case .failure(.cancelled): s.slots[id] = nil
-                    case .failure: s.slots[id] = .ready(result, until: .now + failureLifetime)
+                    case .failure:
+                        s.slots[id] = .ready(result, until: .now + failureLifetime)
+                        // Records naming random IDs must not grow the cache without end.
+                        if s.slots.count > Self.maxSlots { s.slots = s.slots.filter { !$0.value.expired } }
                     case .success: s.slots[id] = .ready(result, until: nil)
                     }
                     return Array(waiters.values)

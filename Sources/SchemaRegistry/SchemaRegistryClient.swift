@@ -35,6 +35,8 @@ public final class SchemaRegistryClient: Sendable {
     }
 
     public let configuration: Configuration
+    /// The longest one request may take, whatever the configuration says.
+    public static let maxRequestTimeout = Duration.seconds(10)
     private let http: HTTP2Client
     private let cache = SchemaCache()
     private let logger: Logger
@@ -47,7 +49,9 @@ public final class SchemaRegistryClient: Sendable {
     public init(configuration: Configuration, logger: Logger) throws(HTTP2ClientError) {
         self.configuration = configuration
         var http = HTTP2Client.Configuration(caFile: configuration.caFile)
-        http.requestTimeout = configuration.requestTimeout
+        // At most 10 s: a request under way is not cut short by a stopping worker (the HTTP
+        // client does not observe cancellation), and the shutdown's final commit waits for it.
+        http.requestTimeout = min(configuration.requestTimeout, Self.maxRequestTimeout)
         http.connectTimeout = min(configuration.requestTimeout, .seconds(10))
         http.threads = 1
         http.maxConnections = 4
@@ -118,10 +122,12 @@ public final class SchemaRegistryClient: Sendable {
     ) {
         var backoff = configuration.initialBackoff
         var attempts = 0
+        var notFound = 0
         while true {
             if Task.isCancelled { throw .cancelled }
             attempts += 1
             let why: String
+            var wait = backoff * Double.random(in: 0.5...1.0)
             var headers: HTTPHeaders = ["accept": "application/vnd.schemaregistry.v1+json, application/json"]
             if let authorization { headers.add(name: "authorization", value: authorization) }
             let answer: RegistryAnswer
@@ -129,6 +135,8 @@ public final class SchemaRegistryClient: Sendable {
                 let response = try await http.send(HTTPRequest(method: "GET", url: base + path, headers: headers))
                 answer = RegistryAnswer(status: response.status, body: response.body)
             } catch {
+                // Shut down: the worker is stopping, and no retry can succeed.
+                if error.code == .shutdown { throw .cancelled }
                 answer = .retry("\(error)")
             }
             switch answer {
@@ -136,6 +144,14 @@ public final class SchemaRegistryClient: Sendable {
                 if attempts > 1 { logger.info("the Schema Registry answers again", metadata: ["schema_id": "\(id)"]) }
                 return (text, kind, references)
             case .missing(let code, let message):
+                // A registry's followers can lag its leader for a moment after a schema is
+                // registered: its "not found" is believed on the third answer, 3 s later.
+                if notFound < 2 {
+                    notFound += 1
+                    wait = .seconds(notFound)
+                    why = "the registry says \(what) does not exist (error \(code)); asking again, in case it was just registered"
+                    break
+                }
                 fetchFailed.increment()
                 if path.hasPrefix("/schemas/ids/") && code == 40403 { throw .notFound(id: id) }
                 throw .invalid(id: id, SchemaError("\(what): \(message) (error \(code))"))
@@ -150,11 +166,11 @@ public final class SchemaRegistryClient: Sendable {
                 "cannot fetch from the Schema Registry; the records that need it wait",
                 metadata: ["schema_id": "\(id)", "what": "\(what)", "attempt": "\(attempts)", "error": "\(why)", "retry_in": "\(backoff)"])
             do {
-                try await Task.sleep(for: backoff * Double.random(in: 0.5...1.0))
+                try await Task.sleep(for: wait)
             } catch {
                 throw .cancelled
             }
-            backoff = min(backoff * 2, configuration.maxBackoff)
+            if notFound == 0 { backoff = min(backoff * 2, configuration.maxBackoff) }
         }
     }
 

@@ -65,13 +65,14 @@ public enum WriterSchema: Sendable {
     }
 
     /// Decodes the record `bytes` that `frame` was read from, building only what `keeping`
-    /// names. Returns the value and the record's full type name (Avro's named top-level type,
-    /// Protobuf's message; nil for JSON).
+    /// names. Returns the value and the record's full type name (Avro's named top-level type, or
+    /// the branch a top-level union took; Protobuf's message; nil for JSON).
     package func decode(_ bytes: [UInt8], frame: ConfluentFrame, keeping: JSONPathSet) throws(SchemaError) -> (value: JSONValue, recordName: String?)
     {
         switch self {
         case .avro(let schema):
-            return (try schema.decode(bytes, from: frame.bodyOffset, keeping: keeping), schema.fullName)
+            let value = try schema.decode(bytes, from: frame.bodyOffset, keeping: keeping)
+            return (value, schema.recordName(bytes, from: frame.bodyOffset))
         case .protobuf(let schema):
             let (indexes, offset) = try ConfluentFrame.messageIndexes(bytes, from: frame.bodyOffset)
             let (value, name) = try schema.decode(bytes, from: offset, messageIndexes: indexes, keeping: keeping)

@@ -98,7 +98,7 @@ struct Delivery: Sendable {
 
     /// The registry client, with `schema_registry.url` (the config loader refuses topics read as
     /// avro or protobuf without one).
-    private static func schemaRegistry(_ settings: PushbridgeConfig, logger: Logger) throws -> SchemaRegistryClient? {
+    static func schemaRegistry(_ settings: PushbridgeConfig, logger: Logger) throws -> SchemaRegistryClient? {
         guard let url = settings.schemaRegistry.url else { return nil }
         var configuration = SchemaRegistryClient.Configuration(
             url: url, username: settings.schemaRegistry.username, password: settings.schemaRegistry.password,

@@ -8,6 +8,7 @@ import Mapping
 import Operations
 import Pipeline
 import Registry
+import SchemaRegistry
 import Synchronization
 import UnixSignals
 
@@ -175,8 +176,11 @@ struct ReplayCommand: AsyncParsableCommand {
         printPlan(plan)
 
         var delivery: Delivery?
+        // A dry run's own registry client: Avro and Protobuf records render as a run would.
+        var dryRunSchemas: SchemaRegistryClient?
         let mode: Replay.Mode
         if dryRun {
+            dryRunSchemas = try Delivery.schemaRegistry(settings, logger: logger)
             if print {
                 mode = .dryRun(inspect: { message, rendered in ReplayCommand.printRendered(message, rendered) })
             } else {
@@ -210,6 +214,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
         var configuration = Replay.Configuration(consumer: consumerConfiguration, plan: plan)
         configuration.eventTypes = Set(eventType)
+        configuration.schemas = delivery?.processor.schemas ?? RecordSchemas(source: dryRunSchemas, valueFormats: settings.kafka.valueFormats)
         configuration.commit = commit
         configuration.maxAge = maxAgeCheck
         configuration.maxEventsInFlight = maxInFlight
@@ -232,6 +237,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         watcher.cancel()
         await delivery?.close()
+        await dryRunSchemas?.shutdown()
         try finish(summary, plan: plan, elapsed: ContinuousClock.now - started, interrupted: interrupted.value)
     }
 

@@ -60,7 +60,7 @@ final class Worker: Service, Sendable {
                 "group": "\(settings.kafka.group)", "topics": "\(settings.kafka.topics.joined(separator: ","))",
                 "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)", "proxy": "\(settings.fcm.proxySummary)",
                 "projects": "\(delivery.projectsDescription)", "validate_only": "\(delivery.validateOnly)",
-                "schema_registry": "\(settings.schemaRegistry.url ?? "none")",
+                "schema_registry": "\(settings.schemaRegistry.summary)",
             ])
     }
 

@@ -9,7 +9,7 @@ import Testing
 /// plain consumer, and the registry's answers about them. If the real client can work with the
 /// emulator and the frames carry the IDs the emulator gave, pushbridge's registry client is
 /// tested against Confluent's behaviour, not against our own reading of it.
-@Suite("Schema Registry emulator with Confluent's serializers")
+@Suite("Schema Registry emulator with Confluent's serializers", .serialized)
 struct SchemaRegistryEmulatorTests {
     static let orderShipped = "5b6f7a1e-2c1d-4f8a-9a51-0d3c4b2a1f00"
 

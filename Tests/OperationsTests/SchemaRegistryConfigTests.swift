@@ -47,4 +47,19 @@ struct SchemaRegistryConfigTests {
         }
         #expect("\(env)".contains("kafka.value_formats cannot be set from the environment"))
     }
+
+    @Test("a topic named like a secret is printed as it is and loads back; a password in the URL is not printed")
+    func printing() throws {
+        let text =
+            Self.base + "  value_formats: {user.password-reset: avro}\nmappings: [m]\n"
+            + "schema_registry:\n  url: https://key:s3cret@sr.example:8081\n"
+        let config = try PushbridgeConfig.load(file: try ConfigTests.file(text), environment: [:])
+        #expect(config.schemaRegistry.url == "https://key:s3cret@sr.example:8081")
+        let printed = config.printed
+        #expect(printed.contains("    \"user.password-reset\": avro\n") || printed.contains("    user.password-reset: avro\n"), "\(printed)")
+        #expect(!printed.contains("s3cret") && printed.contains("key:<redacted>@sr.example:8081"))
+        #expect(config.schemaRegistry.summary == "https://key:<redacted>@sr.example:8081")
+        let again = try PushbridgeConfig.load(file: try ConfigTests.file(printed), environment: [:])
+        #expect(again.kafka.valueFormats == ["user.password-reset": .avro])
+    }
 }

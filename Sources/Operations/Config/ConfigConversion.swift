@@ -92,6 +92,15 @@ extension ConfigSchema.Conversion where T == String? {
     }
 }
 
+extension ConfigSchema.Conversion where T == String? {
+    /// A URL that may carry `user:password@`: printed and quoted in refusals without the password.
+    static var url: Self {
+        Self(
+            kind: .string, decode: { v, _ in v.string }, encode: { $0.map { .string(EgressProxy.redacted($0)) } ?? .null },
+            redact: { EgressProxy.redacted($0) })
+    }
+}
+
 extension ConfigSchema.Conversion where T == [String: ValueFormat] {
     /// `kafka.value_formats`: topic to one of ``ValueFormat``'s cases.
     static var valueFormats: Self {

@@ -84,7 +84,7 @@ extension ConfigSchema {
         Key("registry.no_devices", \.registry.noDevices, .cases, "A user target whose user has no device: skip (done, counted) or dead-letter."),
         Key("registry.cache_mb", \.registry.cacheMegabytes, .int(min: 1), "The store's page cache in MiB; the rest stays on disk."),
         Key(
-            "schema_registry.url", \.schemaRegistry.url, .string,
+            "schema_registry.url", \.schemaRegistry.url, .url,
             "A Confluent-compatible Schema Registry's base URL, where Avro and Protobuf records' writer schemas come from; null: none."),
         Key("schema_registry.username", \.schemaRegistry.username, .string, "HTTP basic auth user (Confluent Cloud: the API key)."),
         Key(
@@ -93,7 +93,8 @@ extension ConfigSchema {
         Key("schema_registry.ca_file", \.schemaRegistry.caFile, .path, "PEM CAs to trust for the registry instead of the system's."),
         Key(
             "schema_registry.request_timeout_ms", \.schemaRegistry.requestTimeout, .milliseconds(min: 1),
-            "Time allowed for one request; a registry that cannot be reached is retried, holding its records, never dead-lettering them."),
+            "Time allowed for one request, at most 10000; a registry that cannot be reached is retried, holding its records, never dead-lettering them."
+        ),
         Key("http.listen", \.http.listen, .listen, "host:port of /metrics /healthz /readyz, or off."),
         Key("log.level", \.log.level, .cases, "Lowest level logged."),
         Key("log.format", \.log.format, .cases, "json: one object per line; text: for people at a terminal."),

@@ -32,8 +32,11 @@ extension PushbridgeConfig {
                 }
             } else if case .map(let map) = value, !map.isEmpty {
                 lines.append(indent + "\(path.last!):")
+                // librdkafka's properties may hold credentials; a word map's keys are topics.
+                let properties = key.kind == .map
                 for (name, value) in map.sorted(by: { $0.key < $1.key }) {
-                    lines.append(indent + "  \(name): \(Self.isSecretProperty(name) ? "<redacted>" : Self.quoted(value))")
+                    let shown = properties && Self.isSecretProperty(name) ? "<redacted>" : properties ? Self.quoted(value) : value
+                    lines.append(indent + "  \(properties ? name : Self.quoted(name)): \(shown)")
                 }
             } else {
                 lines.append(indent + "\(path.last!): \(Self.yaml(value))")

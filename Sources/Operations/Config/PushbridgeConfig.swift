@@ -32,6 +32,9 @@ public struct PushbridgeConfig: Sendable, Equatable {
         /// PEM CAs to trust instead of the system's.
         public var caFile: String?
         public var requestTimeout: Duration = .seconds(10)
+
+        /// ``url`` for the startup log: any password in it replaced by `<redacted>`.
+        public var summary: String { url.map { EgressProxy.redacted($0) } ?? "none" }
     }
 
     public struct Retry: Sendable, Equatable {

@@ -21,6 +21,9 @@ public final class Replay: Sendable {
         public var plan: ReplayPlan
         /// Only these event types are replayed; empty: all.
         public var eventTypes: Set<String> = []
+        /// Writer schemas for the event-type filter and a dry run (a replay that sends uses its
+        /// processor's, which should be the same).
+        public var schemas = RecordSchemas()
         /// Commit progress (the first unfinished offset per partition) to `consumer.groupID`.
         public var commit = false
         /// Whether a dry run applies the mappings' `max_age`. A replay that sends follows its
@@ -45,6 +48,10 @@ public final class Replay: Sendable {
         case dryRun(inspect: @Sendable (KafkaMessage, Result<MappingSet.Rendered, MappingFailure>) -> Void)
         /// Send through the same machinery as `run`: retries, dead-letters, invalidations.
         case send(EventProcessor)
+
+        var isDryRun: Bool {
+            if case .dryRun = self { true } else { false }
+        }
     }
 
     public struct Summary: Sendable {

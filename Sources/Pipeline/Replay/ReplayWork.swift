@@ -41,16 +41,26 @@ struct ReplayWork: EngineWork {
 
     private func handle(_ message: KafkaMessage) async -> (ReplayProgress.Outcome, invalidations: Int, done: Bool) {
         let record = EventRecord(message)
+        // A Schema Registry record's schema, for the filter and a dry run (a send asks its processor).
+        var schema: WriterSchema?
+        var schemaFailure: MappingFailure?
+        if !configuration.eventTypes.isEmpty || replay.mode.isDryRun {
+            switch await configuration.schemas.writerSchema(of: record) {
+            case .success(let s): schema = s
+            case .failure(.failed(let failure)): schemaFailure = failure
+            case .failure(.cancelled): return (.unfinished, 0, false)
+            }
+        }
         if !configuration.eventTypes.isEmpty {
             // An event whose type cannot be read is not of a selected type.
-            guard case .success(let event) = replay.mappings.eventFormat.decode(record), configuration.eventTypes.contains(event.type)
-            else {
+            let decoded = schema.map { replay.mappings.eventFormat.decode(record, schema: $0) } ?? replay.mappings.eventFormat.decode(record)
+            guard schemaFailure == nil, case .success(let event) = decoded, configuration.eventTypes.contains(event.type) else {
                 return (.filtered, 0, true)
             }
         }
         switch replay.mode {
         case .dryRun(let inspect):
-            let rendered = replay.mappings.render(record, maxAge: configuration.maxAge)
+            let rendered = schemaFailure.map { .failure($0) } ?? replay.mappings.render(record, schema: schema, maxAge: configuration.maxAge)
             inspect(message, rendered)
             switch rendered {
             case .success(let r): return (.sent(messages: r.messages.count), 0, true)

@@ -82,7 +82,7 @@ struct AvroDecoder {
         let count = nodes[n].children.count
         var members: [(key: String, value: JSONValue)] = []
         if paths.whole {
-            members.reserveCapacity(count)
+            members.reserveCapacity(min(count, 1_024))
             for i in 0..<count {
                 do {
                     members.append((nodes[n].names[i], try value(nodes[n].children[i], paths, depth: depth)))
@@ -119,7 +119,8 @@ struct AvroDecoder {
             let (count, byteSize) = try blockHeader(itemsTakeBytes: !itemIsEmpty)
             if count == 0 { return .array(items) }
             if itemIsEmpty { try spendEmptyItems(count, start) }
-            if items.isEmpty { items.reserveCapacity(count) }
+            // Bounded: a count is only a claim of the bytes, and arrays nest.
+            if items.isEmpty { items.reserveCapacity(min(count, 1_024)) }
             let blockStart = at
             for _ in 0..<count {
                 do {

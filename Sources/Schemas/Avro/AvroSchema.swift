@@ -34,6 +34,29 @@ public struct AvroSchema: Sendable {
         fullName = parser.nodes[root].fullName
     }
 
+    /// The record's full name: the top-level type's, or, when the top level is a union (Confluent's
+    /// way to put several event types on one topic, `["acme.OrderCreated", "acme.OrderShipped"]`,
+    /// or `["null", "acme.Order"]`), the name of the branch this record took (its index is the
+    /// first thing in the bytes). nil for an unnamed type.
+    package func recordName(_ bytes: [UInt8], from offset: Int) -> String? {
+        let node = nodes[root]
+        guard node.kind == .union else { return fullName }
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var at = offset
+        while at < bytes.count, shift < 64 {
+            result |= UInt64(bytes[at] & 0x7f) << shift
+            if bytes[at] & 0x80 == 0 {
+                let index = Int64(bitPattern: result >> 1) ^ -Int64(bitPattern: result & 1)
+                guard index >= 0, index < node.children.count else { return nil }
+                return nodes[node.children[Int(index)]].fullName
+            }
+            at += 1
+            shift += 7
+        }
+        return nil
+    }
+
     /// Decodes the Avro binary that starts at `offset` and must end exactly at `bytes.count`
     /// (bytes left over is an error: the record does not match its schema).
     ///
