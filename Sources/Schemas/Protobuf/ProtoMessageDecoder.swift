@@ -64,15 +64,25 @@ struct ProtoMessageDecoder {
     private func fields(
         of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int, slots: UnsafeMutableBufferPointer<ProtoSlot>
     ) throws(ProtoWireError) -> JSONValue {
-        let fields = plan.fields
-        // What to keep of each field (nil: skip it); empty when everything is kept.
-        var kept: [JSONPathSet?] = []
-        if let paths {
-            kept = [JSONPathSet?](repeating: nil, count: fields.count)
+        guard let paths else { return try fields(of: plan, spans, keeping: nil, depth: depth, slots: slots, kept: nil) }
+        // What to keep of each field (nil: skip it), on the stack like the slots.
+        return try withUnsafeTemporaryAllocation(of: JSONPathSet?.self, capacity: plan.fields.count) {
+            (kept) throws(ProtoWireError) -> JSONValue in
+            kept.initialize(repeating: nil)
+            defer { kept.deinitialize() }
             for member in paths.members {
                 if let i = plan.nameBytes.firstIndex(of: member.name) { kept[i] = member.paths }
             }
+            return try fields(of: plan, spans, keeping: paths, depth: depth, slots: slots, kept: kept)
         }
+    }
+
+    /// `kept`: what to keep of each field (nil: skip it); nil when everything is kept.
+    private func fields(
+        of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int, slots: UnsafeMutableBufferPointer<ProtoSlot>,
+        kept: UnsafeMutableBufferPointer<JSONPathSet?>?
+    ) throws(ProtoWireError) -> JSONValue {
+        let fields = plan.fields
         try read(spans.first, plan, slots, kept, depth: depth)
         for range in spans.more { try read(range, plan, slots, kept, depth: depth) }
 
@@ -80,7 +90,7 @@ struct ProtoMessageDecoder {
         members.reserveCapacity(paths?.members.count ?? fields.count)
         for i in fields.indices {
             var keep: JSONPathSet?
-            if !kept.isEmpty {
+            if let kept {
                 guard let some = kept[i] else { continue }
                 keep = some.whole ? nil : some
             }
@@ -109,7 +119,9 @@ struct ProtoMessageDecoder {
 
     /// Reads the fields in `range` into `slots`.
     private func read(
-        _ range: Range<Int>, _ plan: ProtoMessagePlan, _ slots: UnsafeMutableBufferPointer<ProtoSlot>, _ kept: [JSONPathSet?], depth: Int
+        _ range: Range<Int>, _ plan: ProtoMessagePlan, _ slots: UnsafeMutableBufferPointer<ProtoSlot>,
+        _ kept: UnsafeMutableBufferPointer<JSONPathSet?>?,
+        depth: Int
     ) throws(ProtoWireError) {
         var reader = ProtoWireReader(bytes, from: range.lowerBound, to: range.upperBound)
         while !reader.atEnd {
@@ -124,9 +136,11 @@ struct ProtoMessageDecoder {
                 for other in plan.oneofMembers[field.oneof] where other != i { slots[other] = .absent }
             }
             do {
-                if kept.isEmpty {
+                guard let kept else {
                     try readField(field, wireType, tagStart, &reader, &slots[i], keeping: nil, depth: depth)
-                } else if let paths = kept[i] {
+                    continue
+                }
+                if let paths = kept[i] {
                     try readField(field, wireType, tagStart, &reader, &slots[i], keeping: paths.whole ? nil : paths, depth: depth)
                 } else {
                     try skipField(field, wireType, tagStart, &reader)
