@@ -41,12 +41,14 @@ struct ProjectsEndToEndTests {
               driver: {service_account: sa-driver-prod.json}
             default_project: consumer
             """
-        let pause = 30.0
+        // Long enough for the consumer app's events to be delivered within it on a loaded machine
+        // (a full local run once took over 25 s).
+        let pause = 60.0
         let worker = try await e.startWorker(
             group: "e2e-projects", retry: "initial_backoff_ms: 20, max_backoff_ms: 500, quota_pause_ms: \(Int(pause * 1000))",
             credentials: credentials)
 
-        // 15 for the driver app: over its 10 per 30 s, so the driver app's sends pause for 30 s.
+        // 15 for the driver app: over its 10 per 30 s, so the driver app's sends pause for 60 s.
         let driver = (0..<14).map { "driver-\($0)" } + ["dead-driver"]
         try await e.produceRaw(driver.map { Self.event($0, app: "driver") })
         let emulator = e.emulator
@@ -63,7 +65,7 @@ struct ProjectsEndToEndTests {
         #expect(consumerTimes.allSatisfy { $0 < refused.time + pause - 5 }, "\(consumerTimes) vs the driver app's pause from \(refused.time)")
         #expect(driver.count { emulator.acceptedTokens[$0] != nil } <= 10, "the driver app stays within its quota meanwhile")
 
-        #expect(try await e.waitUntilCommitted(group: "e2e-projects", timeout: .seconds(150)), "\(worker.output.suffix(2000))")
+        #expect(try await e.waitUntilCommitted(group: "e2e-projects", timeout: .seconds(210)), "\(worker.output.suffix(2000))")
         let projectOf = Dictionary(emulator.messages.compactMap { m in m.token.map { ($0, m.project) } }, uniquingKeysWith: { a, _ in a })
         for token in driver where token != "dead-driver" {
             #expect(e.acceptedTokens[token] == 1 && projectOf[token] == "driver-prod", "\(token): \(projectOf[token] ?? "not sent")")

@@ -86,7 +86,9 @@ struct FCMClientFaultTests {
     @Test("a topic over its quota waits at least the quota pause, alone")
     func topicQuota() async throws {
         var faults = EmulatorFaults()
-        faults.quotas.topic = .init(limit: 1, window: .seconds(3))
+        // 10 s: the second send must land in the first one's window even on a loaded machine (a
+        // full CI run once stalled more than 3 s between them, and the second was accepted).
+        faults.quotas.topic = .init(limit: 1, window: .seconds(10))
         let f = try await EmulatorFixture.start(faults: faults)
         let client = try f.client { $0.retry.quotaPause = .seconds(1) }
         let news = Array(#"{"android":{"notification":{"body_loc_key":"k"}},"topic":"news"}"#.utf8)
