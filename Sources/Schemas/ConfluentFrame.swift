@@ -23,6 +23,9 @@ public struct ConfluentFrame: Sendable, Equatable {
         bodyOffset = 5
     }
 
+    /// `[0]`, shared: the common case is every record's, and a shared array costs no allocation.
+    private static let firstMessage = [0]
+
     /// Whether `bytes` start like a framed record (the magic byte), whatever follows.
     public static func isFramed(_ bytes: [UInt8]) -> Bool { bytes.first == 0 }
 
@@ -36,7 +39,7 @@ public struct ConfluentFrame: Sendable, Equatable {
         var at = offset
         let count = try zigzag(bytes, &at)
         guard count >= 0, count <= 100 else { throw SchemaError("message-index count \(count) at byte \(offset) is not a valid count") }
-        if count == 0 { return ([0], at) }
+        if count == 0 { return (firstMessage, at) }
         var indexes: [Int] = []
         indexes.reserveCapacity(Int(count))
         for _ in 0..<count {

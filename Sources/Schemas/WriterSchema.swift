@@ -74,12 +74,6 @@ public enum WriterSchema: Sendable {
             let value = try schema.decode(bytes, from: frame.bodyOffset, keeping: keeping)
             return (value, schema.recordName(bytes, from: frame.bodyOffset))
         case .protobuf(let schema):
-            // The common case, the file's first message, is the single byte 0: an empty list
-            // (which means [0]) spares building one per record.
-            if frame.bodyOffset < bytes.count, bytes[frame.bodyOffset] == 0 {
-                let (value, name) = try schema.decode(bytes, from: frame.bodyOffset + 1, messageIndexes: [], keeping: keeping)
-                return (value, name)
-            }
             let (indexes, offset) = try ConfluentFrame.messageIndexes(bytes, from: frame.bodyOffset)
             let (value, name) = try schema.decode(bytes, from: offset, messageIndexes: indexes, keeping: keeping)
             return (value, name)

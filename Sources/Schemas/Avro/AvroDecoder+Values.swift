@@ -12,8 +12,8 @@ extension AvroDecoder {
                 throw AvroFailure("a decimal of \(count) bytes, more than precision \(precision) can need", start)
             }
             return .string(text)
-        case .uuid where count == 16: return .string(AvroBytesText.uuid(raw))
-        default: return .string(AvroBytesText.base64(raw))
+        case .uuid where count == 16: return .string(AvroUUIDText.uuid(raw))
+        default: return .string(Base64.encode(raw))
         }
     }
 

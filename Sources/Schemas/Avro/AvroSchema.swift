@@ -41,20 +41,14 @@ public struct AvroSchema: Sendable {
     package func recordName(_ bytes: [UInt8], from offset: Int) -> String? {
         let node = nodes[root]
         guard node.kind == .union else { return fullName }
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        var at = offset
-        while at < bytes.count, shift < 64 {
-            result |= UInt64(bytes[at] & 0x7f) << shift
-            if bytes[at] & 0x80 == 0 {
-                let index = Int64(bitPattern: result >> 1) ^ -Int64(bitPattern: result & 1)
-                guard index >= 0, index < node.children.count else { return nil }
-                return nodes[node.children[Int(index)]].fullName
+        let index = bytes.withUnsafeBufferPointer { buffer in
+            nodes.withUnsafeBufferPointer { nodes in
+                var decoder = AvroDecoder(bytes: buffer, nodes: nodes, at: offset)
+                return try? decoder.varint(.unionIndex)
             }
-            at += 1
-            shift += 7
         }
-        return nil
+        guard let index, index >= 0, index < node.children.count else { return nil }
+        return nodes[node.children[Int(index)]].fullName
     }
 
     /// Decodes the Avro binary that starts at `offset` and must end exactly at `bytes.count`

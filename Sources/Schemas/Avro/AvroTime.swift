@@ -1,3 +1,5 @@
+import JSON
+
 /// The text of Avro's date and time logical types, without Foundation: RFC 3339 in UTC
 /// (`2026-11-24T09:30:00.123Z`), the same without the `Z` for local timestamps, `2026-11-24`
 /// for a date and `09:30:00.123` for a time of day. Milliseconds always give 3 fraction
@@ -12,12 +14,7 @@ enum AvroTime {
             seconds -= 1
             fraction += perSecond
         }
-        var days = seconds / 86_400
-        var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 {
-            days -= 1
-            secondOfDay += 86_400
-        }
+        let (days, secondOfDay) = CivilDate.split(seconds: seconds)
         return AvroText.string(capacity: 40) { text in
             text.date(days)
             text.append(UInt8(ascii: "T"))
@@ -77,18 +74,10 @@ struct AvroText {
         count += total
     }
 
-    /// `YYYY-MM-DD` of the day `days` after 1970-01-01, by Howard Hinnant's civil-from-days
-    /// algorithm (the proleptic Gregorian calendar, as Avro's date is defined).
+    /// `YYYY-MM-DD` of the day `days` after 1970-01-01 (the proleptic Gregorian calendar, as
+    /// Avro's date is defined).
     mutating func date(_ days: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
         if year < 0 { append(UInt8(ascii: "-")) }
         digits(year < 0 ? -year : year, width: 4)
         append(UInt8(ascii: "-"))

@@ -46,7 +46,7 @@ extension ProtoMessageDecoder {
         case .float: return Self.float(Float(bitPattern: try reader.fixed32()))
         case .double: return Self.double(Double(bitPattern: try reader.fixed64()))
         case .string: return .string(try reader.string(reader.lengthDelimited()))
-        case .bytes: return .string(ProtoBase64.encode(UnsafeBufferPointer(rebasing: bytes[try reader.lengthDelimited()])))
+        case .bytes: return .string(Base64.encode(UnsafeBufferPointer(rebasing: bytes[try reader.lengthDelimited()])))
         case .message, .group: throw ProtoWireError("a \(kind) where a scalar was expected", at: reader.index)
         }
     }

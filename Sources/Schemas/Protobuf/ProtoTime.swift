@@ -1,3 +1,5 @@
+import JSON
+
 /// RFC 3339 and proto3 JSON duration text, without Foundation, written digit by digit into a
 /// small buffer (a decoded Timestamp costs one string, not one per part).
 enum ProtoTime {
@@ -10,22 +12,8 @@ enum ProtoTime {
     /// `2026-11-24T09:30:00.123Z`, in UTC; nil outside the mapping's range.
     static func timestamp(seconds: Int64, nanos: Int32) -> String? {
         guard seconds >= minSeconds, seconds <= maxSeconds, nanos >= 0, nanos < 1_000_000_000 else { return nil }
-        var days = seconds / 86_400
-        var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 {
-            secondOfDay += 86_400
-            days -= 1
-        }
-        // The civil date of a day count from 1970-01-01 (Howard Hinnant's days_from_civil, inverted).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (days, secondOfDay) = CivilDate.split(seconds: seconds)
+        let (year, month, day) = CivilDate.from(daysSinceEpoch: days)
         var text: [UInt8] = []
         text.reserveCapacity(30)
         digits(year, 4, &text)

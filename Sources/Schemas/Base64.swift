@@ -1,7 +1,7 @@
-/// Standard base64 (RFC 4648 §4, with `=` padding), without Foundation: `bytes` fields are
-/// written this way (the proto3 JSON mapping's choice), and registries hand serialized
-/// descriptors over this way.
-enum ProtoBase64 {
+/// Standard base64 (RFC 4648 §4, with `=` padding), without Foundation: Avro's bytes and fixed
+/// and Protobuf's `bytes` are written this way (the proto3 JSON mapping's choice), and
+/// registries hand serialized descriptors over this way.
+enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Each ASCII byte's 6-bit value; 0xFF for bytes outside the alphabet.
