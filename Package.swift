@@ -217,7 +217,7 @@ let package = Package(
             name: "RegistryTests",
             dependencies: ["Registry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SchemasTests", dependencies: ["Schemas", "JSON"], exclude: ["Fixtures", "ProtoFixtures"]),
+        .testTarget(name: "SchemasTests", dependencies: ["Schemas", "JSON", "TestSupport"], exclude: ["Fixtures", "ProtoFixtures"]),
         .testTarget(
             name: "SchemaRegistryTests",
             dependencies: ["SchemaRegistry", "Schemas", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]

@@ -90,7 +90,7 @@ import Testing
     /// Offsets count in the whole record, so they still point at the right byte after Confluent's header.
     @Test func decodesAfterTheConfluentHeader() throws {
         let schema = try AvroSchema(parsing: AvroTestSchemas.complex)
-        let framed = [0, 0, 0, 0, 42] + AvroTest.bytes(AvroFixtures.complex)
+        let framed = [0, 0, 0, 0, 42] + hexBytes(AvroFixtures.complex)
         let frame = try #require(ConfluentFrame(framed))
         #expect(try schema.decode(framed, from: frame.bodyOffset, keeping: .all) == AvroTest.decode(schema, AvroFixtures.complex))
         let cut = Array(framed.prefix(5 + 31))
@@ -103,7 +103,7 @@ import Testing
     /// Complex's bytes: 0 id, 4 status, 5 hash, 9 items, 27 "B-2", 31 its qty, 42 note.
     private func complexFailure(_ edit: (inout [UInt8]) -> Void) throws -> String? {
         let schema = try AvroSchema(parsing: AvroTestSchemas.complex)
-        var bytes = AvroTest.bytes(AvroFixtures.complex)
+        var bytes = hexBytes(AvroFixtures.complex)
         edit(&bytes)
         return AvroTest.failure { _ = try schema.decode(bytes, from: 0, keeping: .all) }
     }
@@ -155,7 +155,7 @@ import Testing
 
     @Test func badScalars() throws {
         let primitives = try AvroSchema(parsing: AvroTestSchemas.primitives)
-        var bytes = AvroTest.bytes(AvroFixtures.primitives)
+        var bytes = hexBytes(AvroFixtures.primitives)
         bytes[0] = 2
         #expect(
             AvroTest.failure { _ = try primitives.decode(bytes, from: 0, keeping: .all) }
@@ -178,7 +178,7 @@ import Testing
     /// A block that gave its byte size must hold exactly that many bytes of items.
     @Test func blockSizeMustMatch() throws {
         let schema = try AvroSchema(parsing: AvroTestSchemas.blocked)
-        var bytes = AvroTest.bytes(AvroFixtures.blocked)
+        var bytes = hexBytes(AvroFixtures.blocked)
         #expect(bytes[3] == 0x10)  // the first block of `lists`: count -2, then its size 8
         bytes[3] = 0x12
         #expect(

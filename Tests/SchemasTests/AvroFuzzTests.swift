@@ -1,23 +1,11 @@
 import JSON
 import Schemas
+import TestSupport
 import Testing
 
 /// Hostile bytes: valid encodings mutated at random (seeded, so every run is the same) must
 /// never crash or hang the decoder, and every failure must be a SchemaError that says something.
 @Suite struct AvroFuzzTests {
-    /// SplitMix64: small, fast, and the same sequence on every platform.
-    private struct SplitMix64 {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
-    }
-
     /// Varints a length or count can be made of: huge, negative, the longest allowed, too long.
     private static let hostileVarints: [[UInt8]] = [
         [0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],  // Int64.max
@@ -60,13 +48,13 @@ import Testing
                 AvroTest.keeping("/total/currency")
             ),
         ]
-        var random = SplitMix64(state: 20_261_124)
+        var random = SplitMix64(seed: 20_261_124)
         var decoded = 0
         var failed = 0
         var badFailures: [String] = []
         for _ in 0..<20_000 {
             let (schema, hex, keep) = cases[random.below(cases.count)]
-            let bytes = Self.mutate(AvroTest.bytes(hex), &random)
+            let bytes = Self.mutate(hexBytes(hex), &random)
             for paths in [JSONPathSet.all, keep] {
                 do {
                     _ = try schema.decode(bytes, from: 0, keeping: paths)

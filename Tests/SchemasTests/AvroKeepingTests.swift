@@ -59,7 +59,7 @@ import Testing
     /// A skipped block whose writer gave its byte size is jumped over, not read: damage inside
     /// it fails only when its items are decoded.
     @Test func aSkippedSizedBlockIsJumpedOver() throws {
-        var bytes = AvroTest.bytes(AvroFixtures.blocked)
+        var bytes = hexBytes(AvroFixtures.blocked)
         #expect(bytes[5] == 0x02)  // the length of "x" in the first block of `lists`
         bytes[5] = 0x7e
         #expect(try blocked.decode(bytes, from: 0, keeping: AvroTest.keeping("/last")) == AvroTest.json(#"{"last":-7}"#))
@@ -67,7 +67,7 @@ import Testing
             AvroTest.failure { _ = try blocked.decode(bytes, from: 0, keeping: .all) }
                 == "field /lists/0/0: a string of 63 bytes runs past the end at byte 5")
 
-        bytes = AvroTest.bytes(AvroFixtures.blocked)
+        bytes = hexBytes(AvroFixtures.blocked)
         #expect(bytes[25] == 0x02)  // the count of scores["p"], a map inside the first block of `scores`
         bytes[25] = 0x7e
         #expect(try blocked.decode(bytes, from: 0, keeping: AvroTest.keeping("/last")) == AvroTest.json(#"{"last":-7}"#))
@@ -81,23 +81,23 @@ import Testing
     /// bad union index or a bad length fails; a skipped string's UTF-8 is not looked at.
     @Test func skippedValuesAreCheckedEnoughToFindTheirEnd() throws {
         let keepAfter = AvroTest.keeping("/after")
-        var bytes = AvroTest.bytes(AvroFixtures.complex)
+        var bytes = hexBytes(AvroFixtures.complex)
         bytes[1] = 0xff
         #expect(try complex.decode(bytes, from: 0, keeping: keepAfter) == AvroTest.json(#"{"after":42}"#))
         #expect(AvroTest.failure { _ = try complex.decode(bytes, from: 0, keeping: AvroTest.keeping("/id")) } != nil)
 
-        bytes = AvroTest.bytes(AvroFixtures.complex)
+        bytes = hexBytes(AvroFixtures.complex)
         bytes[42] = 4
         #expect(
             AvroTest.failure { _ = try complex.decode(bytes, from: 0, keeping: keepAfter) }
                 == "field /note: union branch index 2 out of range (2 branches) at byte 42")
 
-        let cut = Array(AvroTest.bytes(AvroFixtures.complex).prefix(31))
+        let cut = Array(hexBytes(AvroFixtures.complex).prefix(31))
         #expect(
             AvroTest.failure { _ = try complex.decode(cut, from: 0, keeping: keepAfter) } == "field /items/1/qty: an int runs past the end at byte 31"
         )
         #expect(
-            AvroTest.failure { _ = try complex.decode(AvroTest.bytes(AvroFixtures.complex) + [0], from: 0, keeping: keepAfter) }
+            AvroTest.failure { _ = try complex.decode(hexBytes(AvroFixtures.complex) + [0], from: 0, keeping: keepAfter) }
                 == "top level: 1 byte left over after the value at byte 56")
     }
 

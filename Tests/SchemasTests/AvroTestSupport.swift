@@ -3,13 +3,6 @@ import Schemas
 
 /// Helpers shared by the Avro tests (one namespace, so other Schemas tests cannot collide).
 enum AvroTest {
-    /// The bytes of hex text; spaces are ignored.
-    static func bytes(_ hex: String) -> [UInt8] {
-        let digits = Array(hex.utf8.filter { $0 != UInt8(ascii: " ") })
-        func nibble(_ c: UInt8) -> UInt8 { c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : (c | 0x20) - UInt8(ascii: "a") + 10 }
-        return stride(from: 0, to: digits.count - 1, by: 2).map { nibble(digits[$0]) << 4 | nibble(digits[$0 + 1]) }
-    }
-
     static func json(_ text: String) throws -> JSONValue { try JSONParser.parse(text) }
 
     /// The path set the mapping core would build from these JSON Pointers.
@@ -20,7 +13,7 @@ enum AvroTest {
     }
 
     static func decode(_ schema: AvroSchema, _ hex: String, keeping: JSONPathSet = .all) throws(SchemaError) -> JSONValue {
-        try schema.decode(bytes(hex), from: 0, keeping: keeping)
+        try schema.decode(hexBytes(hex), from: 0, keeping: keeping)
     }
 
     /// The description of the SchemaError `body` throws, or nil when it succeeds. (Untyped, so

@@ -23,13 +23,7 @@ import Testing
     /// An Invoice with id "I" and `amount` as confluent-kafka 2.16's `decimal_to_protobuf`
     /// serializes it (the hex it printed for each value; see the test's comment).
     static func invoice(amountHex: String) -> [UInt8] {
-        var amount: [UInt8] = []
-        var i = amountHex.startIndex
-        while i < amountHex.endIndex {
-            let next = amountHex.index(i, offsetBy: 2)
-            amount.append(UInt8(amountHex[i..<next], radix: 16)!)
-            i = next
-        }
+        let amount = hexBytes(amountHex)
         return [0x0A, 0x01, UInt8(ascii: "I"), 0x12, UInt8(amount.count)] + amount
     }
 

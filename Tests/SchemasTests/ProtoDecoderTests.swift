@@ -6,22 +6,6 @@ import Testing
 // Fixtures: ProtoWireFixtures.swift, made by ProtoFixtures/make_fixtures.py with the real
 // protobuf package and confluent-kafka's ProtobufSerializer.
 
-/// The bytes a hex string spells.
-func protoBytes(_ hex: String) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var high: UInt8?
-    for c in hex.utf8 {
-        let nibble: UInt8 = c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : (c | 0x20) - UInt8(ascii: "a") + 10
-        if let h = high {
-            bytes.append(h << 4 | nibble)
-            high = nil
-        } else {
-            high = nibble
-        }
-    }
-    return bytes
-}
-
 /// The orders schema as a consumer gets it: the registered text and its reference.
 func ordersSchema() throws -> ProtobufSchema {
     let main = try #require(ProtoWireFixtures.schemas["orders-value"])
@@ -32,12 +16,12 @@ func ordersSchema() throws -> ProtobufSchema {
 /// The serialized FileDescriptorProto registered under `subject`.
 func descriptorBytes(_ subject: String) throws -> [UInt8] {
     let text = try #require(ProtoWireFixtures.schemas[subject])
-    return try #require(ProtoBase64.decode(text))
+    return try #require(Base64.decode(text))
 }
 
 /// Decodes a framed record as the consumer will: frame, message indexes, then the message.
 func decodeFramed(_ hex: String, _ schema: ProtobufSchema, keeping: JSONPathSet = .all) throws -> (value: JSONValue, messageName: String) {
-    let bytes = protoBytes(hex)
+    let bytes = hexBytes(hex)
     let frame = try #require(ConfluentFrame(bytes))
     let (indexes, body) = try ConfluentFrame.messageIndexes(bytes, from: frame.bodyOffset)
     return try schema.decode(bytes, from: body, messageIndexes: indexes, keeping: keeping)
@@ -217,7 +201,7 @@ func keys(_ value: JSONValue?) -> [String] {
         #expect(
             value["any"]
                 == .object([
-                    ("@type", .string("type.googleapis.com/acme.common.Money")), ("value", .string(ProtoBase64.encode([0x08, 0x02, 0x10, 0x0a]))),
+                    ("@type", .string("type.googleapis.com/acme.common.Money")), ("value", .string(Base64.encode([0x08, 0x02, 0x10, 0x0a]))),
                 ]))
     }
 
@@ -264,7 +248,7 @@ func keys(_ value: JSONValue?) -> [String] {
     @Test func unknownFieldsAndGroupsAreSkipped() throws {
         let legacy = try #require(ProtoWireFixtures.schemas["legacy-value"])
         let schema = try ProtobufSchema(schema: legacy)
-        let bytes = protoBytes(ProtoWireFixtures.legacy)
+        let bytes = hexBytes(ProtoWireFixtures.legacy)
         // LegacyOrderV1 does not know field 2, a group holding groups: skipped to its end.
         let (v1, _) = try schema.decode(bytes, from: 6, messageIndexes: [1])
         #expect(v1 == .object([("order_id", .string("L-1")), ("after", .int(7))]))

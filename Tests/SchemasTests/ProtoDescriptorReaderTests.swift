@@ -58,7 +58,7 @@ struct ProtoTestEncoder {
         for path in imports { e.string(3, path) }
         for message in messages { e.bytes(4, message) }
         e.string(12, syntax)
-        return ProtoBase64.encode(e.bytes)
+        return Base64.encode(e.bytes)
     }
 }
 
@@ -144,14 +144,14 @@ struct ProtoTestEncoder {
     @Test func base64() {
         let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
         for (plain, encoded) in vectors {
-            #expect(ProtoBase64.encode(Array(plain.utf8)) == encoded)
-            #expect(ProtoBase64.decode(encoded) == Array(plain.utf8))
+            #expect(Base64.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64.decode(encoded) == Array(plain.utf8))
         }
-        #expect(ProtoBase64.decode("Zm9v\nYmFy") == Array("foobar".utf8))
-        #expect(ProtoBase64.decode("Zm9vYg") == Array("foob".utf8))
-        for broken in ["Z", "Zm9=v", "Zm9v*", "Zg==="] { #expect(ProtoBase64.decode(broken) == nil, "\(broken)") }
-        #expect(ProtoBase64.looksLikeBase64("Zm9v+/=="))
-        #expect(!ProtoBase64.looksLikeBase64("syntax = \"proto3\";"))
-        #expect(!ProtoBase64.looksLikeBase64("  "))
+        #expect(Base64.decode("Zm9v\nYmFy") == Array("foobar".utf8))
+        #expect(Base64.decode("Zm9vYg") == Array("foob".utf8))
+        for broken in ["Z", "Zm9=v", "Zm9v*", "Zg==="] { #expect(Base64.decode(broken) == nil, "\(broken)") }
+        #expect(Base64.looksLikeBase64("Zm9v+/=="))
+        #expect(!Base64.looksLikeBase64("syntax = \"proto3\";"))
+        #expect(!Base64.looksLikeBase64("  "))
     }
 }

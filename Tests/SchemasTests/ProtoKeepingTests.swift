@@ -71,7 +71,7 @@ import Testing
         let schema = try ordersSchema()
         #expect(try decodeFramed(ProtoWireFixtures.fullOrder, schema, keeping: JSONPathSet()).value == .object([]))
         // A truncated record fails though none of it is kept.
-        let bytes = protoBytes(ProtoWireFixtures.fullOrder)
+        let bytes = hexBytes(ProtoWireFixtures.fullOrder)
         #expect(throws: SchemaError.self) { try schema.decode(Array(bytes.dropLast(3)), from: 6, messageIndexes: [0], keeping: JSONPathSet()) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Schemas
@@ -7,21 +8,6 @@ import Testing
 /// SchemaError that names a line and column inside the text, and every file it accepts is
 /// well-formed (resolved type names, oneof indexes in range, map entries with key and value).
 @Suite struct ProtoTextFuzzTests {
-    /// SplitMix64: a fixed seed gives the same mutations on every run and machine.
-    struct Random {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
-    }
-
     /// Pieces that tend to reach the grammar's corners when dropped in at random.
     static let fragments = [
         "{", "}", ";", "=", "[", "]", "<", ">", "(", ")", ",", ".", "-", "\"", "'", "/*", "*/", "//", "\\", "\n", " ",
@@ -40,7 +26,7 @@ import Testing
         var imports: [ProtoFile] = []
         for (name, text) in zip(names, texts) { imports.append(try ProtoTextParser.parse(text, name: name, imports: imports)) }
 
-        var random = Random(state: 0x5EED_2026)
+        var random = SplitMix64(seed: 0x5EED_2026)
         var accepted = 0
         var refused = 0
         let placed = #/^line ([1-9][0-9]*):([1-9][0-9]*): ./#
@@ -68,7 +54,7 @@ import Testing
         #expect(refused > 2_500, "refused \(refused)")
     }
 
-    static func mutate(_ bytes: inout [UInt8], _ random: inout Random) {
+    static func mutate(_ bytes: inout [UInt8], _ random: inout SplitMix64) {
         let at = random.below(bytes.count + 1)
         switch random.below(6) {
         case 0:  // delete a run
