@@ -90,18 +90,7 @@ public struct EventFormat: Sendable, Equatable {
             } catch {
                 return .failure(.undecodable("schema \(frame.schemaID): \(error.description)"))
             }
-            let type: String
-            if typesSchemaRecordsByName, let recordName {
-                type = recordName
-            } else {
-                guard let typeValue = typePointer.resolve(in: value) else { return .failure(.missingEventType(typePointer.description)) }
-                guard case .string(let t) = typeValue else {
-                    return .failure(.wrongType(field: typePointer.description, expected: "string", found: typeValue.typeName))
-                }
-                type = t
-            }
-            let id = idPointer.flatMap { $0.resolve(in: value) }.flatMap(Stringify.scalar) ?? coordinates
-            return .success(DecodedEvent(type: type, id: id, data: value, format: .schemaRegistry))
+            return event(value, format: .schemaRegistry, named: typesSchemaRecordsByName ? recordName : nil, coordinates: coordinates)
         }
         // Binary mode: the type is a header; the value is the data.
         if let type = record.header("ce_type") {
@@ -128,11 +117,25 @@ public struct EventFormat: Sendable, Equatable {
             }
             return .success(DecodedEvent(type: type, id: id, data: document["data"] ?? .null, format: .cloudEventsStructured))
         }
-        guard let typeValue = typePointer.resolve(in: document) else { return .failure(.missingEventType(typePointer.description)) }
-        guard case .string(let type) = typeValue else {
-            return .failure(.wrongType(field: typePointer.description, expected: "string", found: typeValue.typeName))
+        return event(document, format: .json, coordinates: coordinates)
+    }
+
+    /// `document` as an event of type `named`, else the type pointer's, identified by the ID
+    /// pointer: plain JSON and Schema Registry records.
+    private func event(
+        _ document: JSONValue, format: DecodedEvent.Format, named: String? = nil, coordinates: @autoclosure () -> String
+    ) -> Result<DecodedEvent, MappingFailure> {
+        let type: String
+        if let named {
+            type = named
+        } else {
+            guard let typeValue = typePointer.resolve(in: document) else { return .failure(.missingEventType(typePointer.description)) }
+            guard case .string(let pointed) = typeValue else {
+                return .failure(.wrongType(field: typePointer.description, expected: "string", found: typeValue.typeName))
+            }
+            type = pointed
         }
-        let id = idPointer.flatMap { $0.resolve(in: document) }.flatMap(Stringify.scalar) ?? coordinates
-        return .success(DecodedEvent(type: type, id: id, data: document, format: .json))
+        let id = idPointer.flatMap { $0.resolve(in: document) }.flatMap(Stringify.scalar) ?? coordinates()
+        return .success(DecodedEvent(type: type, id: id, data: document, format: format))
     }
 }
