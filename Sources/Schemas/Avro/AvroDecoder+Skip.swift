@@ -4,7 +4,7 @@
 /// booleans, depth); strings are not checked for UTF-8, and an array or map block whose writer
 /// gave its byte size is jumped over whole.
 extension AvroDecoder {
-    mutating func skip(_ n: Int, depth: Int) throws(AvroFailure) {
+    mutating func skip(_ n: Int, depth: Int) throws(DecodeFailure) {
         let start = at
         switch nodes[n].kind {
         case .null: return
@@ -16,12 +16,12 @@ extension AvroDecoder {
         case .bytes: at += try length(of: "bytes value")
         case .string: at += try length(of: "string")
         case .fixed:
-            guard nodes[n].size <= remaining else { throw AvroFailure("a fixed of \(nodes[n].size) bytes runs past the end", start) }
+            guard nodes[n].size <= remaining else { throw DecodeFailure("a fixed of \(nodes[n].size) bytes runs past the end", at: start) }
             at += nodes[n].size
         case .enumeration:
             let index = try int32(.enumIndex)
             guard index >= 0, index < nodes[n].names.count else {
-                throw AvroFailure("enum index \(index) out of range (\(nodes[n].names.count) symbols)", start)
+                throw DecodeFailure("enum index \(index) out of range (\(nodes[n].names.count) symbols)", at: start)
             }
         case .union: try skip(try branch(n, start), depth: depth)
         case .record:
@@ -30,7 +30,7 @@ extension AvroDecoder {
                 do {
                     try skip(nodes[n].children[i], depth: depth + 1)
                 } catch {
-                    throw error.inside(nodes[n].names[i])
+                    throw error.within(nodes[n].names[i])
                 }
             }
         case .array: try skipArray(n, depth: depth + 1)
@@ -38,7 +38,7 @@ extension AvroDecoder {
         }
     }
 
-    private mutating func skipArray(_ n: Int, depth: Int) throws(AvroFailure) {
+    private mutating func skipArray(_ n: Int, depth: Int) throws(DecodeFailure) {
         try checkDepth(depth)
         let item = nodes[n].children[0]
         let itemIsEmpty = nodes[item].isEmpty
@@ -55,7 +55,7 @@ extension AvroDecoder {
                     do {
                         try skip(item, depth: depth)
                     } catch {
-                        throw error.inside(String(i))
+                        throw error.within(String(i))
                     }
                 }
             }
@@ -64,7 +64,7 @@ extension AvroDecoder {
         }
     }
 
-    private mutating func skipMap(_ n: Int, depth: Int) throws(AvroFailure) {
+    private mutating func skipMap(_ n: Int, depth: Int) throws(DecodeFailure) {
         try checkDepth(depth)
         let valueType = nodes[n].children[0]
         while true {
@@ -81,7 +81,7 @@ extension AvroDecoder {
                 do {
                     try skip(valueType, depth: depth)
                 } catch {
-                    throw error.inside(String(decoding: key, as: UTF8.self))
+                    throw error.within(String(decoding: key, as: UTF8.self))
                 }
             }
         }

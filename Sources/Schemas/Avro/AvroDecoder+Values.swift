@@ -3,13 +3,13 @@ import JSON
 /// How scalars become ``JSONValue``s: numbers, bytes and the logical types' text.
 extension AvroDecoder {
     /// `count` bytes at `at` as a decimal's text, a UUID's text, or base64.
-    mutating func binary(count: Int, _ logical: AvroLogicalType, _ start: Int) throws(AvroFailure) -> JSONValue {
+    mutating func binary(count: Int, _ logical: AvroLogicalType, _ start: Int) throws(DecodeFailure) -> JSONValue {
         let raw = UnsafeBufferPointer(rebasing: bytes[at..<at + count])
         at += count
         switch logical {
         case .decimal(let precision, let scale):
             guard let text = AvroDecimal.text(raw, precision: precision, scale: scale) else {
-                throw AvroFailure("a decimal of \(count) bytes, more than precision \(precision) can need", start)
+                throw DecodeFailure("a decimal of \(count) bytes, more than precision \(precision) can need", at: start)
             }
             return .string(text)
         case .uuid where count == 16: return .string(AvroUUIDText.uuid(raw))
@@ -18,9 +18,9 @@ extension AvroDecoder {
     }
 
     /// A time-millis or time-micros value, which must lie within one day.
-    func timeOfDay(_ value: Int64, perSecond: Int64, _ start: Int) throws(AvroFailure) -> String {
+    func timeOfDay(_ value: Int64, perSecond: Int64, _ start: Int) throws(DecodeFailure) -> String {
         guard value >= 0, value < 86_400 * perSecond else {
-            throw AvroFailure("a time of day of \(value) \(perSecond == 1_000 ? "ms" : "µs"), not within one day", start)
+            throw DecodeFailure("a time of day of \(value) \(perSecond == 1_000 ? "ms" : "µs"), not within one day", at: start)
         }
         return AvroTime.timeOfDay(value, perSecond: perSecond)
     }

@@ -19,7 +19,7 @@ struct AvroDecoder {
     }
 
     /// The value of type `n` at `at`, keeping `paths` of it.
-    mutating func value(_ n: Int, _ paths: JSONPathSet, depth: Int) throws(AvroFailure) -> JSONValue {
+    mutating func value(_ n: Int, _ paths: JSONPathSet, depth: Int) throws(DecodeFailure) -> JSONValue {
         let start = at
         switch nodes[n].kind {
         case .null: return .null
@@ -46,18 +46,18 @@ struct AvroDecoder {
         case .string:
             let count = try length(of: "string")
             guard let text = AvroUTF8.string(UnsafeBufferPointer(rebasing: bytes[at..<at + count])) else {
-                throw AvroFailure("a string that is not valid UTF-8", start)
+                throw DecodeFailure("a string that is not valid UTF-8", at: start)
             }
             at += count
             return .string(text)
         case .bytes: return try binary(count: try length(of: "bytes value"), nodes[n].logical, start)
         case .fixed:
-            guard nodes[n].size <= remaining else { throw AvroFailure("a fixed of \(nodes[n].size) bytes runs past the end", start) }
+            guard nodes[n].size <= remaining else { throw DecodeFailure("a fixed of \(nodes[n].size) bytes runs past the end", at: start) }
             return try binary(count: nodes[n].size, nodes[n].logical, start)
         case .enumeration:
             let index = try int32(.enumIndex)
             guard index >= 0, index < nodes[n].names.count else {
-                throw AvroFailure("enum index \(index) out of range (\(nodes[n].names.count) symbols)", start)
+                throw DecodeFailure("enum index \(index) out of range (\(nodes[n].names.count) symbols)", at: start)
             }
             return .string(nodes[n].names[Int(index)])
         case .union: return try value(try branch(n, start), paths, depth: depth)
@@ -68,16 +68,16 @@ struct AvroDecoder {
     }
 
     /// The union branch whose index comes next.
-    mutating func branch(_ n: Int, _ start: Int) throws(AvroFailure) -> Int {
+    mutating func branch(_ n: Int, _ start: Int) throws(DecodeFailure) -> Int {
         let index = try int32(.unionIndex)
         guard index >= 0, index < nodes[n].children.count else {
-            throw AvroFailure("union branch index \(index) out of range (\(nodes[n].children.count) branches)", start)
+            throw DecodeFailure("union branch index \(index) out of range (\(nodes[n].children.count) branches)", at: start)
         }
         return nodes[n].children[Int(index)]
     }
 
     /// A record's fields in declaration order; those not in `paths` are skipped.
-    private mutating func record(_ n: Int, _ paths: JSONPathSet, depth: Int) throws(AvroFailure) -> JSONValue {
+    private mutating func record(_ n: Int, _ paths: JSONPathSet, depth: Int) throws(DecodeFailure) -> JSONValue {
         try checkDepth(depth)
         let count = nodes[n].children.count
         var members: [(key: String, value: JSONValue)] = []
@@ -87,7 +87,7 @@ struct AvroDecoder {
                 do {
                     members.append((nodes[n].names[i], try value(nodes[n].children[i], paths, depth: depth)))
                 } catch {
-                    throw error.inside(nodes[n].names[i])
+                    throw error.within(nodes[n].names[i])
                 }
             }
             return .object(members)
@@ -101,14 +101,14 @@ struct AvroDecoder {
                     try skip(nodes[n].children[i], depth: depth)
                 }
             } catch {
-                throw error.inside(nodes[n].names[i])
+                throw error.within(nodes[n].names[i])
             }
         }
         return .object(members)
     }
 
     /// An array is kept whole, as the JSON parser keeps one on a kept path.
-    private mutating func array(_ n: Int, depth: Int) throws(AvroFailure) -> JSONValue {
+    private mutating func array(_ n: Int, depth: Int) throws(DecodeFailure) -> JSONValue {
         try checkDepth(depth)
         let item = nodes[n].children[0]
         let itemIsEmpty = nodes[item].isEmpty
@@ -126,7 +126,7 @@ struct AvroDecoder {
                 do {
                     items.append(try value(item, all, depth: depth))
                 } catch {
-                    throw error.inside(String(items.count))
+                    throw error.within(String(items.count))
                 }
             }
             try checkBlock(byteSize, from: blockStart)
@@ -134,7 +134,7 @@ struct AvroDecoder {
     }
 
     /// A map's entries in the order written; when `paths` is not whole, only the keys it names.
-    private mutating func map(_ n: Int, _ paths: JSONPathSet, depth: Int) throws(AvroFailure) -> JSONValue {
+    private mutating func map(_ n: Int, _ paths: JSONPathSet, depth: Int) throws(DecodeFailure) -> JSONValue {
         try checkDepth(depth)
         let valueType = nodes[n].children[0]
         var members: [(key: String, value: JSONValue)] = []
@@ -150,7 +150,7 @@ struct AvroDecoder {
                 let wanted: JSONPathSet?
                 let name: String
                 if paths.whole {
-                    guard let valid = AvroUTF8.string(key) else { throw AvroFailure("a map key that is not valid UTF-8", keyStart) }
+                    guard let valid = AvroUTF8.string(key) else { throw DecodeFailure("a map key that is not valid UTF-8", at: keyStart) }
                     wanted = paths
                     name = valid
                 } else {
@@ -165,7 +165,7 @@ struct AvroDecoder {
                         try skip(valueType, depth: depth)
                     }
                 } catch {
-                    throw error.inside(String(decoding: key, as: UTF8.self))
+                    throw error.within(String(decoding: key, as: UTF8.self))
                 }
             }
             try checkBlock(byteSize, from: blockStart)
@@ -173,9 +173,9 @@ struct AvroDecoder {
     }
 
     /// A block whose writer gave its size must have taken exactly that many bytes.
-    func checkBlock(_ byteSize: Int?, from blockStart: Int) throws(AvroFailure) {
+    func checkBlock(_ byteSize: Int?, from blockStart: Int) throws(DecodeFailure) {
         if let byteSize, at - blockStart != byteSize {
-            throw AvroFailure("a block said it held \(byteSize) bytes but its items took \(at - blockStart)", blockStart)
+            throw DecodeFailure("a block said it held \(byteSize) bytes but its items took \(at - blockStart)", at: blockStart)
         }
     }
 }

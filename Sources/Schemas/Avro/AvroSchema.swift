@@ -64,19 +64,20 @@ public struct AvroSchema: Sendable {
             throw SchemaError("the Avro data would start at byte \(offset), outside the \(bytes.count) bytes of the record")
         }
         do {
-            return try bytes.withUnsafeBufferPointer { (buffer) throws(AvroFailure) -> JSONValue in
-                try nodes.withUnsafeBufferPointer { (nodes) throws(AvroFailure) -> JSONValue in
+            return try bytes.withUnsafeBufferPointer { (buffer) throws(DecodeFailure) -> JSONValue in
+                try nodes.withUnsafeBufferPointer { (nodes) throws(DecodeFailure) -> JSONValue in
                     var decoder = AvroDecoder(bytes: buffer, nodes: nodes, at: offset)
                     let value = try decoder.value(root, keeping, depth: 0)
                     guard decoder.at == buffer.count else {
                         let left = buffer.count - decoder.at
-                        throw AvroFailure("\(left) byte\(left == 1 ? "" : "s") left over after the value", decoder.at)
+                        throw DecodeFailure("\(left) byte\(left == 1 ? "" : "s") left over after the value", at: decoder.at)
                     }
                     return value
                 }
             }
         } catch {
-            throw error.schemaError
+            let place = error.reversedPath.isEmpty ? "top level" : "field " + error.pointer
+            throw SchemaError("\(place): \(error.reason) at byte \(error.offset)")
         }
     }
 }

@@ -20,7 +20,7 @@ public enum ProtoDescriptorReader {
 
     public static func read(_ bytes: [UInt8]) throws(SchemaError) -> ProtoFile {
         do {
-            return try bytes.withUnsafeBufferPointer { (buffer) throws(ProtoWireError) -> ProtoFile in
+            return try bytes.withUnsafeBufferPointer { (buffer) throws(DecodeFailure) -> ProtoFile in
                 var reader = ProtoWireReader(buffer, from: 0, to: buffer.count)
                 return try file(&reader)
             }
@@ -30,7 +30,7 @@ public enum ProtoDescriptorReader {
         }
     }
 
-    private static func file(_ r: inout ProtoWireReader) throws(ProtoWireError) -> ProtoFile {
+    private static func file(_ r: inout ProtoWireReader) throws(DecodeFailure) -> ProtoFile {
         var result = ProtoFile(name: "", syntax: .proto2)
         var syntax = ""
         while !r.atEnd {
@@ -54,13 +54,13 @@ public enum ProtoDescriptorReader {
         case "", "proto2": result.syntax = .proto2
         case "proto3": result.syntax = .proto3
         case "editions": result.syntax = .editions
-        default: throw ProtoWireError("syntax \"\(syntax)\" is not proto2, proto3 or editions", at: r.index)
+        default: throw DecodeFailure("syntax \"\(syntax)\" is not proto2, proto3 or editions", at: r.index)
         }
         return result
     }
 
-    private static func message(_ r: inout ProtoWireReader, depth: Int) throws(ProtoWireError) -> ProtoMessage {
-        guard depth <= maxNesting else { throw ProtoWireError("messages nested deeper than \(maxNesting)", at: r.index) }
+    private static func message(_ r: inout ProtoWireReader, depth: Int) throws(DecodeFailure) -> ProtoMessage {
+        guard depth <= maxNesting else { throw DecodeFailure("messages nested deeper than \(maxNesting)", at: r.index) }
         let begin = r.index
         var result = ProtoMessage(name: "")
         do {
@@ -90,11 +90,11 @@ public enum ProtoDescriptorReader {
         } catch {
             throw result.name.isEmpty ? error : error.within(result.name)
         }
-        guard !result.name.isEmpty else { throw ProtoWireError("a message without a name", at: begin) }
+        guard !result.name.isEmpty else { throw DecodeFailure("a message without a name", at: begin) }
         return result
     }
 
-    private static func field(_ r: inout ProtoWireReader) throws(ProtoWireError) -> ProtoField {
+    private static func field(_ r: inout ProtoWireReader) throws(DecodeFailure) -> ProtoField {
         let begin = r.index
         var name = ""
         var number: Int32 = 0
@@ -121,24 +121,24 @@ public enum ProtoDescriptorReader {
             default: try r.skip(wireType: wire, number: tag, at: start)
             }
         }
-        guard !name.isEmpty else { throw ProtoWireError("a field without a name", at: begin) }
-        guard number >= 1, number < 1 << 29 else { throw ProtoWireError("field \(name) has number \(number)", at: begin) }
+        guard !name.isEmpty else { throw DecodeFailure("a field without a name", at: begin) }
+        guard number >= 1, number < 1 << 29 else { throw DecodeFailure("field \(name) has number \(number)", at: begin) }
         guard let labelValue = ProtoField.Label(rawValue: label) else {
-            throw ProtoWireError("field \(name) has label \(label)", at: begin)
+            throw DecodeFailure("field \(name) has label \(label)", at: begin)
         }
         guard let kind = ProtoField.Kind(rawValue: type) else {
-            throw ProtoWireError("field \(name) has type \(type)", at: begin)
+            throw DecodeFailure("field \(name) has type \(type)", at: begin)
         }
         if kind == .message || kind == .enum || kind == .group, typeName?.isEmpty ?? true {
-            throw ProtoWireError("field \(name) has no type name", at: begin)
+            throw DecodeFailure("field \(name) has no type name", at: begin)
         }
-        if let oneofIndex, oneofIndex < 0 { throw ProtoWireError("field \(name) has oneof index \(oneofIndex)", at: begin) }
+        if let oneofIndex, oneofIndex < 0 { throw DecodeFailure("field \(name) has oneof index \(oneofIndex)", at: begin) }
         return ProtoField(
             name: name, number: number, label: labelValue, kind: kind, typeName: typeName, oneofIndex: oneofIndex,
             proto3Optional: proto3Optional, packed: packed)
     }
 
-    private static func enumType(_ r: inout ProtoWireReader) throws(ProtoWireError) -> ProtoEnum {
+    private static func enumType(_ r: inout ProtoWireReader) throws(DecodeFailure) -> ProtoEnum {
         let begin = r.index
         var result = ProtoEnum(name: "", values: [])
         while !r.atEnd {
@@ -159,19 +159,19 @@ public enum ProtoDescriptorReader {
                     default: try sub.skip(wireType: type, number: tag, at: at)
                     }
                 }
-                guard !symbol.isEmpty else { throw ProtoWireError("an enum value without a name", at: start) }
+                guard !symbol.isEmpty else { throw DecodeFailure("an enum value without a name", at: start) }
                 result.values.append((symbol, value))
             default: try r.skip(wireType: wire, number: number, at: start)
             }
         }
-        guard !result.name.isEmpty else { throw ProtoWireError("an enum without a name", at: begin) }
+        guard !result.name.isEmpty else { throw DecodeFailure("an enum without a name", at: begin) }
         return result
     }
 
     // MARK: Field readers
 
     /// The `name` (field 1) of a OneofDescriptorProto.
-    private static func nameOnly(_ r: inout ProtoWireReader) throws(ProtoWireError) -> String {
+    private static func nameOnly(_ r: inout ProtoWireReader) throws(DecodeFailure) -> String {
         var name = ""
         while !r.atEnd {
             let start = r.index
@@ -182,7 +182,7 @@ public enum ProtoDescriptorReader {
     }
 
     /// The bool field `number` of an options message, or nil when it is not there.
-    private static func boolOption(_ r: inout ProtoWireReader, number wanted: UInt64) throws(ProtoWireError) -> Bool? {
+    private static func boolOption(_ r: inout ProtoWireReader, number wanted: UInt64) throws(DecodeFailure) -> Bool? {
         var value: Bool?
         while !r.atEnd {
             let start = r.index
@@ -192,23 +192,23 @@ public enum ProtoDescriptorReader {
         return value
     }
 
-    private static func string(_ r: inout ProtoWireReader, _ wire: UInt8, _ start: Int) throws(ProtoWireError) -> String {
+    private static func string(_ r: inout ProtoWireReader, _ wire: UInt8, _ start: Int) throws(DecodeFailure) -> String {
         guard wire == ProtoWireType.lengthDelimited else { throw wrongWire(wire, start) }
         return try r.string(r.lengthDelimited())
     }
 
-    private static func varint(_ r: inout ProtoWireReader, _ wire: UInt8, _ start: Int) throws(ProtoWireError) -> UInt64 {
+    private static func varint(_ r: inout ProtoWireReader, _ wire: UInt8, _ start: Int) throws(DecodeFailure) -> UInt64 {
         guard wire == ProtoWireType.varint else { throw wrongWire(wire, start) }
         return try r.varint()
     }
 
-    private static func submessage(_ r: inout ProtoWireReader, _ wire: UInt8, _ start: Int) throws(ProtoWireError) -> ProtoWireReader {
+    private static func submessage(_ r: inout ProtoWireReader, _ wire: UInt8, _ start: Int) throws(DecodeFailure) -> ProtoWireReader {
         guard wire == ProtoWireType.lengthDelimited else { throw wrongWire(wire, start) }
         let range = try r.lengthDelimited()
         return ProtoWireReader(r.bytes, from: range.lowerBound, to: range.upperBound)
     }
 
-    private static func wrongWire(_ wire: UInt8, _ start: Int) -> ProtoWireError {
-        ProtoWireError("wire type \(wire) where descriptor.proto has another", at: start)
+    private static func wrongWire(_ wire: UInt8, _ start: Int) -> DecodeFailure {
+        DecodeFailure("wire type \(wire) where descriptor.proto has another", at: start)
     }
 }

@@ -34,7 +34,7 @@ extension ProtoMessageDecoder {
     func readMapEntry(
         _ range: Range<Int>, key keyKind: ProtoField.Kind, value valueKind: ProtoField.Kind, valueTarget: Int,
         into map: inout ProtoMapBuilder, keeping paths: JSONPathSet?, depth: Int
-    ) throws(ProtoWireError) {
+    ) throws(DecodeFailure) {
         var reader = ProtoWireReader(bytes, from: range.lowerBound, to: range.upperBound)
         var key: JSONValue?
         var value: JSONValue?
@@ -46,13 +46,13 @@ extension ProtoMessageDecoder {
             switch number {
             case 1:
                 guard wireType == Self.wireType(of: keyKind) else {
-                    throw ProtoWireError("wire type \(wireType) does not fit the map key (\(keyKind))", at: tagStart)
+                    throw DecodeFailure("wire type \(wireType) does not fit the map key (\(keyKind))", at: tagStart)
                 }
                 key = try scalar(keyKind, -1, &reader)
             case 2:
-                guard valueKind != .group else { throw ProtoWireError("groups are not supported", at: tagStart) }
+                guard valueKind != .group else { throw DecodeFailure("groups are not supported", at: tagStart) }
                 guard wireType == valueWireType else {
-                    throw ProtoWireError("wire type \(wireType) does not fit the map value (\(valueKind))", at: tagStart)
+                    throw DecodeFailure("wire type \(wireType) does not fit the map value (\(valueKind))", at: tagStart)
                 }
                 if valueKind == .message {
                     let span = try reader.lengthDelimited()

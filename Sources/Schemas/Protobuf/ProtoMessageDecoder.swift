@@ -41,9 +41,9 @@ struct ProtoMessageDecoder {
     static let maxDepth = 64
 
     /// `paths`: what to keep; nil keeps everything (cheaper to pass around than a whole set).
-    func message(_ index: Int, spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int) throws(ProtoWireError) -> JSONValue {
+    func message(_ index: Int, spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int) throws(DecodeFailure) -> JSONValue {
         guard depth <= Self.maxDepth else {
-            throw ProtoWireError("messages nested deeper than \(Self.maxDepth)", at: spans.first.lowerBound)
+            throw DecodeFailure("messages nested deeper than \(Self.maxDepth)", at: spans.first.lowerBound)
         }
         let plan = types.messages[index]
         if let wellKnown = plan.wellKnown { return try decodeWellKnown(wellKnown, plan, spans, depth: depth) }
@@ -51,10 +51,10 @@ struct ProtoMessageDecoder {
     }
 
     /// The message as an object of its fields, whatever its type.
-    func fields(of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int) throws(ProtoWireError) -> JSONValue {
+    func fields(of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int) throws(DecodeFailure) -> JSONValue {
         // The slots live on the stack for the usual message sizes (no allocation).
         try withUnsafeTemporaryAllocation(of: ProtoSlot.self, capacity: plan.fields.count) {
-            (slots) throws(ProtoWireError) -> JSONValue in
+            (slots) throws(DecodeFailure) -> JSONValue in
             slots.initialize(repeating: .absent)
             defer { slots.deinitialize() }
             return try fields(of: plan, spans, keeping: paths, depth: depth, slots: slots)
@@ -63,11 +63,11 @@ struct ProtoMessageDecoder {
 
     private func fields(
         of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int, slots: UnsafeMutableBufferPointer<ProtoSlot>
-    ) throws(ProtoWireError) -> JSONValue {
+    ) throws(DecodeFailure) -> JSONValue {
         guard let paths else { return try fields(of: plan, spans, keeping: nil, depth: depth, slots: slots, kept: nil) }
         // What to keep of each field (nil: skip it), on the stack like the slots.
         return try withUnsafeTemporaryAllocation(of: JSONPathSet?.self, capacity: plan.fields.count) {
-            (kept) throws(ProtoWireError) -> JSONValue in
+            (kept) throws(DecodeFailure) -> JSONValue in
             kept.initialize(repeating: nil)
             defer { kept.deinitialize() }
             for member in paths.members {
@@ -81,7 +81,7 @@ struct ProtoMessageDecoder {
     private func fields(
         of plan: ProtoMessagePlan, _ spans: ProtoSpans, keeping paths: JSONPathSet?, depth: Int, slots: UnsafeMutableBufferPointer<ProtoSlot>,
         kept: UnsafeMutableBufferPointer<JSONPathSet?>?
-    ) throws(ProtoWireError) -> JSONValue {
+    ) throws(DecodeFailure) -> JSONValue {
         let fields = plan.fields
         try read(spans.first, plan, slots, kept, depth: depth)
         for range in spans.more { try read(range, plan, slots, kept, depth: depth) }
@@ -122,7 +122,7 @@ struct ProtoMessageDecoder {
         _ range: Range<Int>, _ plan: ProtoMessagePlan, _ slots: UnsafeMutableBufferPointer<ProtoSlot>,
         _ kept: UnsafeMutableBufferPointer<JSONPathSet?>?,
         depth: Int
-    ) throws(ProtoWireError) {
+    ) throws(DecodeFailure) {
         var reader = ProtoWireReader(bytes, from: range.lowerBound, to: range.upperBound)
         while !reader.atEnd {
             let tagStart = reader.index
@@ -154,8 +154,8 @@ struct ProtoMessageDecoder {
     private func readField(
         _ field: ProtoFieldPlan, _ wireType: UInt8, _ tagStart: Int, _ reader: inout ProtoWireReader, _ slot: inout ProtoSlot,
         keeping paths: JSONPathSet?, depth: Int
-    ) throws(ProtoWireError) {
-        guard field.kind != .group else { throw ProtoWireError("groups are not supported", at: tagStart) }
+    ) throws(DecodeFailure) {
+        guard field.kind != .group else { throw DecodeFailure("groups are not supported", at: tagStart) }
         switch field.shape {
         case .single:
             guard wireType == Self.wireType(of: field.kind) else { throw wrongWireType(wireType, field, tagStart) }
@@ -192,7 +192,7 @@ struct ProtoMessageDecoder {
     private func readElements(
         _ field: ProtoFieldPlan, _ wireType: UInt8, _ tagStart: Int, _ reader: inout ProtoWireReader, into list: inout [JSONValue],
         depth: Int
-    ) throws(ProtoWireError) {
+    ) throws(DecodeFailure) {
         let expected = Self.wireType(of: field.kind)
         if wireType == expected, field.kind == .message {
             let range = try reader.lengthDelimited()
@@ -215,8 +215,8 @@ struct ProtoMessageDecoder {
     }
 
     /// Moves past a field that is not kept, checking only that its wire type fits.
-    private func skipField(_ field: ProtoFieldPlan, _ wireType: UInt8, _ tagStart: Int, _ reader: inout ProtoWireReader) throws(ProtoWireError) {
-        guard field.kind != .group else { throw ProtoWireError("groups are not supported", at: tagStart) }
+    private func skipField(_ field: ProtoFieldPlan, _ wireType: UInt8, _ tagStart: Int, _ reader: inout ProtoWireReader) throws(DecodeFailure) {
+        guard field.kind != .group else { throw DecodeFailure("groups are not supported", at: tagStart) }
         let fits: Bool
         switch field.shape {
         case .single: fits = wireType == Self.wireType(of: field.kind)
@@ -229,7 +229,7 @@ struct ProtoMessageDecoder {
     }
 
     /// The caller adds the field's name to the path.
-    func wrongWireType(_ wireType: UInt8, _ field: ProtoFieldPlan, _ at: Int) -> ProtoWireError {
-        ProtoWireError("wire type \(wireType) does not fit the field's type (\(field.kind))", at: at)
+    func wrongWireType(_ wireType: UInt8, _ field: ProtoFieldPlan, _ at: Int) -> DecodeFailure {
+        DecodeFailure("wire type \(wireType) does not fit the field's type (\(field.kind))", at: at)
     }
 }

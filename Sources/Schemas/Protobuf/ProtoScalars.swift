@@ -25,7 +25,7 @@ extension ProtoMessageDecoder {
     }
 
     /// Reads one value of a scalar or enum `kind` (`target`: the enum's index).
-    func scalar(_ kind: ProtoField.Kind, _ target: Int, _ reader: inout ProtoWireReader) throws(ProtoWireError) -> JSONValue {
+    func scalar(_ kind: ProtoField.Kind, _ target: Int, _ reader: inout ProtoWireReader) throws(DecodeFailure) -> JSONValue {
         switch kind {
         case .int32: return .int(Int64(Int32(truncatingIfNeeded: try reader.varint())))
         case .int64: return .int(Int64(bitPattern: try reader.varint()))
@@ -47,7 +47,7 @@ extension ProtoMessageDecoder {
         case .double: return Self.double(Double(bitPattern: try reader.fixed64()))
         case .string: return .string(try reader.string(reader.lengthDelimited()))
         case .bytes: return .string(Base64.encode(UnsafeBufferPointer(rebasing: bytes[try reader.lengthDelimited()])))
-        case .message, .group: throw ProtoWireError("a \(kind) where a scalar was expected", at: reader.index)
+        case .message, .group: throw DecodeFailure("a \(kind) where a scalar was expected", at: reader.index)
         }
     }
 

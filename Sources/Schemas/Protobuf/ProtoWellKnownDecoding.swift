@@ -17,18 +17,18 @@ import JSON
 /// allows (years 1 to 9999; ±10,000 years; nanos within a second, of the seconds' sign) is a
 /// SchemaError.
 extension ProtoMessageDecoder {
-    func decodeWellKnown(_ kind: ProtoWellKnown, _ plan: ProtoMessagePlan, _ spans: ProtoSpans, depth: Int) throws(ProtoWireError) -> JSONValue {
+    func decodeWellKnown(_ kind: ProtoWellKnown, _ plan: ProtoMessagePlan, _ spans: ProtoSpans, depth: Int) throws(DecodeFailure) -> JSONValue {
         switch kind {
         case .timestamp:
             let (seconds, nanos) = try secondsAndNanos(spans)
             guard let text = ProtoTime.timestamp(seconds: seconds, nanos: nanos) else {
-                throw ProtoWireError("Timestamp (seconds \(seconds), nanos \(nanos)) is out of range", at: spans.first.lowerBound)
+                throw DecodeFailure("Timestamp (seconds \(seconds), nanos \(nanos)) is out of range", at: spans.first.lowerBound)
             }
             return .string(text)
         case .duration:
             let (seconds, nanos) = try secondsAndNanos(spans)
             guard let text = ProtoTime.duration(seconds: seconds, nanos: nanos) else {
-                throw ProtoWireError("Duration (seconds \(seconds), nanos \(nanos)) is out of range", at: spans.first.lowerBound)
+                throw DecodeFailure("Duration (seconds \(seconds), nanos \(nanos)) is out of range", at: spans.first.lowerBound)
             }
             return .string(text)
         case .wrapper: return try wrapped(plan, spans)
@@ -36,7 +36,7 @@ extension ProtoMessageDecoder {
         case .structObject:
             var map = ProtoMapBuilder()
             guard case .map(.string, .message, let valueIndex)? = plan.fields.first?.shape else { return .object([]) }
-            try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+            try forEachField(spans) { (number, wireType, tagStart, reader) throws(DecodeFailure) in
                 guard number == 1 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
                 guard wireType == ProtoWireType.lengthDelimited else { throw wrongWireType(wireType, plan.fields[0], tagStart) }
                 let entry = try reader.lengthDelimited()
@@ -47,11 +47,11 @@ extension ProtoMessageDecoder {
             var list: [JSONValue] = []
             guard let first = plan.fields.first, first.kind == .message else { return .array([]) }
             let valueIndex = first.target
-            try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+            try forEachField(spans) { (number, wireType, tagStart, reader) throws(DecodeFailure) in
                 guard number == 1 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
                 guard wireType == ProtoWireType.lengthDelimited else { throw wrongWireType(wireType, plan.fields[0], tagStart) }
                 let element = try reader.lengthDelimited()
-                do throws(ProtoWireError) {
+                do throws(DecodeFailure) {
                     list.append(try message(valueIndex, spans: ProtoSpans(first: element), keeping: nil, depth: depth + 1))
                 } catch {
                     throw error.within(String(list.count))
@@ -72,11 +72,11 @@ extension ProtoMessageDecoder {
     }
 
     /// A wrapper's `value` (field 1): the last one on the wire, or the default when absent.
-    private func wrapped(_ plan: ProtoMessagePlan, _ spans: ProtoSpans) throws(ProtoWireError) -> JSONValue {
+    private func wrapped(_ plan: ProtoMessagePlan, _ spans: ProtoSpans) throws(DecodeFailure) -> JSONValue {
         guard let field = plan.fields.first else { return .null }
         var result = defaultValue(field.kind, field.target)
         let expected = Self.wireType(of: field.kind)
-        try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+        try forEachField(spans) { (number, wireType, tagStart, reader) throws(DecodeFailure) in
             guard number == 1 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
             guard wireType == expected else { throw wrongWireType(wireType, field, tagStart).within("value") }
             result = try scalar(field.kind, field.target, &reader)
@@ -85,11 +85,11 @@ extension ProtoMessageDecoder {
     }
 
     /// A Value: whichever member of its `kind` oneof came last; `null` when none did.
-    private func value(_ plan: ProtoMessagePlan, _ spans: ProtoSpans, depth: Int) throws(ProtoWireError) -> JSONValue {
+    private func value(_ plan: ProtoMessagePlan, _ spans: ProtoSpans, depth: Int) throws(DecodeFailure) -> JSONValue {
         var result = JSONValue.null
         // struct_value (5) or list_value (6): decoded at the end, so repeated occurrences merge.
         var pending: (number: UInt64, spans: ProtoSpans)?
-        try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+        try forEachField(spans) { (number, wireType, tagStart, reader) throws(DecodeFailure) in
             guard let i = plan.fieldIndex(number: number) else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
             let field = plan.fields[i]
             guard wireType == Self.wireType(of: field.kind) else { throw wrongWireType(wireType, field, tagStart).within(plan.names[i]) }
@@ -98,7 +98,7 @@ extension ProtoMessageDecoder {
                 if pending?.number == number { pending?.spans.more.append(range) } else { pending = (number, ProtoSpans(first: range)) }
             } else {
                 pending = nil
-                do throws(ProtoWireError) {
+                do throws(DecodeFailure) {
                     result = try scalar(field.kind, field.target, &reader)
                 } catch {
                     throw error.within(plan.names[i])
@@ -115,8 +115,8 @@ extension ProtoMessageDecoder {
 
     /// Calls `body` with each field's number, wire type and tag offset, the reader just past the tag.
     private func forEachField(
-        _ spans: ProtoSpans, _ body: (UInt64, UInt8, Int, inout ProtoWireReader) throws(ProtoWireError) -> Void
-    ) throws(ProtoWireError) {
+        _ spans: ProtoSpans, _ body: (UInt64, UInt8, Int, inout ProtoWireReader) throws(DecodeFailure) -> Void
+    ) throws(DecodeFailure) {
         for i in -1..<spans.more.count {
             let range = i < 0 ? spans.first : spans.more[i]
             var reader = ProtoWireReader(bytes, from: range.lowerBound, to: range.upperBound)
@@ -131,37 +131,37 @@ extension ProtoMessageDecoder {
     /// `confluent.type.Decimal`'s exact text: `value` (bytes, 1) is the unscaled integer, `scale`
     /// (int32, 3) where the point goes; `precision` (2) bounds the value's length (none set:
     /// 1,000 digits at most).
-    private func decimal(_ spans: ProtoSpans) throws(ProtoWireError) -> JSONValue {
+    private func decimal(_ spans: ProtoSpans) throws(DecodeFailure) -> JSONValue {
         var raw = 0..<0
         var precision: UInt64 = 0
         var scale: Int64 = 0
-        try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+        try forEachField(spans) { (number, wireType, tagStart, reader) throws(DecodeFailure) in
             switch (number, wireType) {
             case (1, ProtoWireType.lengthDelimited): raw = try reader.lengthDelimited()
             case (2, ProtoWireType.varint): precision = try reader.varint()
             case (3, ProtoWireType.varint): scale = Int64(Int32(truncatingIfNeeded: try reader.varint()))
-            case (1...3, _): throw ProtoWireError("wire type \(wireType) does not fit Decimal's field \(number)", at: tagStart)
+            case (1...3, _): throw DecodeFailure("wire type \(wireType) does not fit Decimal's field \(number)", at: tagStart)
             default: try reader.skip(wireType: wireType, number: number, at: tagStart)
             }
         }
         guard (0...1_000).contains(scale), precision <= 1_000 else {
-            throw ProtoWireError("Decimal's scale \(scale) or precision \(precision) is out of range", at: spans.first.lowerBound)
+            throw DecodeFailure("Decimal's scale \(scale) or precision \(precision) is out of range", at: spans.first.lowerBound)
         }
         let digits = precision == 0 ? 1_000 : Int(precision)
         guard let text = AvroDecimal.text(UnsafeBufferPointer(rebasing: bytes[raw]), precision: max(digits, Int(scale)), scale: Int(scale))
-        else { throw ProtoWireError("Decimal's value is longer than its precision \(precision) allows", at: spans.first.lowerBound) }
+        else { throw DecodeFailure("Decimal's value is longer than its precision \(precision) allows", at: spans.first.lowerBound) }
         return .string(text)
     }
 
     /// A Timestamp's or Duration's `seconds` (int64, field 1) and `nanos` (int32, field 2).
-    private func secondsAndNanos(_ spans: ProtoSpans) throws(ProtoWireError) -> (Int64, Int32) {
+    private func secondsAndNanos(_ spans: ProtoSpans) throws(DecodeFailure) -> (Int64, Int32) {
         var seconds: Int64 = 0
         var nanos: Int32 = 0
-        try forEachField(spans) { (number, wireType, tagStart, reader) throws(ProtoWireError) in
+        try forEachField(spans) { (number, wireType, tagStart, reader) throws(DecodeFailure) in
             guard number == 1 || number == 2 else { return try reader.skip(wireType: wireType, number: number, at: tagStart) }
             let name = number == 1 ? "seconds" : "nanos"
             guard wireType == ProtoWireType.varint else {
-                throw ProtoWireError("wire type \(wireType) does not fit the field's type (int)", at: tagStart).within(name)
+                throw DecodeFailure("wire type \(wireType) does not fit the field's type (int)", at: tagStart).within(name)
             }
             let value = try reader.varint()
             if number == 1 { seconds = Int64(bitPattern: value) } else { nanos = Int32(truncatingIfNeeded: value) }

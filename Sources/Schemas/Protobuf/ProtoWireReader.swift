@@ -1,27 +1,3 @@
-/// Why Protobuf bytes could not be read: the reason, the byte offset, and the field path from
-/// the innermost field outwards (callers add their field as the error unwinds, so the happy path
-/// never builds a path).
-struct ProtoWireError: Error {
-    var reason: String
-    var offset: Int
-    /// Field names and element indexes, innermost first.
-    var reversedPath: [String] = []
-
-    init(_ reason: String, at offset: Int) {
-        self.reason = reason
-        self.offset = offset
-    }
-
-    /// The path as a JSON Pointer (`/lines/1/sku`), empty at the top.
-    var pointer: String { reversedPath.reversed().map { "/" + $0 }.joined() }
-
-    func within(_ component: String) -> ProtoWireError {
-        var copy = self
-        copy.reversedPath.append(component)
-        return copy
-    }
-}
-
 /// The Protobuf wire types (protobuf.dev/programming-guides/encoding).
 enum ProtoWireType {
     static var varint: UInt8 { 0 }
@@ -52,7 +28,7 @@ struct ProtoWireReader {
 
     var atEnd: Bool { index >= end }
 
-    mutating func varint() throws(ProtoWireError) -> UInt64 {
+    mutating func varint() throws(DecodeFailure) -> UInt64 {
         let start = index
         // The common one-byte case first.
         if index < end, bytes[index] < 0x80 {
@@ -62,27 +38,27 @@ struct ProtoWireReader {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard index < end else { throw ProtoWireError("a varint runs past the end of the data", at: start) }
+            guard index < end else { throw DecodeFailure("a varint runs past the end of the data", at: start) }
             let byte = bytes[index]
             index += 1
             // The tenth byte carries bit 63 only; anything above it is dropped as protobuf's parsers do.
             result |= UInt64(byte & 0x7f) << shift
             if byte < 0x80 { return result }
             shift += 7
-            guard shift < 70 else { throw ProtoWireError("a varint longer than 10 bytes", at: start) }
+            guard shift < 70 else { throw DecodeFailure("a varint longer than 10 bytes", at: start) }
         }
     }
 
-    mutating func fixed32() throws(ProtoWireError) -> UInt32 {
-        guard end - index >= 4 else { throw ProtoWireError("a 32-bit value runs past the end of the data", at: index) }
+    mutating func fixed32() throws(DecodeFailure) -> UInt32 {
+        guard end - index >= 4 else { throw DecodeFailure("a 32-bit value runs past the end of the data", at: index) }
         var value: UInt32 = 0
         for i in 0..<4 { value |= UInt32(bytes[index + i]) << (8 * UInt32(i)) }
         index += 4
         return value
     }
 
-    mutating func fixed64() throws(ProtoWireError) -> UInt64 {
-        guard end - index >= 8 else { throw ProtoWireError("a 64-bit value runs past the end of the data", at: index) }
+    mutating func fixed64() throws(DecodeFailure) -> UInt64 {
+        guard end - index >= 8 else { throw DecodeFailure("a 64-bit value runs past the end of the data", at: index) }
         var value: UInt64 = 0
         for i in 0..<8 { value |= UInt64(bytes[index + i]) << (8 * UInt64(i)) }
         index += 8
@@ -90,11 +66,11 @@ struct ProtoWireReader {
     }
 
     /// A length prefix and the range of bytes it covers, which it moves past.
-    mutating func lengthDelimited() throws(ProtoWireError) -> Range<Int> {
+    mutating func lengthDelimited() throws(DecodeFailure) -> Range<Int> {
         let start = index
         let length = try varint()
         guard length <= UInt64(end - index) else {
-            throw ProtoWireError("a length of \(length) runs past the end of the data (\(end - index) bytes left)", at: start)
+            throw DecodeFailure("a length of \(length) runs past the end of the data (\(end - index) bytes left)", at: start)
         }
         let range = index..<(index + Int(length))
         index = range.upperBound
@@ -102,44 +78,44 @@ struct ProtoWireReader {
     }
 
     /// A field's key: its number (1 … 2^29-1) and wire type.
-    mutating func tag() throws(ProtoWireError) -> (number: UInt64, wireType: UInt8) {
+    mutating func tag() throws(DecodeFailure) -> (number: UInt64, wireType: UInt8) {
         let start = index
         let key = try varint()
         let number = key >> 3
-        guard number != 0, number < 1 << 29 else { throw ProtoWireError("field number \(number) is not valid", at: start) }
+        guard number != 0, number < 1 << 29 else { throw DecodeFailure("field number \(number) is not valid", at: start) }
         return (number, UInt8(key & 7))
     }
 
     /// Moves past a field's value whatever it holds; groups are skipped to their matching end.
-    mutating func skip(wireType: UInt8, number: UInt64, at tagStart: Int) throws(ProtoWireError) {
+    mutating func skip(wireType: UInt8, number: UInt64, at tagStart: Int) throws(DecodeFailure) {
         switch wireType {
         case ProtoWireType.varint: _ = try varint()
         case ProtoWireType.fixed64: _ = try fixed64()
         case ProtoWireType.lengthDelimited: _ = try lengthDelimited()
         case ProtoWireType.fixed32: _ = try fixed32()
         case ProtoWireType.startGroup: try skipGroup(number: number, at: tagStart)
-        case ProtoWireType.endGroup: throw ProtoWireError("an end-group tag for field \(number) without its start", at: tagStart)
-        default: throw ProtoWireError("wire type \(wireType) of field \(number) does not exist", at: tagStart)
+        case ProtoWireType.endGroup: throw DecodeFailure("an end-group tag for field \(number) without its start", at: tagStart)
+        default: throw DecodeFailure("wire type \(wireType) of field \(number) does not exist", at: tagStart)
         }
     }
 
     /// Skips to the end-group tag that closes the group `number` starts; nested groups are
     /// tracked on a bounded stack rather than by recursion.
-    private mutating func skipGroup(number: UInt64, at start: Int) throws(ProtoWireError) {
+    private mutating func skipGroup(number: UInt64, at start: Int) throws(DecodeFailure) {
         var open: [UInt64] = [number]
         while let innermost = open.last {
-            guard index < end else { throw ProtoWireError("group \(innermost) has no end-group tag", at: start) }
+            guard index < end else { throw DecodeFailure("group \(innermost) has no end-group tag", at: start) }
             let tagStart = index
             let (field, wireType) = try tag()
             switch wireType {
             case ProtoWireType.startGroup:
                 guard open.count < Self.maxGroupDepth else {
-                    throw ProtoWireError("groups nested deeper than \(Self.maxGroupDepth)", at: tagStart)
+                    throw DecodeFailure("groups nested deeper than \(Self.maxGroupDepth)", at: tagStart)
                 }
                 open.append(field)
             case ProtoWireType.endGroup:
                 guard field == innermost else {
-                    throw ProtoWireError("end-group tag \(field) does not close group \(innermost)", at: tagStart)
+                    throw DecodeFailure("end-group tag \(field) does not close group \(innermost)", at: tagStart)
                 }
                 open.removeLast()
             default: try skip(wireType: wireType, number: field, at: tagStart)
@@ -148,7 +124,7 @@ struct ProtoWireReader {
     }
 
     /// The UTF-8 text in `range`, or an error when it is not valid UTF-8.
-    func string(_ range: Range<Int>) throws(ProtoWireError) -> String {
+    func string(_ range: Range<Int>) throws(DecodeFailure) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
         // ASCII (the common case) needs no validation.
         var ascii = true
@@ -158,7 +134,7 @@ struct ProtoWireReader {
         }
         if ascii { return String(decoding: slice, as: UTF8.self) }
         guard let text = String(validating: slice, as: UTF8.self) else {
-            throw ProtoWireError("a string that is not valid UTF-8", at: range.lowerBound)
+            throw DecodeFailure("a string that is not valid UTF-8", at: range.lowerBound)
         }
         return text
     }

@@ -40,7 +40,7 @@ public struct ProtobufSchema: Sendable {
             throw SchemaError("\(name): the message would start at byte \(offset) of a \(bytes.count)-byte record")
         }
         do {
-            let value = try bytes.withUnsafeBufferPointer { (buffer) throws(ProtoWireError) -> JSONValue in
+            let value = try bytes.withUnsafeBufferPointer { (buffer) throws(DecodeFailure) -> JSONValue in
                 let decoder = ProtoMessageDecoder(bytes: buffer, types: types)
                 let paths = keeping.whole ? nil : keeping
                 return try decoder.message(index, spans: ProtoSpans(first: offset..<buffer.count), keeping: paths, depth: 1)
