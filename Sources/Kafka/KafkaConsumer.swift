@@ -74,6 +74,10 @@ public final class KafkaConsumer: Sendable {
         await core.close()
     }
 
+    /// Blocking librdkafka calls of this consumer under way now (cluster questions, commits): none
+    /// once ``close()`` has returned, so that releasing the consumer destroys its handle.
+    public var callsUnderWay: Int { core.state.withLock { $0.callsUnderWay } }
+
     /// Whether the librdkafka library in use takes `value` for the property `key` (e.g.
     /// `fetch.queue.backoff.ms`, new in 2.1); a refused property makes the consumer refuse to start.
     public static func librdkafkaAccepts(property key: String, value: String) -> Bool {

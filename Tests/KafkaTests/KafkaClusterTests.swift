@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 @Suite("Cluster questions: partitions, watermarks, groups")
@@ -17,6 +18,23 @@ struct KafkaClusterTests {
         }
         await #expect(throws: KafkaError.self) { try await consumer.partitions(of: "no-such-topic-\(UUID().uuidString.prefix(6))") }
         await consumer.close()
+    }
+
+    /// A process that exits while a librdkafka call runs (its handle alive, its broker threads
+    /// running through `exit`) crashed now and then: `replay` against a broker it could not trust
+    /// died with SIGSEGV after printing its error. So a close ends the calls under way (they are
+    /// made in slices) and returns only after they have.
+    @Test("close ends a call waiting on a cluster that never answers, and returns only once it has")
+    func closeEndsCallsUnderWay() async throws {
+        let port = try FreePort.next()  // nothing listens there
+        var configuration = KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:\(port)"])
+        configuration.properties["log_level"] = "0"
+        let consumer = try KafkaConsumer(configuration: configuration)
+        let question = Task { try await consumer.partitions(of: "anything", timeout: .seconds(600)) }
+        #expect(await eventually(timeout: .seconds(30)) { consumer.callsUnderWay == 1 })
+        await consumer.close()
+        #expect(consumer.callsUnderWay == 0)
+        await #expect(throws: KafkaError.self) { try await question.value }
     }
 
     // The mock cluster does not implement ListGroups/DescribeGroups (UNSUPPORTED_FEATURE).

@@ -62,9 +62,9 @@ extension RDKafkaConsumer {
     }
 
     func committed(_ partitions: [TopicPartition], timeout: Duration) async throws(KafkaError) -> [TopicPartitionOffset] {
-        try await blocking { rk -> Result<[TopicPartitionOffset], KafkaError> in
+        try await blocking(timeout: timeout) { rk, sliceMs -> Result<[TopicPartitionOffset], KafkaError> in
             let list = RDKafkaTopicPartitionList(partitions)
-            let err = list.withPointer { rd_kafka_committed(rk, $0, Int32(timeout.milliseconds)) }
+            let err = list.withPointer { rd_kafka_committed(rk, $0, sliceMs) }
             if err != RD_KAFKA_RESP_ERR_NO_ERROR { return .failure(KafkaError(err, context: "committed")) }
             if let e = list.firstError(context: "committed") { return .failure(e) }
             return .success(list.offsets)
@@ -79,22 +79,22 @@ extension RDKafkaConsumer {
     }
 
     func watermarks(for partition: TopicPartition, timeout: Duration) async throws(KafkaError) -> (low: Int64, high: Int64) {
-        try await blocking { rk -> Result<(low: Int64, high: Int64), KafkaError> in
+        try await blocking(timeout: timeout) { rk, sliceMs -> Result<(low: Int64, high: Int64), KafkaError> in
             var low: Int64 = -1
             var high: Int64 = -1
-            let err = rd_kafka_query_watermark_offsets(rk, partition.topic, partition.partition, &low, &high, Int32(timeout.milliseconds))
+            let err = rd_kafka_query_watermark_offsets(rk, partition.topic, partition.partition, &low, &high, sliceMs)
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { return .failure(KafkaError(err, context: "watermarks \(partition)")) }
             return .success((low, high))
         }
     }
 
     func offsets(forTimes times: [TopicPartition: Int64], timeout: Duration) async throws(KafkaError) -> [TopicPartitionOffset] {
-        try await blocking { rk -> Result<[TopicPartitionOffset], KafkaError> in
+        try await blocking(timeout: timeout) { rk, sliceMs -> Result<[TopicPartitionOffset], KafkaError> in
             let list = RDKafkaTopicPartitionList(capacity: times.count)
             for (tp, ms) in times.sorted(by: { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }) {
                 list.add(tp, offset: KafkaOffset(ms))
             }
-            let err = list.withPointer { rd_kafka_offsets_for_times(rk, $0, Int32(timeout.milliseconds)) }
+            let err = list.withPointer { rd_kafka_offsets_for_times(rk, $0, sliceMs) }
             if err != RD_KAFKA_RESP_ERR_NO_ERROR { return .failure(KafkaError(err, context: "offsets for times")) }
             if let e = list.firstError(context: "offsets for times") { return .failure(e) }
             return .success(list.offsets)
@@ -102,9 +102,9 @@ extension RDKafkaConsumer {
     }
 
     func seek(_ offsets: [TopicPartitionOffset], timeout: Duration) async throws(KafkaError) {
-        try await blocking { rk -> Result<Void, KafkaError> in
+        try await blocking(timeout: timeout) { rk, sliceMs -> Result<Void, KafkaError> in
             let list = RDKafkaTopicPartitionList(offsets)
-            if let error = list.withPointer({ rd_kafka_seek_partitions(rk, $0, Int32(timeout.milliseconds)) }) {
+            if let error = list.withPointer({ rd_kafka_seek_partitions(rk, $0, sliceMs) }) {
                 return .failure(KafkaError(consuming: error, context: "seek"))
             }
             if let e = list.firstError(context: "seek") { return .failure(e) }
@@ -131,9 +131,9 @@ extension RDKafkaConsumer {
     // MARK: Cluster questions
 
     func partitions(of topic: String, timeout: Duration) async throws(KafkaError) -> [Int32] {
-        try await blocking { rk -> Result<[Int32], KafkaError> in
+        try await blocking(timeout: timeout) { rk, sliceMs -> Result<[Int32], KafkaError> in
             var metadata: UnsafePointer<rd_kafka_metadata_t>?
-            let err = rd_kafka_metadata(rk, 1, nil, &metadata, Int32(timeout.milliseconds))
+            let err = rd_kafka_metadata(rk, 1, nil, &metadata, sliceMs)
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
                 return .failure(KafkaError(err, context: "metadata"))
             }
@@ -149,9 +149,9 @@ extension RDKafkaConsumer {
     }
 
     func describeGroup(_ group: String, timeout: Duration) async throws(KafkaError) -> KafkaGroupDescription {
-        try await blocking { rk -> Result<KafkaGroupDescription, KafkaError> in
+        try await blocking(timeout: timeout) { rk, sliceMs -> Result<KafkaGroupDescription, KafkaError> in
             var list: UnsafePointer<rd_kafka_group_list>?
-            let err = rd_kafka_list_groups(rk, group, &list, Int32(timeout.milliseconds))
+            let err = rd_kafka_list_groups(rk, group, &list, sliceMs)
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let list else {
                 return .failure(KafkaError(err, context: "describe group \(group)"))
             }

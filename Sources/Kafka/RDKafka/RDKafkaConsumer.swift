@@ -24,6 +24,8 @@ final class RDKafkaConsumer: @unchecked Sendable {
         /// Blocking calls under way, failed at once by a start-up failure.
         var pendingCalls: [Int: @Sendable (KafkaError) -> Void] = [:]
         var nextCallID = 0
+        /// librdkafka calls on the blocking queue that have started and not returned.
+        var callsUnderWay = 0
     }
 
     let configuration: KafkaConsumerConfiguration
@@ -147,18 +149,25 @@ final class RDKafkaConsumer: @unchecked Sendable {
         state.withLock { $0.stopRequested = true }
     }
 
-    /// Stops and waits (on a non-cooperative thread) until the consumer has left the group.
+    /// Stops and waits (on a non-cooperative thread) until the consumer has left the group and
+    /// no librdkafka call of its own is under way, so that the handle can be destroyed once the
+    /// consumer is released. A process that exits with a handle alive crashes now and then
+    /// (its broker threads run on through `exit`: `replay` against a broker it cannot trust died
+    /// with SIGSEGV after printing its error); calls made in slices (``blocking(timeout:_:)``)
+    /// end within one slice of the stop.
     func close() async {
         requestStop()
         guard let done = pollThreadDone else { return }
         await DedicatedThread.join(done)
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in blockingQueue.async { c.resume() } }
     }
 
     // MARK: Blocking calls
 
     /// Runs a blocking librdkafka call on the serial blocking queue and awaits its result, or
     /// the cluster's refusal of this consumer at start-up, whichever comes first (the call then
-    /// runs on to its own timeout, its answer unused).
+    /// runs on, its answer unused: to the end of its slice if made with
+    /// ``blocking(timeout:_:)``, and ``close()`` waits for it).
     func blocking<T: Sendable>(_ body: @escaping @Sendable (OpaquePointer) -> Result<T, KafkaError>) async throws(KafkaError) -> T {
         // A consumer the cluster refused has closed too: the refusal is the reason to give.
         let refused: KafkaError? = state.withLock { $0.startupFailure ?? ($0.closed ? KafkaError.closed("the consumer") : nil) }
@@ -171,13 +180,47 @@ final class RDKafkaConsumer: @unchecked Sendable {
                 return s.nextCallID
             }
             blockingQueue.async { [self] in
+                state.withLock { $0.callsUnderWay += 1 }
                 let result = client!.withHandle(body)
-                state.withLock { _ = $0.pendingCalls.removeValue(forKey: id) }
+                state.withLock {
+                    _ = $0.pendingCalls.removeValue(forKey: id)
+                    $0.callsUnderWay -= 1
+                }
                 answer.give(result)
             }
         }
         if case .success = result { heardFromCluster() }
         return try result.get()
+    }
+
+    /// The first slice of a call made with ``blocking(timeout:_:)``.
+    static let firstSlice: Duration = .milliseconds(250)
+
+    /// A blocking call that waits up to `timeout` for the cluster, made as calls of 250 ms,
+    /// 500 ms, 1 s, 2 s and then the rest of the time (`body` gets the slice in ms), the next one
+    /// only while the last waited its whole slice and failed as a wait does (timed out, no
+    /// broker), time is left, and the consumer is neither stopping nor refused. So a closing or
+    /// refused consumer's call ends within a slice instead of running on to its timeout, and an
+    /// answer that takes seconds still gets its seconds. For questions (and seeks): asking twice
+    /// is harmless.
+    func blocking<T: Sendable>(
+        timeout: Duration, _ body: @escaping @Sendable (OpaquePointer, Int32) -> Result<T, KafkaError>
+    ) async throws(KafkaError) -> T {
+        try await blocking { [self] rk in
+            let deadline = ContinuousClock.now + timeout
+            var calls = 0
+            while true {
+                let start = ContinuousClock.now
+                let left = max(deadline - start, .milliseconds(1))
+                let slice = calls < 4 ? min(left, Self.firstSlice * (1 << calls)) : left
+                calls += 1
+                let result = body(rk, Int32(slice.milliseconds))
+                guard case .failure(let error) = result, error.code == .timedOut || error.code == .transport,
+                    ContinuousClock.now - start >= slice, ContinuousClock.now < deadline,
+                    !state.withLock({ $0.stopRequested || $0.startupFailure != nil })
+                else { return result }
+            }
+        }
     }
 }
 
