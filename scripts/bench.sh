@@ -163,7 +163,8 @@ if [ "$which" = all ] || [ "$which" = latency ]; then
     start_tansu bench-dead-letter bench-invalidations "${topics[@]}"
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-sweep --bootstrap "127.0.0.1:$tansu_port" --worker "$worker" \
         --dir "$work" --base "https://127.0.0.1:$latency_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
-        --events "${LATENCY_BENCH_EVENTS:-60000}" --delays "$delays" --partial-rate "${LATENCY_BENCH_RATE:-2000}"
+        --events "${LATENCY_BENCH_EVENTS:-60000}" --delays "$delays" --partial-rate "${LATENCY_BENCH_RATE:-2000}" \
+        --stub-pid-file "$work/nginx-latency.pid"
     # The HTTP/2 layer alone at the same answer times: N requests always in flight, 100 streams
     # per connection (LATENCY_BENCH_IN_FLIGHT, a list; docs/benchmarks.md).
     for d in ${delays//,/ }; do

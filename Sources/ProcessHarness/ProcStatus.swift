@@ -9,3 +9,47 @@ public func procStatusMegabytes(_ field: String, pid: String = "self") -> Double
     else { return 0 }
     return kb / 1024
 }
+
+/// User + system CPU seconds a process has used so far (`/proc/PID/stat` fields 14 and 15); 0 if
+/// it is gone.
+public func procCPUSeconds(pid: String = "self") -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// A process's children now (`/proc/PID/task/PID/children`).
+public func procChildren(pid: String) -> [String] {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8) else { return [] }
+    return text.split(separator: " ").map(String.init)
+}
+
+/// The whole machine's busy and total CPU time so far, in clock ticks (`/proc/stat`'s `cpu` line;
+/// idle and iowait are not busy): busy ÷ total over an interval is how saturated it was.
+public func machineCPUTicks() -> (busy: Double, total: Double) {
+    guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+        let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
+    else { return (0, 0) }
+    let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+    guard ticks.count >= 5 else { return (0, 0) }
+    let total = ticks.reduce(0, +)
+    return (total - ticks[3] - ticks[4], total)
+}
+
+/// CPU seconds so far of each of a process's threads, summed by thread name (`comm`): where a
+/// process spends its CPU, e.g. its libcurl thread against its pool threads.
+public func procThreadCPUSeconds(pid: String) -> [String: Double] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var byName: [String: Double] = [:]
+    for tid in tasks {
+        let name =
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        byName[name, default: 0] += procCPUSeconds(pid: "\(pid)/task/\(tid)")
+    }
+    return byName
+}

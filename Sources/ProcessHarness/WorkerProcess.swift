@@ -80,13 +80,12 @@ public struct WorkerProcess: Sendable {
 
     /// User + system CPU seconds of the worker itself so far.
     public func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // fields[0] is the state (field 3); utime and stime are fields 14 and 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        procCPUSeconds(pid: String(process.programPID ?? process.pid))
+    }
+
+    /// CPU seconds of the worker's threads so far, by thread name (``procThreadCPUSeconds(pid:)``).
+    public func threadCPUSeconds() -> [String: Double] {
+        procThreadCPUSeconds(pid: String(process.programPID ?? process.pid))
     }
 
     /// The worker's peak resident memory (VmHWM).

@@ -25,9 +25,9 @@ enum EndToEndBenchmark {
         let worker = try WorkerProcess.start(s)
         defer { worker.stop() }
         var maxInFlight = 0.0
-        let (elapsed, cpu) = try await drain(worker, events: events, timeout: .seconds(600)) { m in
-            maxInFlight = max(maxInFlight, WorkerProcess.sum("pushbridge_events_in_flight", in: m))
-        }
+        let (elapsed, cpu) = try await drain(
+            worker, events: events, timeout: .seconds(600),
+            sample: { m in maxInFlight = max(maxInFlight, WorkerProcess.sum("pushbridge_events_in_flight", in: m)) })
         let committed = try await waitUntilCommitted(s, ends: ends)
         return [
             ("e2e_events_per_second", Double(events) / elapsed),
@@ -40,9 +40,9 @@ enum EndToEndBenchmark {
 
     /// Waits until `worker` has finished `events` events, reading its metrics every 20 ms (each
     /// read also given to `sample`); returns the seconds and the CPU seconds from its first
-    /// consumed event.
+    /// consumed event (when `started` is called, so a caller can take its own figures from there).
     static func drain(
-        _ worker: WorkerProcess, events: Int, timeout: Duration, sample: (String) -> Void = { _ in }
+        _ worker: WorkerProcess, events: Int, timeout: Duration, started: () -> Void = {}, sample: (String) -> Void = { _ in }
     ) async throws -> (seconds: Double, cpuSeconds: Double) {
         var t0: ContinuousClock.Instant?
         var cpu0 = 0.0
@@ -52,6 +52,7 @@ enum EndToEndBenchmark {
             if t0 == nil, WorkerProcess.sum("pushbridge_events_consumed_total", in: m) > 0 {
                 t0 = .now
                 cpu0 = worker.cpuSeconds()
+                started()
             }
             sample(m)
             if WorkerProcess.sum("pushbridge_events_total", in: m) >= Double(events) { break }

@@ -7,7 +7,8 @@ import ProcessHarness
 /// For each answer time, two runs of a fresh worker:
 /// - **saturated**: N events produced first; events/s from the first consumed to the last
 ///   finished, the worker's CPU per event, connections it opened (the stub's accepted count),
-///   its threads at most, its peak RSS;
+///   its threads at most, its peak RSS; and over the same interval the stub's CPU per event and
+///   how busy the machine was (the worker shares its cores with the stub, tansu and the bench);
 /// - **partial**: events produced at a fixed rate (2,000/s): CPU per event over the same
 ///   interval, p99 produce → FCM acknowledged, connections.
 enum LatencySweepBenchmark {
@@ -22,6 +23,8 @@ enum LatencySweepBenchmark {
         var delays: [Int]
         var partialRate: Int
         var partialSeconds: Int
+        /// The stub's pid file (nginx's master); its workers' CPU is reported per event.
+        var stubPIDFile: String?
     }
 
     static func run(_ o: Options) async throws -> [(name: String, value: Double)] {
@@ -30,7 +33,7 @@ enum LatencySweepBenchmark {
         for delay in o.delays {
             let saturated = try setup(o, delay: delay, run: "saturated")
             let accepted0 = try acceptedConnections(o)
-            var result = try await throughput(saturated, events: o.events)
+            var result = try await throughput(saturated, events: o.events, stub: o.stubPIDFile)
             let opened = try acceptedConnections(o) - accepted0
             let rate = result.removeFirst().value
             if delay == 0 { zero = rate }
@@ -41,7 +44,7 @@ enum LatencySweepBenchmark {
 
             let partial = try setup(o, delay: delay, run: "partial")
             let before = try acceptedConnections(o)
-            let p = try await partialLoad(partial, rate: o.partialRate, seconds: o.partialSeconds)
+            let p = try await partialLoad(partial, rate: o.partialRate, seconds: o.partialSeconds, stub: o.stubPIDFile)
             figures += p.map { ("sweep_d\(delay)_\(o.partialRate)_\($0.name)", $0.value) }
             figures.append(("sweep_d\(delay)_\(o.partialRate)_connections_opened", try acceptedConnections(o) - before))
         }
@@ -54,8 +57,9 @@ enum LatencySweepBenchmark {
             endpoint: "\(o.base)/d\(delay)", caFile: o.caFile, serviceAccount: o.serviceAccount, group: "sweep-d\(delay)-\(run)")
     }
 
-    /// Saturated: events/s, then CPU per event, threads, peak RSS.
-    static func throughput(_ s: EndToEndBenchmark.Setup, events: Int) async throws -> [(name: String, value: Double)] {
+    /// Saturated: events/s, then CPU per event, threads, peak RSS, the stub's CPU per event and the
+    /// machine's busy share.
+    static func throughput(_ s: EndToEndBenchmark.Setup, events: Int, stub: String?) async throws -> [(name: String, value: Double)] {
         _ = try await EndToEndBenchmark.produce(s, count: events, rate: nil)
         let worker = try WorkerProcess.start(s)
         defer { worker.stop() }
@@ -63,45 +67,85 @@ enum LatencySweepBenchmark {
         // SWEEP_TRACE=1: the worker's sends in flight, their limit and its connections, each second.
         let trace = ProcessInfo.processInfo.environment["SWEEP_TRACE"] == "1"
         var nextTrace = ContinuousClock.now
-        let (elapsed, cpu) = try await EndToEndBenchmark.drain(worker, events: events, timeout: .seconds(900)) { m in
-            threads = max(threads, worker.threadCount())
-            guard trace, ContinuousClock.now >= nextTrace else { return }
-            nextTrace = .now + .seconds(1)
-            let names = [
-                "pushbridge_events_total", "pushbridge_sends_in_flight", "pushbridge_fcm_sends_in_flight_limit", "pushbridge_fcm_connections",
-            ]
-            let line = names.map { "\($0.dropFirst(11))=\(Int(WorkerProcess.sum($0, in: m)))" }.joined(separator: " ")
-            FileHandle.standardError.write(Data("trace: \(line) rss_mb=\(Int(worker.rssMegabytes()))\n".utf8))
-        }
-        return [
+        var stubCPU0 = 0.0
+        var threads0: [String: Double] = [:]
+        var machine0 = (busy: 0.0, total: 0.0)
+        let (elapsed, cpu) = try await EndToEndBenchmark.drain(
+            worker, events: events, timeout: .seconds(900),
+            started: {
+                threads0 = worker.threadCPUSeconds()
+                stubCPU0 = stubCPUSeconds(stub)
+                machine0 = machineCPUTicks()
+            },
+            sample: { m in
+                threads = max(threads, worker.threadCount())
+                guard trace, ContinuousClock.now >= nextTrace else { return }
+                nextTrace = .now + .seconds(1)
+                let names = [
+                    "pushbridge_events_total", "pushbridge_sends_in_flight", "pushbridge_fcm_sends_in_flight_limit", "pushbridge_fcm_connections",
+                ]
+                let line = names.map { "\($0.dropFirst(11))=\(Int(WorkerProcess.sum($0, in: m)))" }.joined(separator: " ")
+                FileHandle.standardError.write(Data("trace: \(line) rss_mb=\(Int(worker.rssMegabytes()))\n".utf8))
+            })
+        let stubCPU = stubCPUSeconds(stub) - stubCPU0
+        traceThreadCPU(worker, since: threads0, events: events, run: "saturated")
+        let machine = machineCPUTicks()
+        var figures = [
             ("events_per_second", Double(events) / elapsed),
             ("cpu_us_per_event", cpu * 1e6 / Double(events)),
             ("threads", threads),
             ("peak_rss_mb", worker.peakRSSMegabytes()),
+            ("machine_busy_percent", (machine.busy - machine0.busy) / max(1, machine.total - machine0.total) * 100),
         ]
+        if stub != nil { figures.append(("stub_cpu_us_per_event", stubCPU * 1e6 / Double(events))) }
+        return figures
+    }
+
+    /// SWEEP_THREAD_CPU=1: the worker's CPU per event by thread name since `before`, on stderr
+    /// (its libcurl thread, librdkafka's, the pool's: where partial load spends more).
+    static func traceThreadCPU(_ worker: WorkerProcess, since before: [String: Double], events: Int, run: String) {
+        guard ProcessInfo.processInfo.environment["SWEEP_THREAD_CPU"] == "1" else { return }
+        let now = worker.threadCPUSeconds()
+        let parts = now.map { ($0.key, ($0.value - (before[$0.key] ?? 0)) * 1e6 / Double(events)) }
+            .filter { $0.1 >= 0.5 }.sorted { $0.1 > $1.1 }
+            .map { "\($0.0)=\(String(format: "%.1f", $0.1))" }
+        FileHandle.standardError.write(Data("threads (\(run), CPU µs/event): \(parts.joined(separator: " "))\n".utf8))
+    }
+
+    /// CPU seconds of the stub's worker processes (the children of the master in `pidFile`).
+    static func stubCPUSeconds(_ pidFile: String?) -> Double {
+        guard let pidFile, let text = try? String(contentsOfFile: pidFile, encoding: .utf8) else { return 0 }
+        let master = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return procChildren(pid: master).map { procCPUSeconds(pid: $0) }.reduce(0, +)
     }
 
     /// A fixed rate: CPU per event while producing, p99 produce → acknowledged.
-    static func partialLoad(_ s: EndToEndBenchmark.Setup, rate: Int, seconds: Int) async throws -> [(name: String, value: Double)] {
+    static func partialLoad(_ s: EndToEndBenchmark.Setup, rate: Int, seconds: Int, stub: String?) async throws -> [(name: String, value: Double)] {
         let worker = try await WorkerProcess.startConsuming(s)
         defer { worker.stop() }
         let count = rate * seconds
         let cpu0 = worker.cpuSeconds()
+        let threads0 = worker.threadCPUSeconds()
+        let stubCPU0 = stubCPUSeconds(stub)
         _ = try await EndToEndBenchmark.produce(s, count: count, rate: rate)
         let deadline = ContinuousClock.now + .seconds(120)
         while ((try? worker.metric("pushbridge_events_total")) ?? 0) < Double(count), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
         let cpu = worker.cpuSeconds() - cpu0
+        let stubCPU = stubCPUSeconds(stub) - stubCPU0
+        traceThreadCPU(worker, since: threads0, events: count, run: "partial")
         let buckets = worker.histogram("pushbridge_delivery_lag_seconds")
         guard let total = buckets.last?.count, total >= Double(count) else {
             throw BenchError("\(buckets.last?.count ?? 0) of \(count) events finished: \(worker.logTail())")
         }
-        return [
+        var figures = [
             ("cpu_us_per_event", cpu * 1e6 / Double(count)),
             ("p99_ms", EndToEndBenchmark.quantile(0.99, buckets) * 1000),
             ("threads", worker.threadCount()),
         ]
+        if stub != nil { figures.append(("stub_cpu_us_per_event", stubCPU * 1e6 / Double(count))) }
+        return figures
     }
 
     /// Connections the stub has accepted so far (nginx `stub_status`).

@@ -13,6 +13,7 @@ let usage = """
            pushbridge-bench e2e-latency (the same options as e2e) [--rate N] [--seconds N]
            pushbridge-bench e2e-sweep --bootstrap HOST:PORT --worker PUSHBRIDGE --dir DIR --base URL --ca FILE
                                 --service-account FILE [--events N] [--delays 0,20,100,300] [--partial-rate N] [--partial-seconds N]
+                                [--stub-pid-file FILE]
            pushbridge-bench registry --dir DIR [--users N] [--devices-per-user N] [--cache-mb N] [--lookups N]
                                 [--bootstrap HOST:PORT --kafka-users N]
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
@@ -96,7 +97,8 @@ do {
                     bootstrap: bootstrap, worker: worker, directory: dir, base: base, caFile: ca, serviceAccount: account,
                     events: Int(option("--events", "60000")!)!,
                     delays: option("--delays", "0,20,100,300")!.split(separator: ",").compactMap { Int($0) },
-                    partialRate: Int(option("--partial-rate", "2000")!)!, partialSeconds: Int(option("--partial-seconds", "10")!)!)))
+                    partialRate: Int(option("--partial-rate", "2000")!)!, partialSeconds: Int(option("--partial-seconds", "10")!)!,
+                    stubPIDFile: option("--stub-pid-file"))))
     case "e2e-latency":
         emit(
             try await EndToEndBenchmark.latency(
