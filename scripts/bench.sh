@@ -18,7 +18,10 @@
 #                               100 and 300 ms with 100 streams per connection, as FCM allows: events/s
 #                               (and % of 0 ms), CPU per event, connections opened, threads, peak RSS;
 #                               then at 2,000 events/s: CPU per event, p99 produce→ack
-#                               (SWEEP_TRACE=1: the worker's sends in flight, limit, connections each second);
+#                               (SWEEP_TRACE=1: the worker's sends in flight, limit, connections each second;
+#                               SWEEP_THREAD_CPU=1: its CPU per event by thread); the stub's CPU per event
+#                               and the machine's busy share; r0 first: nginx's cheapest 0 ms answer, the
+#                               old baseline (LATENCY_BENCH_DELAYS=r0,0,20,100,300; LATENCY_BENCH_SECONDS=10);
 #                               then the HTTP/2 client alone at each answer time with 1,000 and 3,000
 #                               requests in flight: requests/s, latency, peak RSS
 #                               (LATENCY_BENCH_IN_FLIGHT=300,1000,…)
@@ -156,21 +159,24 @@ if [ "$which" = all ] || [ "$which" = latency ]; then
     /usr/sbin/nginx -p "$work" -c "$work/nginx-latency.conf" &
     pids+=($!)
     wait_port "$latency_port"
-    delays=${LATENCY_BENCH_DELAYS:-0,20,100,300}
+    delays=${LATENCY_BENCH_DELAYS:-r0,0,20,100,300}
     LATENCY_BENCH_IN_FLIGHT=${LATENCY_BENCH_IN_FLIGHT:-1000,3000}
     topics=()
-    for d in ${delays//,/ }; do topics+=("sweep-d$d-saturated" "sweep-d$d-partial"); done
+    # r0: nginx's cheapest answer (return 200, body not read), the 0 ms path before 2026-11-25.
+    stub_path() { case $1 in r*) echo "$1" ;; *) echo "d$1" ;; esac; }
+    for d in ${delays//,/ }; do topics+=("sweep-$(stub_path "$d")-saturated" "sweep-$(stub_path "$d")-partial"); done
     start_tansu bench-dead-letter bench-invalidations "${topics[@]}"
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-sweep --bootstrap "127.0.0.1:$tansu_port" --worker "$worker" \
         --dir "$work" --base "https://127.0.0.1:$latency_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
-        --events "${LATENCY_BENCH_EVENTS:-60000}" --delays "$delays" --partial-rate "${LATENCY_BENCH_RATE:-2000}" \
+        --events "${LATENCY_BENCH_EVENTS:-60000}" --delays "$delays" --partial-rate "${LATENCY_BENCH_RATE:-2000}" --partial-seconds "${LATENCY_BENCH_SECONDS:-10}" \
         --stub-pid-file "$work/nginx-latency.pid"
     # The HTTP/2 layer alone at the same answer times: N requests always in flight, 100 streams
     # per connection (LATENCY_BENCH_IN_FLIGHT, a list; docs/benchmarks.md).
     for d in ${delays//,/ }; do
+        d=$(stub_path "$d")
         for n in ${LATENCY_BENCH_IN_FLIGHT//,/ }; do
-            "$bench" http2 --url "https://127.0.0.1:$latency_port/d$d/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
-                --streams 100 --in-flight "$n" --requests $((n * 10)) | sed "s/^http2_/http2_d${d}_in_flight_${n}_/"
+            "$bench" http2 --url "https://127.0.0.1:$latency_port/$d/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
+                --streams 100 --in-flight "$n" --requests $((n * 10)) | sed "s/^http2_/http2_${d}_in_flight_${n}_/"
         done
     done
 fi

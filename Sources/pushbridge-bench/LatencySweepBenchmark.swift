@@ -20,7 +20,9 @@ enum LatencySweepBenchmark {
         var caFile: String
         var serviceAccount: String
         var events: Int
-        var delays: [Int]
+        /// Stub paths: `0`, `20`, … answer after that many ms (`/dN/`); `r0` is nginx's cheapest
+        /// answer (`return 200`, the body not read), for comparison with figures from before.
+        var delays: [String]
         var partialRate: Int
         var partialSeconds: Int
         /// The stub's pid file (nginx's master); its workers' CPU is reported per event.
@@ -31,30 +33,32 @@ enum LatencySweepBenchmark {
         var figures: [(name: String, value: Double)] = []
         var zero: Double?
         for delay in o.delays {
+            let name = Int(delay) != nil ? "d\(delay)" : delay
             let saturated = try setup(o, delay: delay, run: "saturated")
             let accepted0 = try acceptedConnections(o)
             var result = try await throughput(saturated, events: o.events, stub: o.stubPIDFile)
             let opened = try acceptedConnections(o) - accepted0
             let rate = result.removeFirst().value
-            if delay == 0 { zero = rate }
-            figures.append(("sweep_d\(delay)_events_per_second", rate))
-            if let zero, delay > 0 { figures.append(("sweep_d\(delay)_percent_of_d0", rate / zero * 100)) }
-            figures += result.map { ("sweep_d\(delay)_\($0.name)", $0.value) }
-            figures.append(("sweep_d\(delay)_connections_opened", opened))
+            if delay == "0" { zero = rate }
+            figures.append(("sweep_\(name)_events_per_second", rate))
+            if let zero, delay != "0" { figures.append(("sweep_\(name)_percent_of_d0", rate / zero * 100)) }
+            figures += result.map { ("sweep_\(name)_\($0.name)", $0.value) }
+            figures.append(("sweep_\(name)_connections_opened", opened))
 
             let partial = try setup(o, delay: delay, run: "partial")
             let before = try acceptedConnections(o)
             let p = try await partialLoad(partial, rate: o.partialRate, seconds: o.partialSeconds, stub: o.stubPIDFile)
-            figures += p.map { ("sweep_d\(delay)_\(o.partialRate)_\($0.name)", $0.value) }
-            figures.append(("sweep_d\(delay)_\(o.partialRate)_connections_opened", try acceptedConnections(o) - before))
+            figures += p.map { ("sweep_\(name)_\(o.partialRate)_\($0.name)", $0.value) }
+            figures.append(("sweep_\(name)_\(o.partialRate)_connections_opened", try acceptedConnections(o) - before))
         }
         return figures
     }
 
-    static func setup(_ o: Options, delay: Int, run: String) throws -> EndToEndBenchmark.Setup {
-        try EndToEndBenchmark.prepare(
-            directory: o.directory, bootstrap: o.bootstrap, topic: "sweep-d\(delay)-\(run)", worker: o.worker,
-            endpoint: "\(o.base)/d\(delay)", caFile: o.caFile, serviceAccount: o.serviceAccount, group: "sweep-d\(delay)-\(run)")
+    static func setup(_ o: Options, delay: String, run: String) throws -> EndToEndBenchmark.Setup {
+        let path = Int(delay) != nil ? "d\(delay)" : delay
+        return try EndToEndBenchmark.prepare(
+            directory: o.directory, bootstrap: o.bootstrap, topic: "sweep-\(path)-\(run)", worker: o.worker,
+            endpoint: "\(o.base)/\(path)", caFile: o.caFile, serviceAccount: o.serviceAccount, group: "sweep-\(path)-\(run)")
     }
 
     /// Saturated: events/s, then CPU per event, threads, peak RSS, the stub's CPU per event and the

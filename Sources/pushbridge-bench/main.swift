@@ -12,7 +12,7 @@ let usage = """
                                 --endpoint URL --ca FILE --service-account FILE [--events N]
            pushbridge-bench e2e-latency (the same options as e2e) [--rate N] [--seconds N]
            pushbridge-bench e2e-sweep --bootstrap HOST:PORT --worker PUSHBRIDGE --dir DIR --base URL --ca FILE
-                                --service-account FILE [--events N] [--delays 0,20,100,300] [--partial-rate N] [--partial-seconds N]
+                                --service-account FILE [--events N] [--delays r0,0,20,100,300] [--partial-rate N] [--partial-seconds N]
                                 [--stub-pid-file FILE]
            pushbridge-bench registry --dir DIR [--users N] [--devices-per-user N] [--cache-mb N] [--lookups N]
                                 [--bootstrap HOST:PORT --kafka-users N]
@@ -96,7 +96,7 @@ do {
                 .init(
                     bootstrap: bootstrap, worker: worker, directory: dir, base: base, caFile: ca, serviceAccount: account,
                     events: Int(option("--events", "60000")!)!,
-                    delays: option("--delays", "0,20,100,300")!.split(separator: ",").compactMap { Int($0) },
+                    delays: option("--delays", "0,20,100,300")!.split(separator: ",").map(String.init),
                     partialRate: Int(option("--partial-rate", "2000")!)!, partialSeconds: Int(option("--partial-seconds", "10")!)!,
                     stubPIDFile: option("--stub-pid-file"))))
     case "e2e-latency":
