@@ -37,20 +37,8 @@ extension ProtoTextReader {
         }
         if current.isWord("group") { return try group(label: label ?? .optional) }
         let typePosition = current.position
-        var kind = ProtoField.Kind.message
-        var type = ProtoTextTypeReference.scalar
-        if current.kind == .identifier, let scalar = Self.scalarKinds[current.text] {
-            next()
-            kind = scalar
-        } else {
-            type = .written(try fullIdentifier("a field type", allowLeadingDot: true))
-        }
-        let name = try identifier("a field name")
-        try expect("=", "after field name `\(name.text)`")
-        let number = try integer("the number of field `\(name.text)`", in: Self.fieldNumbers)
-        try Self.checkNumber(number, of: name)
-        let options = try fieldOptions()
-        try expect(";", "after field `\(name.text)`")
+        let (kind, type) = try fieldType("a field type")
+        let (name, number, options) = try nameNumberAndOptions()
         let field = ProtoField(
             name: name.text, number: Int32(number), label: label ?? .optional, kind: kind,
             proto3Optional: syntax == .proto3 && label == .optional, packed: options.packed)
@@ -93,21 +81,9 @@ extension ProtoTextReader {
         next()
         try expect(",", "after the map's key type")
         let valuePosition = current.position
-        var valueKind = ProtoField.Kind.message
-        var valueType = ProtoTextTypeReference.scalar
-        if current.kind == .identifier, let scalar = Self.scalarKinds[current.text] {
-            next()
-            valueKind = scalar
-        } else {
-            valueType = .written(try fullIdentifier("the map's value type", allowLeadingDot: true))
-        }
+        let (valueKind, valueType) = try fieldType("the map's value type")
         try expect(">", "after the map's value type")
-        let name = try identifier("a field name")
-        try expect("=", "after field name `\(name.text)`")
-        let number = try integer("the number of field `\(name.text)`", in: Self.fieldNumbers)
-        try Self.checkNumber(number, of: name)
-        let options = try fieldOptions()
-        try expect(";", "after field `\(name.text)`")
+        let (name, number, options) = try nameNumberAndOptions()
         let entryName = ProtoTextNames.mapEntryName(of: name.text)
         let key = ProtoTextField(
             field: ProtoField(name: "key", number: 1, kind: keyKind), type: .scalar, typePosition: keyToken.position,
@@ -147,6 +123,28 @@ extension ProtoTextReader {
                 field: field, type: .nested(name.text), typePosition: keyword.position, namePosition: name.position,
                 packedPosition: options.packedPosition),
             generated: body)
+    }
+
+    /// A field's type: a scalar's kind, or a message or enum as written (resolved later).
+    private mutating func fieldType(_ what: String) throws(SchemaError) -> (ProtoField.Kind, ProtoTextTypeReference) {
+        if current.kind == .identifier, let scalar = Self.scalarKinds[current.text] {
+            next()
+            return (scalar, .scalar)
+        }
+        return (.message, .written(try fullIdentifier(what, allowLeadingDot: true)))
+    }
+
+    /// `name = number [options];`, after a field's type.
+    private mutating func nameNumberAndOptions() throws(SchemaError) -> (
+        name: ProtoTextToken, number: Int64, options: (packed: Bool?, packedPosition: ProtoTextPosition?)
+    ) {
+        let name = try identifier("a field name")
+        try expect("=", "after field name `\(name.text)`")
+        let number = try integer("the number of field `\(name.text)`", in: Self.fieldNumbers)
+        try Self.checkNumber(number, of: name)
+        let options = try fieldOptions()
+        try expect(";", "after field `\(name.text)`")
+        return (name, number, options)
     }
 
     private static func checkNumber(_ number: Int64, of name: ProtoTextToken) throws(SchemaError) {

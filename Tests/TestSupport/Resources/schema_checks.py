@@ -18,53 +18,41 @@ def invalid(message):
 def protobuf_wire_is_valid(data):
     """Whether `data` is a well-formed protobuf message (tags, varints, lengths within bounds):
     the check a base64 FileDescriptorProto gets before it is stored."""
-    i, n = 0, len(data)
+    n = len(data)
 
-    def varint(i):
-        shift = 0
-        while i < n and shift < 64:
-            b = data[i]
-            i += 1
-            if b < 0x80:
-                return i
-            shift += 7
-        return -1
+    def read_varint(i, max_bytes):
+        """The varint at `i` (at most `max_bytes` long) and the index after it, or None."""
+        value = 0
+        for k in range(max_bytes):
+            if i + k >= n:
+                return None
+            value |= (data[i + k] & 0x7F) << (7 * k)
+            if data[i + k] < 0x80:
+                return value, i + k + 1
+        return None
 
+    i = 0
     while i < n:
-        start = i
-        key = 0
-        shift = 0
-        while i < n and shift < 35:
-            key |= (data[i] & 0x7F) << shift
-            i += 1
-            if data[i - 1] < 0x80:
-                break
-            shift += 7
-        else:
+        # A tag and a length fit in 32 bits (5 bytes); a value varint is at most 10 bytes.
+        tag = read_varint(i, 5)
+        if tag is None or tag[0] >> 3 == 0:
             return False
-        if i == start or key >> 3 == 0:
-            return False
+        key, i = tag
         wire = key & 7
         if wire == 0:
-            i = varint(i)
-            if i < 0:
+            value = read_varint(i, 10)
+            if value is None:
                 return False
+            i = value[1]
         elif wire == 1:
             i += 8
         elif wire == 5:
             i += 4
         elif wire == 2:
-            length = 0
-            shift = 0
-            while i < n and shift < 35:
-                length |= (data[i] & 0x7F) << shift
-                i += 1
-                if data[i - 1] < 0x80:
-                    break
-                shift += 7
-            else:
+            length = read_varint(i, 5)
+            if length is None:
                 return False
-            i += length
+            i = length[1] + length[0]
         else:
             return False
         if i > n:
