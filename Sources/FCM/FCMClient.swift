@@ -123,13 +123,16 @@ public final class FCMClient: Sendable {
     ///     nil treats every quota refusal as the project's.
     ///   - validateOnly: FCM's dry run: validated, not delivered.
     public func send(_ message: [UInt8], to target: SendTarget? = nil, validateOnly: Bool = false) async -> SendResult {
+        // Thousands of sends wait here at once, each in its task's async frame: what lives across
+        // the awaits is kept to the body, the result and `retry`; the failure handling and the
+        // sleeps are functions of their own, whose locals need no room while a send waits on FCM
+        // (3,552 bytes of frame per send before, docs/benchmarks.md).
         let body = Self.requestBody(message, validateOnly: validateOnly)
-        let started = ContinuousClock.now
-        let waitedAtStart = health.withLock { $0.availability.waited(upTo: started) }
+        var retry = RetryState(started: .now)
+        retry.waitedAtStart = health.withLock { $0.availability.waited(upTo: retry.started) }
         var result = SendResult(outcome: .failure(.cancelled), attempts: 0)
-        var refreshed = false
         while true {
-            if let target, let until = heldUntil(target) { try? await Task.sleep(until: until, clock: .continuous) }
+            if let target, let until = heldUntil(target) { await Self.sleep(until: until) }
             if Task.isCancelled {
                 result.outcome = .failure(.cancelled)
                 return result
@@ -137,43 +140,80 @@ public final class FCMClient: Sendable {
             result.attempts += 1
             let attemptStarted = ContinuousClock.now
             result.outcome = await attempt(body)
-            let now = ContinuousClock.now
-            guard case .failure(var error) = result.outcome else {
-                updateHealth { h in
-                    h.availability.answered(at: now, success: true)
-                    if let target, !h.backoff.isEmpty { h.backoff.cleared(target) }
-                }
-                return result
-            }
-            if error.isShutdown { return result }
-            // For a throttled target, its refusals in a row grow the backoff, not this send's attempts.
-            var strikes = result.attempts
-            switch error.kind {
-            case .quota:
-                let scope = resolveQuotaScope(error.quotaScope, target: target, now: now)
-                error.quotaScope = scope
-                result.quotaRefusals.append(scope)
-                if scope == .project {
-                    gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
-                } else if let target {
-                    strikes = updateHealth { $0.backoff.strike(target) }
-                }
-            case .auth:
-                if refreshed { return result }
-                refreshed = true
-            default: break
-            }
-            result.outcome = .failure(error)
-            let budgetUsed = now - started - recordFailure(error, attemptStarted: attemptStarted, at: now, waitedAtStart: waitedAtStart)
-            guard let delay = configuration.retry.delay(afterAttempt: strikes, elapsed: budgetUsed, error: error, random: Double.random(in: 0...1))
-            else { return result }
-            if error.kind == .quota, error.quotaScope != .project, let target {
-                // Every send to the target waits this long, this one at the top of the loop.
-                updateHealth { $0.backoff.hold(target, until: now + delay, now: now) }
-            } else if delay > .zero {
-                try? await Task.sleep(for: delay)
+            switch afterAttempt(&result, &retry, attemptStarted: attemptStarted, target: target) {
+            case .done: return result
+            case .again: continue
+            case .after(let delay): await Self.sleep(for: delay)
             }
         }
+    }
+
+    /// What a send carries from one attempt to the next, besides its result.
+    private struct RetryState {
+        var started: ContinuousClock.Instant
+        var waitedAtStart: Duration = .zero
+        var refreshed = false
+    }
+
+    private enum NextAttempt {
+        case done
+        /// At once: a wait, if any, is the target's hold, which the loop's top observes.
+        case again
+        case after(Duration)
+    }
+
+    /// Classifies an attempt's outcome, records it and says whether and when to try again.
+    @inline(never)
+    private func afterAttempt(
+        _ result: inout SendResult, _ retry: inout RetryState, attemptStarted: ContinuousClock.Instant, target: SendTarget?
+    ) -> NextAttempt {
+        let now = ContinuousClock.now
+        guard case .failure(var error) = result.outcome else {
+            updateHealth { h in
+                h.availability.answered(at: now, success: true)
+                if let target, !h.backoff.isEmpty { h.backoff.cleared(target) }
+            }
+            return .done
+        }
+        if error.isShutdown { return .done }
+        // For a throttled target, its refusals in a row grow the backoff, not this send's attempts.
+        var strikes = result.attempts
+        switch error.kind {
+        case .quota:
+            let scope = resolveQuotaScope(error.quotaScope, target: target, now: now)
+            error.quotaScope = scope
+            result.quotaRefusals.append(scope)
+            if scope == .project {
+                gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
+            } else if let target {
+                strikes = updateHealth { $0.backoff.strike(target) }
+            }
+        case .auth:
+            if retry.refreshed { return .done }
+            retry.refreshed = true
+        default: break
+        }
+        result.outcome = .failure(error)
+        let budgetUsed =
+            now - retry.started - recordFailure(error, attemptStarted: attemptStarted, at: now, waitedAtStart: retry.waitedAtStart)
+        guard let delay = configuration.retry.delay(afterAttempt: strikes, elapsed: budgetUsed, error: error, random: Double.random(in: 0...1))
+        else { return .done }
+        if error.kind == .quota, error.quotaScope != .project, let target {
+            // Every send to the target waits this long, this one at the top of the loop.
+            updateHealth { $0.backoff.hold(target, until: now + delay, now: now) }
+            return .again
+        }
+        return delay > .zero ? .after(delay) : .again
+    }
+
+    @inline(never)
+    private static func sleep(until instant: ContinuousClock.Instant) async {
+        try? await Task.sleep(until: instant, clock: .continuous)
+    }
+
+    @inline(never)
+    private static func sleep(for delay: Duration) async {
+        try? await Task.sleep(for: delay)
     }
 
     /// Notes what a failure says about FCM: nothing at all (a 5xx, no answer, the project's

@@ -69,44 +69,77 @@ public struct EventProcessor: Sendable {
     }
 
     public func process(_ message: KafkaMessage) async -> Outcome {
+        // Every event in flight waits in this frame while FCM answers: what lives across the
+        // sends is kept to the message and `facts`; rendering and the records an event ends
+        // with are functions of their own (2,960 bytes of frame per event before,
+        // docs/benchmarks.md).
         let record = EventRecord(message)
+        let schema = await schemas.writerSchema(of: record)
+        var facts = EventFacts()
+        switch plan(record, schema, &facts) {
+        case .verdict(let verdict): return await conclude(message, verdict, facts)
+        case .send(let sends):
+            let results = await sendAll(sends)
+            return await conclude(message, .sends(results), facts)
+        }
+    }
+
+    /// What an event's records need to say of it, once it is rendered.
+    struct EventFacts {
         var eventType: String?
         var eventID: String?
         /// Each message with the Firebase project ID it was sent with, once the event has them.
         var sent: [(message: FCMMessage, projectID: String)] = []
         var user: String?
-        let verdict: EventVerdict
+    }
+
+    private enum Plan {
+        case verdict(EventVerdict)
+        case send([(message: FCMMessage, projectID: String)])
+    }
+
+    /// Renders the event: the sends it calls for, or its verdict without any.
+    @inline(never)
+    private func plan(_ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts) -> Plan {
         let rendering: Result<MappingSet.Rendered, MappingFailure>
-        switch await schemas.writerSchema(of: record) {
+        switch schema {
         case .success(let schema): rendering = mappings.render(record, schema: schema, maxAge: options.maxAge, devices: lookup)
-        case .failure(.cancelled): return Outcome(verdict: EventVerdict(disposition: .abandoned), done: false)
+        case .failure(.cancelled): return .verdict(EventVerdict(disposition: .abandoned))
         case .failure(.failed(let failure)): rendering = .failure(failure)
         }
         switch rendering {
         case .failure(let failure):
             if case .tooOld(let old) = failure {  // decoded, unlike most failures: its record can say what it was
-                eventType = old.eventType
-                eventID = old.eventID
+                facts.eventType = old.eventType
+                facts.eventID = old.eventID
             }
-            verdict = .mappingFailed(
-                failure, skipUnknownTypes: options.skipUnknownEventTypes, skipUsersWithoutDevices: options.skipUsersWithoutDevices)
+            return .verdict(
+                .mappingFailed(failure, skipUnknownTypes: options.skipUnknownEventTypes, skipUsersWithoutDevices: options.skipUsersWithoutDevices))
         case .success(let rendered):
-            eventType = rendered.event.type
-            eventID = rendered.event.id
-            user = rendered.user
+            facts.eventType = rendered.event.type
+            facts.eventID = rendered.event.id
+            facts.user = rendered.user
             switch projects(of: rendered) {
             case .success(let sends) where sends.isEmpty:
                 // Every device of the user named an app the config lacks.
-                verdict = .mappingFailed(
-                    .noDevices(user: rendered.user ?? ""), skipUnknownTypes: options.skipUnknownEventTypes,
-                    skipUsersWithoutDevices: options.skipUsersWithoutDevices)
+                return .verdict(
+                    .mappingFailed(
+                        .noDevices(user: rendered.user ?? ""), skipUnknownTypes: options.skipUnknownEventTypes,
+                        skipUsersWithoutDevices: options.skipUsersWithoutDevices))
             case .success(let sends):
-                sent = sends
-                verdict = .sends(await sendAll(sends))
+                facts.sent = sends
+                return .send(sends)
             case .failure(let unknown):
-                verdict = .unknownProject(unknown.name)
+                return .verdict(.unknownProject(unknown.name))
             }
         }
+    }
+
+    /// Writes the records `verdict` calls for and counts the event: done, or not when a write
+    /// could not be made before the worker stopped.
+    @inline(never)
+    private func conclude(_ message: KafkaMessage, _ verdict: EventVerdict, _ facts: EventFacts) async -> Outcome {
+        let (eventType, eventID, sent, user) = (facts.eventType, facts.eventID, facts.sent, facts.user)
         let now = RFC3339.nowMilliseconds()
         for invalidation in verdict.invalidations {
             let out = OutputRecords.tokenInvalidation(
@@ -187,6 +220,7 @@ public struct EventProcessor: Sendable {
         return .success(sends)
     }
 
+    @inline(never)
     private func sendAll(_ sends: [(message: FCMMessage, projectID: String)]) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
         if sends.count == 1 { return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID))] }
         return await withTaskGroup(of: (Int, FCMClient.SendResult).self) { group in
@@ -205,12 +239,18 @@ public struct EventProcessor: Sendable {
         let start = ContinuousClock.now
         let result = await sender.send(
             message.encoded, project: message.project, to: SendTarget(message.target), validateOnly: options.validateOnly)
+        record(result, of: message, projectID: projectID, started: start)
+        return result
+    }
+
+    /// Counts a send's result, outside ``send(_:projectID:)``'s frame, which waits while FCM answers.
+    @inline(never)
+    private func record(_ result: FCMClient.SendResult, of message: FCMMessage, projectID: String, started: ContinuousClock.Instant) {
         metrics.sendFinished(
-            result.outcome, project: projectID, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - start)
+            result.outcome, project: projectID, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - started)
         if case .failure(let error) = result.outcome, let device = message.device, error.invalidatesToken {
             logger.info("device refused", metadata: [message.target.kind.rawValue: "\(device)", "code": "\(error.code)"])
         }
-        return result
     }
 
     /// Writes `record` until Kafka acknowledges it, backing off between failures. Gives up only
