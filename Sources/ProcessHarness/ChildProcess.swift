@@ -199,17 +199,20 @@ public final class ChildProcess: @unchecked Sendable {
 }
 
 extension ChildProcess {
-    /// ``run(_:_:timeout:)`` for async tests, waiting without holding a pool thread.
+    /// ``run(_:_:timeout:environment:)`` for async tests, waiting without holding a pool thread.
     public static func run(
-        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)
+        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(60), environment: [String: String] = [:]
     ) async throws -> (status: Int32, output: String) {
-        let run = try Run(executable, arguments)
+        let run = try Run(executable, arguments, environment: environment)
         return try run.finish(await run.child.wait(timeout: timeout), timeout: timeout)
     }
 
-    /// Runs a command to completion and returns its exit status and combined output.
-    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) throws -> (status: Int32, output: String) {
-        let run = try Run(executable, arguments)
+    /// Runs a command to completion (with `environment` over this process's) and returns its exit
+    /// status and combined output.
+    public static func run(
+        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(60), environment: [String: String] = [:]
+    ) throws -> (status: Int32, output: String) {
+        let run = try Run(executable, arguments, environment: environment)
         return try run.finish(run.child.wait(timeout: timeout), timeout: timeout)
     }
 
@@ -219,8 +222,8 @@ extension ChildProcess {
         let description: String
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-run-\(UUID().uuidString).log").path
 
-        init(_ executable: String, _ arguments: [String]) throws {
-            child = try ChildProcess(executable: executable, arguments: arguments, logFile: log)
+        init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+            child = try ChildProcess(executable: executable, arguments: arguments, logFile: log, environment: environment)
             description = ([executable] + arguments).joined(separator: " ")
         }
 

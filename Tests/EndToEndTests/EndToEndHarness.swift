@@ -34,8 +34,8 @@ final class EndToEnd: @unchecked Sendable {
 
     /// - Parameters:
     ///   - brokers: how many brokers the mock cluster has (tansu is always one).
-    ///   - security: TLS, mTLS or SASL in front of tansu. With `authentication` no topic is
-    ///     created and nothing can be produced: tansu 0.6.0 refuses every login.
+    ///   - security: TLS, mTLS or SASL/SCRAM in front of tansu; this side's own clients get
+    ///     through with ``clientProperties``.
     ///   - projects: Firebase project IDs with a service account each besides the default one's
     ///     (`demo-project`, in `service-account.json`): key files `sa-PROJECT.json`.
     init(
@@ -48,11 +48,9 @@ final class EndToEnd: @unchecked Sendable {
             guard !version.hasPrefix("2.0.") else { throw TestSupportError("tansu needs librdkafka >= 2.1; run scripts/test.sh") }
             let s3 = broker == .durableTansu ? try await S3Server.start() : nil
             let tansu = try await Tansu.start(storage: s3.map { .s3(endpoint: $0.endpoint, bucket: $0.bucket) } ?? .memory, security: security)
-            if !security.authentication {
-                try await tansu.createTopic(topic, partitions: partitions)
-                try await tansu.createTopic(deadLetterTopic, partitions: 1)
-                try await tansu.createTopic(invalidationTopic, partitions: 1)
-            }
+            try await tansu.createTopic(topic, partitions: partitions)
+            try await tansu.createTopic(deadLetterTopic, partitions: 1)
+            try await tansu.createTopic(invalidationTopic, partitions: 1)
             (self.tansu, self.s3, mock, bootstrapServers) = (tansu, s3, nil, tansu.bootstrapServers)
             clientProperties = try tansu.clientProperties
         case .mock:
@@ -77,10 +75,7 @@ final class EndToEnd: @unchecked Sendable {
             try other.writeKeyFile(to: directory.appendingPathComponent("sa-\(other.projectID).json").path, tokenURI: emulator.tokenURI)
         }
         try WelcomeEvents.mapping.write(to: directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
-        // The test's own clients never get through tansu's SASL (it refuses every login): quiet them.
-        events = try WelcomeEvents(
-            bootstrapServers: bootstrapServers, topic: topic,
-            properties: security.authentication ? clientProperties.merging(["log_level": "2"]) { $1 } : clientProperties)
+        events = try WelcomeEvents(bootstrapServers: bootstrapServers, topic: topic, properties: clientProperties)
     }
 
     /// Fast retries, so faults pass in test time.
@@ -142,9 +137,12 @@ final class EndToEnd: @unchecked Sendable {
         }
     }
 
-    /// Runs a `pushbridge` command to its end: exit status and combined output.
-    func pushbridge(_ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (status: Int32, output: String) {
-        try await ChildProcess.run(pushbridgeExecutable, arguments, timeout: timeout)
+    /// Runs a `pushbridge` command to its end (with `environment` over this process's): exit
+    /// status and combined output.
+    func pushbridge(
+        _ arguments: [String], timeout: Duration = .seconds(120), environment: [String: String] = [:]
+    ) async throws -> (status: Int32, output: String) {
+        try await ChildProcess.run(pushbridgeExecutable, arguments, timeout: timeout, environment: environment)
     }
 
     /// Starts a `pushbridge` command; its combined output goes to `log`.
@@ -171,6 +169,9 @@ final class EndToEnd: @unchecked Sendable {
     }
 
     var acceptedTokens: [String: Int] { emulator.acceptedTokens }
+
+    /// The SCRAM front's log (``Tansu/scramLog``): one line per login or refusal.
+    var scramLog: String { tansu?.scramLog ?? "" }
 
     func read(_ topic: String, count: Int) async throws -> [KafkaMessage] { try await events.read(topic, count: count) }
 

@@ -33,6 +33,11 @@ public final class KafkaTLSFront: Sendable {
         try process.waitUntilListening(port: port, timeout: .seconds(20))
     }
 
+    /// Stops nginx (idempotent): new connections are refused, open ones are cut.
+    public func stop() {
+        process.terminate()
+    }
+
     deinit {
         process.terminate()
         try? FileManager.default.removeItem(at: directory)

@@ -5,8 +5,8 @@ import Synchronization
 /// tansu, an independent Kafka-protocol broker, as a child process on a free loopback port (see
 /// docs/testing.md). In-memory storage by default; with ``Storage/s3(endpoint:bucket:)`` its
 /// data and committed offsets survive ``restart(hard:downtime:)``. With ``Security`` it sits
-/// behind TLS (``KafkaTLSFront``, optionally mTLS) and/or asks clients for SASL. Stopped when
-/// released.
+/// behind TLS (``KafkaTLSFront``, optionally mTLS) and/or SASL/SCRAM (``KafkaSCRAMFront``):
+/// client → TLS front → SCRAM front → tansu. Stopped, fronts and all, when released.
 ///
 /// - Important: clients need librdkafka ≥ 2.1 at run time (scripts/test.sh puts .tools/librdkafka
 ///   on LD_LIBRARY_PATH).
@@ -25,10 +25,14 @@ public final class Tansu: Sendable {
         /// The TLS front also asks for a client certificate signed by the test CA (mTLS); see
         /// ``clientCertificate``.
         public var clientCertificates = false
-        /// `tansu broker --authentication`: clients must log in with SASL SCRAM. tansu 0.6.0's
-        /// storage engines keep no credentials, so every login is refused ("unknown-user"), and
-        /// its CLI cannot create topics on such a broker (docs/testing.md).
+        /// Clients must log in with SASL/SCRAM (SCRAM-SHA-256 or SCRAM-SHA-512) as `scramUser`
+        /// with `scramPassword`: ``KafkaSCRAMFront`` sits in front of tansu, which runs without
+        /// `--authentication` (tansu 0.6.0's own SCRAM refuses every login, "unknown-user":
+        /// docs/testing.md).
         public var authentication = false
+        /// The one user the SCRAM front knows, with `authentication`.
+        public var scramUser = "pushbridge"
+        public var scramPassword = "secret"
 
         public init(tls: Bool = false, clientCertificates: Bool = false, authentication: Bool = false) {
             self.tls = tls
@@ -37,17 +41,19 @@ public final class Tansu: Sendable {
         }
     }
 
-    /// Where clients connect: the TLS front when there is one.
+    /// Where clients connect: the outermost front when there is one.
     public let bootstrapServers: String
     /// A client certificate and key the TLS front trusts (with ``Security/clientCertificates``).
     public let clientCertificate: (certificate: String, key: String)?
     /// tansu's own port (plaintext).
     private let port: Int
-    /// The port tansu advertises in its metadata: the TLS front's, or its own.
+    /// The port tansu advertises in its metadata: the outermost front's, or its own.
     private let advertisedPort: Int
     private let storage: Storage
     private let security: Security
-    private let front: KafkaTLSFront?
+    /// Stopped before tansu's process (``deinit``).
+    private let scramFront: KafkaSCRAMFront?
+    private let tlsFront: KafkaTLSFront?
     private let directory: URL
     private let process: Mutex<ChildProcess?>
 
@@ -63,29 +69,45 @@ public final class Tansu: Sendable {
         self.security = security
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-tansu-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        // tansu advertises the front's port, so clients that follow its metadata stay behind TLS.
-        let frontPort = try security.tls ? FreePort.next() : nil
+        // tansu advertises the outermost front's port, so clients that follow its metadata stay
+        // behind TLS and SASL.
+        let frontPort = try security.tls || security.authentication ? FreePort.next() : nil
         let (port, child) = try FreePort.startServer { [directory] port in
-            (port, try Self.launch(port: port, advertisedPort: frontPort ?? port, storage: storage, security: security, directory: directory))
+            (port, try Self.launch(port: port, advertisedPort: frontPort ?? port, storage: storage, directory: directory))
         }
         process = Mutex(child)
         self.port = port
         advertisedPort = frontPort ?? port
         bootstrapServers = "127.0.0.1:\(advertisedPort)"
-        if let frontPort {
+        // From the inside out: the SCRAM front (on the outermost port without TLS), then TLS.
+        var target = "127.0.0.1:\(port)"
+        if security.authentication, let frontPort {
+            let start = { [directory] (scramPort: Int) in
+                try KafkaSCRAMFront(
+                    port: scramPort, upstream: "127.0.0.1:\(port)", users: [security.scramUser: security.scramPassword], directory: directory)
+            }
+            let scram = try security.tls ? FreePort.startServer(start) : start(frontPort)
+            target = "127.0.0.1:\(scram.port)"
+            scramFront = scram
+        } else {
+            scramFront = nil
+        }
+        if security.tls, let frontPort {
             let certificates = try TestCertificates.shared
             clientCertificate = try security.clientCertificates ? certificates.clientCertificate(in: directory) : nil
-            front = try KafkaTLSFront(
-                port: frontPort, target: "127.0.0.1:\(port)", certificates: certificates,
-                clientCA: security.clientCertificates ? certificates.caFile : nil)
+            tlsFront = try KafkaTLSFront(
+                port: frontPort, target: target, certificates: certificates, clientCA: security.clientCertificates ? certificates.caFile : nil)
         } else {
-            (clientCertificate, front) = (nil, nil)
+            (clientCertificate, tlsFront) = (nil, nil)
         }
     }
 
+    /// The SCRAM front's log, with ``Security/authentication``: one line per login or refusal.
+    public var scramLog: String { scramFront?.log ?? "" }
+
     /// The librdkafka properties that get a client through ``Security``: `security.protocol`, the
-    /// CA to trust, the client certificate; with ``Security/authentication`` a SCRAM username and
-    /// password, which tansu 0.6.0 refuses like any other.
+    /// CA to trust, the client certificate; with ``Security/authentication`` SCRAM-SHA-512 and the
+    /// user the SCRAM front knows.
     public var clientProperties: [String: String] {
         get throws {
             var p: [String: String] = [:]
@@ -97,8 +119,8 @@ public final class Tansu: Sendable {
             }
             if security.authentication {
                 p["sasl.mechanisms"] = "SCRAM-SHA-512"
-                p["sasl.username"] = "pushbridge"
-                p["sasl.password"] = "secret"
+                p["sasl.username"] = security.scramUser
+                p["sasl.password"] = security.scramPassword
             }
             if security.tls { p["ssl.ca.location"] = try TestCertificates.shared.caFile }
             if let clientCertificate {
@@ -110,13 +132,17 @@ public final class Tansu: Sendable {
     }
 
     deinit {
+        // From the outside in: clients still connected see the broker go, not a front that
+        // cannot reach it any more.
+        tlsFront?.stop()
+        scramFront?.stop()
         process.withLock { $0?.terminate() }
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// Starts tansu on 127.0.0.1:`port`, advertising `advertisedPort`, its log in `directory`,
     /// and waits until it listens.
-    private static func launch(port: Int, advertisedPort: Int, storage: Storage, security: Security, directory: URL) throws -> ChildProcess {
+    private static func launch(port: Int, advertisedPort: Int, storage: Storage, directory: URL) throws -> ChildProcess {
         let url = "tcp://127.0.0.1:\(port)"
         var environment = ["RUST_LOG": "warn"]
         let engine: String
@@ -135,8 +161,7 @@ public final class Tansu: Sendable {
             executable: Repository.tool("bin/tansu"),
             arguments: [
                 "broker", "--listener-url", url, "--advertised-listener-url", "tcp://127.0.0.1:\(advertisedPort)", "--storage-engine", engine,
-            ]
-                + (security.authentication ? ["--authentication"] : []),
+            ],
             logFile: directory.appendingPathComponent("tansu-\(port).log").path,
             environment: environment
         )
@@ -156,8 +181,8 @@ public final class Tansu: Sendable {
             try await offPool { old.terminate() }
         }
         try await Task.sleep(for: downtime)
-        let child = try await offPool { [port, advertisedPort, storage, security, directory] in
-            try Self.launch(port: port, advertisedPort: advertisedPort, storage: storage, security: security, directory: directory)
+        let child = try await offPool { [port, advertisedPort, storage, directory] in
+            try Self.launch(port: port, advertisedPort: advertisedPort, storage: storage, directory: directory)
         }
         process.withLock { $0 = child }
     }
@@ -167,8 +192,8 @@ public final class Tansu: Sendable {
         try await offPool { try self.createTopic(name, partitions: partitions) }
     }
 
-    /// Creates a topic with tansu's CLI (CreateTopics), on tansu's own port (behind any TLS front).
-    /// Not with ``Security/authentication``: the CLI does not log in.
+    /// Creates a topic with tansu's CLI (CreateTopics), on tansu's own port (behind the fronts:
+    /// the CLI speaks neither TLS nor SASL).
     public func createTopic(_ name: String, partitions: Int32) throws {
         let p = try ChildProcess(
             executable: Repository.tool("bin/tansu"),
