@@ -104,10 +104,15 @@ public struct PushbridgeConfig: Sendable, Equatable {
     }
 
     public struct Delivery: Sendable, Equatable {
-        public var maxEventsInFlight = 10_000
+        /// Four times ``maxSendsInFlight``: paused partitions resume at half, when as many events
+        /// again still wait behind the sends, so the fetch a resume starts never leaves the sends
+        /// short (at 300 ms answer times, 10,000 and 1,000 per partition held 4 partitions to
+        /// 7.7k–8.6k events/s, 20,000 and 10,000 did 10.2k–10.4k; docs/benchmarks.md).
+        public var maxEventsInFlight = 20_000
         /// Sends in flight at most: the ceiling of the limit that follows FCM's answer times.
         public var maxSendsInFlight = 5_000
-        public var partitionBuffer = 1_000
+        /// Half of ``maxEventsInFlight``: one partition alone can keep the sends full.
+        public var partitionBuffer = 10_000
         public var commitInterval: Duration = .seconds(1)
         public var commitEveryEvents = 1_000
         public var offsetMap = true
