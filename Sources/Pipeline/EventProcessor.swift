@@ -78,8 +78,8 @@ public struct EventProcessor: Sendable {
         var facts = EventFacts()
         switch plan(record, schema, &facts) {
         case .verdict(let verdict): return await conclude(message, verdict, facts)
-        case .send(let sends):
-            let results = await sendAll(sends)
+        case .send:
+            let results = await sendAll(facts.sent)
             return await conclude(message, .sends(results), facts)
         }
     }
@@ -95,7 +95,8 @@ public struct EventProcessor: Sendable {
 
     private enum Plan {
         case verdict(EventVerdict)
-        case send([(message: FCMMessage, projectID: String)])
+        /// Send ``EventFacts/sent``.
+        case send
     }
 
     /// Renders the event: the sends it calls for, or its verdict without any.
@@ -128,7 +129,7 @@ public struct EventProcessor: Sendable {
                         skipUsersWithoutDevices: options.skipUsersWithoutDevices))
             case .success(let sends):
                 facts.sent = sends
-                return .send(sends)
+                return .send
             case .failure(let unknown):
                 return .verdict(.unknownProject(unknown.name))
             }
