@@ -121,9 +121,10 @@ struct KafkaConsumerGroupTests {
         await consumer.close()
     }
 
-    /// librdkafka keeps a partition paused across revocation and re-assignment; the pipeline
-    /// pauses busy partitions, and one that was lost while paused stopped for good (found by the
-    /// reliability suite: docs/reliability.md).
+    /// The pipeline pauses busy partitions, and one that was lost while paused stopped for good
+    /// (found by the reliability suite: docs/reliability.md): librdkafka kept its pause across
+    /// revocation and re-assignment. A pause now holds the partition's fetch queue, which
+    /// librdkafka then leaves to the consumer to forward again when it is assigned back.
     @Test("a partition paused when it was revoked is fetched again once it is assigned back", arguments: BrokerKind.allCases)
     func pausedPartitionFetchesAfterReassignment(kind: BrokerKind) async throws {
         let broker = try await TestBroker.start(kind)

@@ -114,18 +114,15 @@ extension RDKafkaConsumer {
 
     // MARK: Flow control
 
+    /// Holds or releases the partitions' fetched messages (``RDKafkaPartitionQueues``).
     func flowControl(_ partitions: [TopicPartition], pause: Bool) throws(KafkaError) {
         guard !partitions.isEmpty else { return }
-        let list = RDKafkaTopicPartitionList(partitions)
-        let what = pause ? "pause" : "resume"
-        let err = client.withHandle { rk in
-            list.withPointer { pause ? rd_kafka_pause_partitions(rk, $0) : rd_kafka_resume_partitions(rk, $0) }
+        let missing = client.withHandle { rk in
+            pause ? RDKafkaPartitionQueues.hold(rk, partitions) : RDKafkaPartitionQueues.release(rk, partitions)
         }
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(err, context: what) }
-        state.withLock { s in
-            if pause { s.paused.formUnion(partitions) } else { s.paused.subtract(partitions) }
+        if let first = missing.first {
+            throw KafkaError(code: .unknownTopicOrPartition, message: "\(pause ? "pause" : "resume"): no such partition \(first)")
         }
-        if let e = list.firstError(context: what) { throw e }
     }
 
     // MARK: Cluster questions

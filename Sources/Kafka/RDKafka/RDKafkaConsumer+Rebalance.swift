@@ -13,7 +13,6 @@ extension RDKafkaConsumer {
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             DedicatedThread.runBlocking { await handler.onAssign(partitions) }
-            resumeIfPaused(rk, partitions)  // a partition handed to this consumer starts unpaused
             let error: KafkaError? = list.withPointer { ptr in
                 if cooperative {
                     return rd_kafka_incremental_assign(rk, ptr).map { KafkaError(consuming: $0, context: "incremental assign") }
@@ -22,6 +21,7 @@ extension RDKafkaConsumer {
                 return e == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(e, context: "assign")
             }
             if let error { errorHandler(error) }
+            release(rk, partitions)  // a partition handed to this consumer starts unpaused
             state.withLock { s in
                 if !cooperative { s.assignment = [] }
                 s.assignment.formUnion(partitions)
@@ -46,7 +46,6 @@ extension RDKafkaConsumer {
                 return e == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(e, context: "unassign")
             }
             if let error { errorHandler(error) }
-            resumeIfPaused(rk, partitions)  // after the unassign: their fetching has stopped
             state.withLock { s in
                 if cooperative { s.assignment.subtract(revoked) } else { s.assignment = [] }
             }
@@ -54,25 +53,16 @@ extension RDKafkaConsumer {
         default:
             errorHandler(KafkaError(err, context: "rebalance"))
             _ = rd_kafka_assign(rk, nil)
-            resumeIfPaused(rk, Array(state.withLock { $0.paused }))
             state.withLock { $0.assignment = [] }
         }
     }
 
-    /// librdkafka keeps a partition paused across its revocation and re-assignment
-    /// (confluentinc/librdkafka#1849): a partition paused when it was revoked or lost would never
-    /// be fetched again once the group hands it back. So a partition the application paused is
-    /// resumed once it is unassigned (and, should one slip through, before it is assigned
-    /// again), when no fetch is under way. Partitions never paused are not touched: a resume
-    /// bumps the partition's op version, which would restart a running fetch from its start.
-    private func resumeIfPaused(_ rk: OpaquePointer, _ partitions: [TopicPartition]) {
-        let paused = state.withLock { s in
-            let hit = s.paused.intersection(partitions)
-            s.paused.subtract(hit)
-            return hit
+    /// Forwards the queues of partitions just assigned to the consumer queue
+    /// (``RDKafkaPartitionQueues``): librdkafka leaves that to the application for a queue the
+    /// application once forwarded itself, i.e. one held by a pause before it was revoked.
+    private func release(_ rk: OpaquePointer, _ partitions: [TopicPartition]) {
+        for missing in RDKafkaPartitionQueues.release(rk, partitions) {
+            errorHandler(KafkaError(code: .unknownTopicOrPartition, message: "assign: no queue for \(missing)"))
         }
-        guard !paused.isEmpty else { return }
-        let err = RDKafkaTopicPartitionList(Array(paused)).withPointer { rd_kafka_resume_partitions(rk, $0) }
-        if err != RD_KAFKA_RESP_ERR_NO_ERROR { errorHandler(KafkaError(err, context: "resume")) }
     }
 }

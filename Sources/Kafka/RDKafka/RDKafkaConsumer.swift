@@ -14,8 +14,6 @@ final class RDKafkaConsumer: @unchecked Sendable {
     struct State {
         var stopRequested = false
         var assignment: Set<TopicPartition> = []
-        /// Partitions the application paused and has not resumed.
-        var paused: Set<TopicPartition> = []
         var closed = false
         /// The cluster has answered this consumer (``RDKafkaConsumer/heardFromCluster()``).
         var heard = false
