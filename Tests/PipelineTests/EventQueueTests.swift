@@ -1,4 +1,5 @@
 import Kafka
+import Synchronization
 import Testing
 
 @testable import Pipeline
@@ -21,6 +22,29 @@ struct EventQueueTests {
         for _ in 0..<4 { taken.append(await queue.next()!.offset) }
         #expect(taken == [0, 1, 2, 3])
         #expect(queue.count == 0)
+    }
+
+    @Test("a runner that takes an event asks for another while events wait and the limit has grown since they came")
+    func runnersFollowAGrowingLimit() async {
+        let limit = Mutex(1)
+        let queue = EventQueue(maxRunners: 4, runnerLimit: { limit.withLock { $0 } })
+        #expect(queue.push(message(0)) == true)
+        for i in 1...5 { #expect(queue.push(message(Int64(i))) == false, "the limit is one runner") }
+        #expect(await queue.next()?.offset == 0)
+        #expect(queue.claimRunner() == false, "one runner exists, as the limit says")
+        limit.withLock { $0 = 3 }
+        #expect(queue.claimRunner() == true)
+        #expect(queue.claimRunner() == true)
+        #expect(queue.claimRunner() == false, "three runners now, the limit")
+        limit.withLock { $0 = 10 }
+        #expect(queue.claimRunner() == true, "up to maxRunners")
+        #expect(queue.claimRunner() == false, "maxRunners is 4")
+        for _ in 1...5 { _ = await queue.next() }
+        #expect(queue.count == 0)
+        let idle = EventQueue(maxRunners: 4, runnerLimit: { 4 })
+        #expect(idle.push(message(0)) == true)
+        #expect(await idle.next()?.offset == 0)
+        #expect(idle.claimRunner() == false, "no event waits: no runner for nothing")
     }
 
     @Test("an idle runner gets the next event handed over, and no new runner is asked for")

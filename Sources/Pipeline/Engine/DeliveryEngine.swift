@@ -81,7 +81,7 @@ final class DeliveryEngine: Sendable {
                 requestRunner.finish()
             }
             for await _ in runnerRequests {
-                group.addTask { await self.runEvents(work) }
+                group.addTask { await self.runEvents(work) { requestRunner.yield() } }
             }
             lifecycle.withLock { $0.readEnded() }
             await work.drain(until: .now + shutdownTimeout)
@@ -123,9 +123,11 @@ final class DeliveryEngine: Sendable {
         }
     }
 
-    /// A runner: takes events from the queue until it is closed, or the runner is cancelled.
-    private func runEvents(_ work: some EngineWork) async {
+    /// A runner: takes events from the queue until it is closed, or the runner is cancelled;
+    /// asks for another runner when the queue wants one (``EventQueue/claimRunner()``).
+    private func runEvents(_ work: some EngineWork, requestRunner: @Sendable () -> Void) async {
         while let message = await queue.next() {
+            if queue.claimRunner() { requestRunner() }
             await work.process(message)
             if Task.isCancelled { return }
         }

@@ -11,7 +11,8 @@ import Synchronization
 /// at most `maxRunners`), and then wait here for more.
 ///
 /// ```swift
-/// if queue.push(message) { spawnRunner() }   // the runner loops on `await queue.next()`
+/// if queue.push(message) { spawnRunner() }   // the runner loops on `await queue.next()`,
+///                                             // and spawns another if `queue.claimRunner()`
 /// queue.close()                               // runners finish their event, then get nil
 /// ```
 final class EventQueue: Sendable {
@@ -51,6 +52,21 @@ final class EventQueue: Sendable {
         }
         runner?.resume(returning: message)
         return spawn
+    }
+
+    /// Asked by a runner that took an event: true when events still wait and fewer runners
+    /// exist than `runnerLimit()` says now, so the caller should start one more (the count
+    /// already includes it). The limit grows with FCM's answer times while the reader may be
+    /// waiting for room and pushing nothing: without this, the events already queued would be
+    /// left to the runners started when the limit was lower (at 300 ms answer times, 1,000 sends
+    /// in flight for 3 s of a 5,000 limit; docs/benchmarks.md).
+    func claimRunner() -> Bool {
+        let limit = min(maxRunners, max(1, runnerLimit()))
+        return state.withLock { s in
+            guard !s.closed, !s.buffer.isEmpty, s.runners < limit else { return false }
+            s.runners += 1
+            return true
+        }
     }
 
     /// The next event for a runner; nil once the queue is closed (the runner then ends).
