@@ -105,6 +105,30 @@ struct HTTP2ClientTests {
         await client.shutdown()
     }
 
+    /// Each transfer's upload buffer is freed once its body is out, while its answer is still
+    /// awaited (CurlEasyHandle.releaseUploadBuffer): bodies from none to several times the 16 KB
+    /// buffer and the server's 64 KB stream window, many at once on shared connections, each
+    /// must reach the server whole.
+    @Test("request bodies of every size arrive whole while many are in flight")
+    func bodiesArriveWhole() async throws {
+        let server = try await NginxServer.start()
+        let client = try Self.client(server)
+        let sizes = [0, 1, 100, 16_383, 16_384, 16_385, 60_000, 200_000, 300_000]
+        let echoed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<400 {
+                group.addTask {
+                    let size = sizes[i % sizes.count]
+                    let body = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) }
+                    let response = try await client.send(HTTPRequest(url: server.baseURL + "/echo", body: body))
+                    return response.status == 200 && response.body == body
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(echoed.count == 400 && echoed.allSatisfy { $0 }, "\(echoed.filter { !$0 }.count) of 400 came back different")
+        await client.shutdown()
+    }
+
     @Test("the connection count never exceeds maxConnections: more requests wait for a stream")
     func connectionBound() async throws {
         let server = try await NginxServer.start()

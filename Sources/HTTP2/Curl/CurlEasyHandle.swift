@@ -40,7 +40,8 @@ final class CurlEasyHandle {
         easy.set(CURLOPT_BUFFERSIZE, 1_024)
         // Likewise the upload buffer a request body is copied through (64 KB by default): the
         // least libcurl allows. An FCM body is a few KB; a larger one takes more than one copy.
-        easy.set(CURLOPT_UPLOAD_BUFFERSIZE, 16_384)
+        // Freed once the body is out (releaseUploadBuffer()).
+        easy.set(CURLOPT_UPLOAD_BUFFERSIZE, uploadBufferSize)
         // A connection idle this long is closed when libcurl next looks for one.
         easy.set(CURLOPT_MAXAGE_CONN, max(1, Int(config.idleConnectionTimeout.milliseconds / 1000)))
         easy.set(CURLOPT_WRITEFUNCTION, callback: writeCallback)
@@ -58,6 +59,29 @@ final class CurlEasyHandle {
         // Tunnel every request with CONNECT, http:// ones too: the proxy sees host:port only.
         easy.set(CURLOPT_HTTPPROXYTUNNEL, proxy == nil ? 0 : 1)
     }
+
+    /// The least upload buffer libcurl allows (`UPLOADBUFFER_MIN`).
+    static let uploadBufferSize = 16_384
+
+    /// Whether ``releaseUploadBuffer()`` is known to be safe with the libcurl loaded: 7.88, read
+    /// for it (Debian bookworm's 7.88.1). Elsewhere the buffer lives until the transfer ends.
+    static let canReleaseUploadBuffer: Bool = {
+        guard let info = curl_version_info(CURLVERSION_TENTH) else { return false }
+        return info.pointee.version_num >> 8 == 0x07_58
+    }()
+
+    /// Frees the upload buffer of a transfer whose body has all gone out; libcurl would keep it
+    /// until the transfer ends, while FCM takes its time to answer.
+    ///
+    /// libcurl 7.88 copies a request body through a buffer of `CURLOPT_UPLOAD_BUFFERSIZE` bytes
+    /// (`Curl_get_upload_buffer` in transfer.c) and frees it only in `multi_done`; setting the
+    /// option frees it at once ("force a realloc next opportunity", setopt.c). Once the whole
+    /// body is counted as sent, nothing reads that buffer again: the transfer no longer sends
+    /// (`Curl_done_sending`), and the HTTP/2 filter copies the body into nghttp2's frames before
+    /// `cf_h2_send` returns (http2.c clears `upload_mem` there). A retried transfer gets a new one.
+    /// 16 KB per send in flight, about 12 MB of RSS at 3,000 (docs/benchmarks.md). Call it only
+    /// between libcurl calls, on the multi thread.
+    func releaseUploadBuffer() { set(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize) }
 
     @discardableResult
     func set(_ option: CURLoption, _ value: Int) -> CURLcode { ccurl_easy_setopt_long(handle, option, value) }

@@ -43,6 +43,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     // Multi thread only:
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [CurlEasyHandle] = []
+    /// Transfers whose body may not all have gone out yet (``releaseSentUploadBuffers()``): the
+    /// ones started in the last turns, so walking them costs little.
+    private var uploading: [CurlTransfer] = []
     /// The last header list built; reused while requests carry the same headers (FCM's do).
     private var lastHeaders: CurlHeaderList?
     /// When a transfer was last in libcurl's hands.
@@ -141,6 +144,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 probe = nil
                 admission.probeFinished()
             }
+            releaseSentUploadBuffers()
             var finished = 0
             multi.completed { easy, result in
                 finish(easy, result)
@@ -204,7 +208,21 @@ final class CurlMultiLoop: @unchecked Sendable {
             return false
         }
         easy.withPointer { active[$0] = transfer }
+        if CurlEasyHandle.canReleaseUploadBuffer { uploading.append(transfer) }
         return true
+    }
+
+    /// Frees the upload buffer of each transfer whose body has all gone out
+    /// (``CurlEasyHandle/releaseUploadBuffer()``). A finished transfer's handle may serve
+    /// another transfer by now, so finished ones are only dropped.
+    private func releaseSentUploadBuffers() {
+        guard !uploading.isEmpty else { return }
+        uploading.removeAll { transfer in
+            guard !transfer.isFinished, let easy = transfer.easy else { return true }
+            guard easy.info(offset: CURLINFO_SIZE_UPLOAD_T) >= Int64(transfer.request.body.count) else { return false }
+            easy.releaseUploadBuffer()
+            return true
+        }
     }
 
     private func finish(_ pointer: UnsafeMutableRawPointer, _ result: CURLcode) {
@@ -213,6 +231,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             probe = nil
             admission.probeFinished()
         }
+        transfer.isFinished = true
         let outcome = transfer.outcome(result, proxy: configuration.proxy)
         multi.remove(easy)
         // The transfer's buffers die with it: no pointer to them stays in a pooled handle.

@@ -16,6 +16,8 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
     let continuation: Continuation
     var easy: CurlEasyHandle?
+    /// libcurl has reported it done (its handle may serve another transfer since).
+    var isFinished = false
     /// Kept alive while libcurl may read it; shared by transfers with the same headers.
     private var headerList: CurlHeaderList?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
