@@ -5,7 +5,7 @@ import Mapping
 
 /// Takes one event from Kafka record to *done*: render, send every message, write the
 /// dead-letter and token-invalidation records it calls for, and wait until Kafka has them.
-public struct EventProcessor: Sendable {
+public final class EventProcessor: Sendable {
     public struct Options: Sendable {
         public var deadLetterTopic: String
         public var tokenInvalidationTopic: String
@@ -226,7 +226,7 @@ public struct EventProcessor: Sendable {
         if sends.count == 1 { return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID))] }
         return await withTaskGroup(of: (Int, FCMClient.SendResult).self) { group in
             for (i, s) in sends.enumerated() {
-                group.addTask { (i, await send(s.message, projectID: s.projectID)) }
+                group.addTask { (i, await self.send(s.message, projectID: s.projectID)) }
             }
             var results = [FCMClient.SendResult?](repeating: nil, count: sends.count)
             for await (i, r) in group { results[i] = r }
