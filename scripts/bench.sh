@@ -18,7 +18,8 @@
 #                               100 and 300 ms with 100 streams per connection, as FCM allows: events/s
 #                               (and % of 0 ms), CPU per event, connections opened, threads, peak RSS;
 #                               then at 2,000 events/s: CPU per event, p99 produce→ack
-#                               (SWEEP_TRACE=1: the worker's sends in flight, limit, connections each second;
+#                               (SWEEP_TRACE=1: the worker's sends in flight, limit, connections, events in flight, paused
+#                               partitions each second, or every SWEEP_TRACE_MS;
 #                               SWEEP_THREAD_CPU=1: its CPU per event by thread); the stub's CPU per event
 #                               and the machine's busy share; r0 first: nginx's cheapest 0 ms answer, the
 #                               old baseline (LATENCY_BENCH_DELAYS=r0,0,20,100,300; LATENCY_BENCH_SECONDS=10);

@@ -70,7 +70,9 @@ enum LatencySweepBenchmark {
         var threads = 0.0
         // SWEEP_TRACE=1: the worker's sends in flight, their limit and its connections, each second.
         let trace = ProcessInfo.processInfo.environment["SWEEP_TRACE"] == "1"
+        let traceEvery = Duration.milliseconds(Int(ProcessInfo.processInfo.environment["SWEEP_TRACE_MS"] ?? "") ?? 1000)
         var nextTrace = ContinuousClock.now
+        let traceStart = ContinuousClock.now
         var stubCPU0 = 0.0
         var threads0: [String: Double] = [:]
         var machine0 = (busy: 0.0, total: 0.0)
@@ -84,12 +86,14 @@ enum LatencySweepBenchmark {
             sample: { m in
                 threads = max(threads, worker.threadCount())
                 guard trace, ContinuousClock.now >= nextTrace else { return }
-                nextTrace = .now + .seconds(1)
+                nextTrace = .now + traceEvery
                 let names = [
                     "pushbridge_events_total", "pushbridge_sends_in_flight", "pushbridge_fcm_sends_in_flight_limit", "pushbridge_fcm_connections",
+                    "pushbridge_events_in_flight", "pushbridge_partitions_paused",
                 ]
                 let line = names.map { "\($0.dropFirst(11))=\(Int(WorkerProcess.sum($0, in: m)))" }.joined(separator: " ")
-                FileHandle.standardError.write(Data("trace: \(line) rss_mb=\(Int(worker.rssMegabytes()))\n".utf8))
+                FileHandle.standardError.write(
+                    Data("trace: t_ms=\(Int((ContinuousClock.now - traceStart).milliseconds)) \(line) rss_mb=\(Int(worker.rssMegabytes()))\n".utf8))
             })
         let stubCPU = stubCPUSeconds(stub) - stubCPU0
         traceThreadCPU(worker, since: threads0, events: events, run: "saturated")
