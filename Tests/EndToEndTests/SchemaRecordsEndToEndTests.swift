@@ -127,8 +127,9 @@ struct SchemaRecordsEndToEndTests {
             records: SchemaProducer.fixture("records/order-shipped.avro.jsonl"), topic: e.topic, brokers: e.bootstrapServers,
             registry: registry, references: [SchemaProducer.fixture("avro/acme.common.Address.avsc")])
         let id = try #require(ids.first)
-        // Six 503s: with the client's backoff (200 ms doubling, jittered) about 3 to 6 s of outage.
-        try await registry.injectFaults(status: 503, count: 6, pathPrefix: "/schemas/ids/")
+        // An outage that lasts until the test ends it: with a fixed number of 503s the worker
+        // could get through them all, and send, before a loaded machine ran the checks below.
+        try await registry.injectFaults(status: 503, count: 1_000, pathPrefix: "/schemas/ids/")
         try await registry.clearRequests()
 
         let worker = try await e.startWorker(group: "e2e-schemas-outage", sections: "schema_registry: {url: \"\(registry.url)\"}")
@@ -139,6 +140,7 @@ struct SchemaRecordsEndToEndTests {
         #expect(emulator.messages.isEmpty)
         #expect(try await e.committed(group: "e2e-schemas-outage").values.allSatisfy { $0 <= 0 }, "nothing committed past the held records")
         #expect(try worker.metric(#"pushbridge_schema_registry_fetches_total{result="retried"}"#) >= 2)
+        try await registry.clearFaults()
 
         // A record with an ID the registry does not have, and one with the schema's ID whose bytes
         // are not that schema's (a string length past the end).

@@ -101,6 +101,11 @@ public final class SchemaRegistryServer: Sendable {
         try await control("POST", "/_emulator/faults", body: spec)
     }
 
+    /// Drops the faults not yet served: an outage that ends when the test says so.
+    public func clearFaults() async throws {
+        try await control("POST", "/_emulator/faults", body: try jsonText(["clear": true]))
+    }
+
     /// Every later answer waits `delay` first (zero: none).
     public func setDelay(_ delay: Duration) async throws {
         let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000

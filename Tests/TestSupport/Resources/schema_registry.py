@@ -17,7 +17,8 @@ Prints "listening on PORT" once it accepts connections.
 Emulator-only endpoints (not Confluent's; no credentials needed, never faulted or logged):
     POST /_emulator/faults    {"status": 503, "count": N[, "path_prefix": "/schemas"]} the next N
                               registry requests (matching the prefix) get that status and an
-                              error body; {"delay_ms": D} every later answer waits D ms (0: none)
+                              error body; {"delay_ms": D} every later answer waits D ms (0: none);
+                              {"clear": true} drops the faults still pending
     GET  /_emulator/requests  the registry requests served so far: [{"method", "target", "status", "body"}]
     DELETE /_emulator/requests  forgets them
 """
@@ -184,6 +185,8 @@ class Handler(BaseHTTPRequestHandler):
             try:
                 spec = json.loads(body or "{}")
                 with emulator.lock:
+                    if spec.get("clear"):
+                        emulator.faults = []
                     if "delay_ms" in spec:
                         emulator.delay_ms = max(0, int(spec["delay_ms"]))
                     if "status" in spec:
