@@ -51,12 +51,15 @@ extension KafkaConsumer {
         try await core.seek(offsets, timeout: timeout)
     }
 
-    /// Stops fetching from these partitions (their buffered messages are still delivered).
+    /// Stops delivering these partitions' records: those already in the consumer's queue still
+    /// come; what librdkafka fetches from now on is held, and it stops fetching once it holds
+    /// `queued.min.messages` (``RDKafkaPartitionQueues``). A partition assigned again starts
+    /// unpaused.
     public func pause(_ partitions: [TopicPartition]) throws(KafkaError) {
         try core.flowControl(partitions, pause: true)
     }
 
-    /// Resumes fetching from these partitions.
+    /// Delivers these partitions' records again, the held ones first, and fetches on.
     public func resume(_ partitions: [TopicPartition]) throws(KafkaError) {
         try core.flowControl(partitions, pause: false)
     }
