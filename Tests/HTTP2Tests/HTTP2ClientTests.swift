@@ -82,7 +82,9 @@ struct HTTP2ClientTests {
         }
         let answers = results.compactMap(\.answer)
         #expect(answers.count == 30)
-        #expect(answers.allSatisfy { $0 >= .milliseconds(95) }, "the server waits 100 ms: \(answers.min()!)")
+        // nginx times its 100 ms from its cached clock, which lags on a loaded machine (94.6 ms
+        // seen in a full run): a lower bound with room, still far from the stream waits below.
+        #expect(answers.allSatisfy { $0 >= .milliseconds(85) }, "the server waits 100 ms: \(answers.min()!)")
         let waitedLongest = results.sorted { $0.wall > $1.wall }.prefix(10)
         #expect(
             waitedLongest.allSatisfy { $0.wall - ($0.answer ?? .zero) >= .milliseconds(150) },

@@ -32,6 +32,11 @@ struct KafkaCommitAndFaultTests {
 
         broker.mock!.pushRequestErrors(.offsetCommit, [.requestTimedOut, .notCoordinator, .coordinatorNotAvailable])
         // librdkafka retries some of these itself; whatever surfaces must say it is retryable.
+        // Losing the coordinator can also cost the member its place in the group (about one run
+        // in five, with or without a load on the machine): the commit then fails with
+        // UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION, which are not retryable as such, the offsets
+        // being the old generation's. The only member gets its partitions back and commits then.
+        let groupMoved: Set<KafkaError.Code> = [.unknownMemberID, .illegalGeneration, .rebalanceInProgress]
         var attempts = 0
         while true {
             attempts += 1
@@ -39,9 +44,12 @@ struct KafkaCommitAndFaultTests {
                 try await consumer.commit(offsets)
                 break
             } catch {
-                #expect(error.isRetryable, "\(error)")
-                #expect(attempts < 10)
-                if attempts >= 10 { throw error }
+                #expect(error.isRetryable || groupMoved.contains(error.code), "\(error)")
+                #expect(attempts < 20)
+                if attempts >= 20 { throw error }
+                if groupMoved.contains(error.code) {
+                    #expect(await eventually { consumer.assignment.count == 2 }, "assigned again: \(consumer.assignment)")
+                }
                 try await Task.sleep(for: .milliseconds(200))
             }
         }
