@@ -41,14 +41,12 @@ final class EventQueue: Sendable {
     /// includes it.
     @discardableResult
     func push(_ message: KafkaMessage) -> Bool {
-        let limit = min(maxRunners, max(1, runnerLimit()))
+        let limit = currentLimit
         let (runner, spawn) = state.withLock { s -> (CheckedContinuation<KafkaMessage?, Never>?, Bool) in
             if s.closed { return (nil, false) }
             if let runner = s.idle.popFirst() { return (runner, false) }
             s.buffer.append(message)
-            guard s.runners < limit else { return (nil, false) }
-            s.runners += 1
-            return (nil, true)
+            return (nil, Self.countRunner(&s, limit: limit))
         }
         runner?.resume(returning: message)
         return spawn
@@ -61,12 +59,21 @@ final class EventQueue: Sendable {
     /// left to the runners started when the limit was lower (at 300 ms answer times, 1,000 sends
     /// in flight for 3 s of a 5,000 limit; docs/benchmarks.md).
     func claimRunner() -> Bool {
-        let limit = min(maxRunners, max(1, runnerLimit()))
+        let limit = currentLimit
         return state.withLock { s in
-            guard !s.closed, !s.buffer.isEmpty, s.runners < limit else { return false }
-            s.runners += 1
-            return true
+            guard !s.closed, !s.buffer.isEmpty else { return false }
+            return Self.countRunner(&s, limit: limit)
         }
+    }
+
+    /// Runners wanted now, within `maxRunners`.
+    private var currentLimit: Int { min(maxRunners, max(1, runnerLimit())) }
+
+    /// Counts one more runner if fewer than `limit` exist; whether it did.
+    private static func countRunner(_ s: inout State, limit: Int) -> Bool {
+        guard s.runners < limit else { return false }
+        s.runners += 1
+        return true
     }
 
     /// The next event for a runner; nil once the queue is closed (the runner then ends).
