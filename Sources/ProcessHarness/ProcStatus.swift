@@ -53,3 +53,24 @@ public func procThreadCPUSeconds(pid: String) -> [String: Double] {
     }
     return byName
 }
+
+/// Where a process's threads wait, for a test that found it hung: each thread's name, state and
+/// kernel wait channel (`/proc/PID/task/TID/{comm,stat,wchan}`), then every thread's stack from
+/// `gdb -batch -ex "thread apply all bt"` if gdb is installed (`.ci/run` installs it).
+public func procThreadStacks(pid: pid_t) -> String {
+    let tasks = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
+    func read(_ tid: String, _ file: String) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/\(file)", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    var lines = tasks.map { tid -> String in
+        let stat = read(tid, "stat")
+        let state = stat.lastIndex(of: ")").map { stat[$0...].dropFirst(2).prefix(1) } ?? "?"
+        return "  \(tid) \(read(tid, "comm")) state \(state) wchan \(read(tid, "wchan"))"
+    }
+    if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),
+        let gdb = try? ChildProcess.run("/usr/bin/gdb", ["-p", "\(pid)", "-batch", "-ex", "thread apply all bt"], timeout: .seconds(60))
+    {
+        lines.append(gdb.output)
+    }
+    return lines.joined(separator: "\n")
+}

@@ -112,4 +112,19 @@ public struct WorkerProcess: Sendable {
         kill(worker, SIGTERM)
         return await process.wait(timeout: timeout)
     }
+
+    /// ``terminate(timeout:)``, then nil if the worker exited 0; otherwise what a test should
+    /// print: its exit status, or, if it still runs after `timeout`, where each of its threads
+    /// waits (``procThreadStacks(pid:)``); and the end of its log. A worker still running is
+    /// then killed.
+    public func terminateFailure(timeout: Duration = .seconds(60)) async -> String? {
+        guard let worker = process.programPID else { return "the worker had already exited; its log ends:\n\(output.suffix(3000))" }
+        kill(worker, SIGTERM)
+        if let status = await process.wait(timeout: timeout) {
+            return status == 0 ? nil : "the worker exited \(status) after SIGTERM; its log ends:\n\(output.suffix(3000))"
+        }
+        let stacks = (try? await offPool { procThreadStacks(pid: worker) }) ?? ""
+        await kill9()
+        return "the worker still ran \(timeout) after SIGTERM. Its threads:\n\(stacks)\nIts log ends:\n\(output.suffix(3000))"
+    }
 }

@@ -202,3 +202,11 @@ func eventually(timeout: Duration, _ condition: () async throws -> Bool) async r
     }
     return false
 }
+
+/// Stops `worker` with SIGTERM and records an issue unless it exits 0 within 60 s, with the end
+/// of its log and, if it hung, where its threads wait (``WorkerProcess/terminateFailure(timeout:)``).
+func expectCleanExit(_ worker: WorkerProcess, sourceLocation: SourceLocation = #_sourceLocation) async {
+    if let failure = await worker.terminateFailure() {
+        Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
+    }
+}

@@ -20,7 +20,7 @@ struct KafkaLogsEndToEndTests {
             ])
         try await e.produce(20, prefix: "l")
         #expect(try await e.waitUntilCommitted(group: "e2e-logs"), "\(worker.output.suffix(2000))")
-        #expect(await worker.terminate() == 0, "\(worker.output.suffix(2000))")
+        await expectCleanExit(worker)
 
         let lines = worker.output.split(separator: "\n")
         let objects = lines.compactMap { line -> [String: String]? in

@@ -53,7 +53,7 @@ struct MaxAgeEndToEndTests {
         #expect(try worker.metric(#"pushbridge_events_too_old_total{event_type="promo"}"#) == 2, "by the Kafka timestamp")
         #expect(try worker.metric(#"pushbridge_dead_lettered_total{reason="too_old"}"#) == 3)
         #expect(try worker.metric(#"pushbridge_events_total{result="skipped"}"#) == 2)
-        #expect(await worker.terminate() == 0)
+        await expectCleanExit(worker)
         await e.stop()
     }
 

@@ -87,7 +87,7 @@ struct ProjectsEndToEndTests {
         #expect(try worker.metric(#"pushbridge_fcm_quota_pauses_total{project="consumer-prod"}"#) == 0)
         #expect(try worker.metric(#"pushbridge_sends_total{result="ok",project="consumer-prod"}"#) == 8)
         #expect(try worker.metric(#"pushbridge_sends_total{result="ok",project="driver-prod"}"#) == 14)
-        #expect(await worker.terminate() == 0)
+        await expectCleanExit(worker)
         await e.stop()
     }
 

@@ -15,7 +15,7 @@ struct ProxyEndToEndTests {
         let tokens = try await e.produce(50, prefix: "px")
         #expect(try await e.waitUntilCommitted(group: "e2e-proxy"), "\(worker.output.suffix(2000))")
         #expect(try worker.metric("pushbridge_sends_total{result=\"ok\"}") == 50)
-        #expect(await worker.terminate() == 0, "\(worker.output.suffix(2000))")
+        await expectCleanExit(worker)
         #expect(e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
         // The token exchange and the sends: tunnels to the emulator and nothing else.
         let connects = try proxy.connectRequests()
@@ -34,7 +34,7 @@ struct ProxyEndToEndTests {
         let worker = try await e.startWorker(group: "e2e-no-proxy", environment: ["HTTPS_PROXY": nowhere, "PUSHBRIDGE_FCM_PROXY": "off"])
         let tokens = try await e.produce(20, prefix: "direct")
         #expect(try await e.waitUntilCommitted(group: "e2e-no-proxy"), "\(worker.output.suffix(2000))")
-        #expect(await worker.terminate() == 0, "\(worker.output.suffix(2000))")
+        await expectCleanExit(worker)
         #expect(e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
         #expect(worker.output.contains("none (fcm.proxy: off)"), "\(worker.output.prefix(2000))")
         await e.stop()

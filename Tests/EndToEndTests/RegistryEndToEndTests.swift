@@ -84,7 +84,7 @@ struct RegistryEndToEndTests {
         #expect(status == 0, "\(output)")
         #expect(output.contains("alice: 2 devices\n  token a-phone  platform=android app=-\n  fid a-tablet  platform=android app=-"), "\(output)")
         #expect(output.contains("bob: 2 devices") && output.contains("carol: no devices") && output.contains("lag: 0 records"), "\(output)")
-        #expect(await worker.terminate() == 0)
+        await expectCleanExit(worker)
         await backend.close()
         await e.stop()
     }

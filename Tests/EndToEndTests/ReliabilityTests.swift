@@ -110,7 +110,7 @@ struct ReliabilityTests {
                 while !workers[i].output.contains(#""msg":"consuming""#), ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                #expect(await workers[i].terminate() == 0, "\(workers[i].output.suffix(1500))")
+                await expectCleanExit(workers[i])
                 restarts += 1
                 Self.progress("rolling restart of worker \(i)", since: started)
                 workers[i] = try await start(i)
@@ -159,7 +159,7 @@ struct ReliabilityTests {
         let settled = try await Self.waitUntilCommitted(e, timeout: .seconds(300))
         #expect(
             settled, "every produced offset committed after the broker restart:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
-        for w in workers { #expect(await w.terminate() == 0) }
+        for w in workers { await expectCleanExit(w) }
         let settlement = try await Self.settle(e, ledger: ledger, kills: 0, restarts: 1, started: started, name: "broker_restart")
         #expect(settlement.duplicates <= 2 * Self.window)
         await e.stop()

@@ -25,7 +25,7 @@ struct RunEndToEndTests {
         #expect(try worker.metric("pushbridge_invalidated_tokens_total") == 3)
         #expect(try worker.metric("pushbridge_dead_lettered_total") == 2)
         #expect(try worker.metric("pushbridge_send_latency_seconds_count") == 503)
-        #expect(await worker.terminate() == 0, "\(worker.output.suffix(2000))")
+        await expectCleanExit(worker)
 
         #expect(e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
         let dead = try await e.read(e.deadLetterTopic, count: 2)
@@ -55,7 +55,7 @@ struct RunEndToEndTests {
         #expect(try worker.metric("pushbridge_send_retries_total") >= 65)
         #expect(try worker.metric("pushbridge_fcm_quota_pauses_total") == 5, "one pause per 429")
         #expect(try worker.metric("pushbridge_sends_total{result=\"ok\"}") == 250)
-        #expect(await worker.terminate() == 0)
+        await expectCleanExit(worker)
         #expect(Set(e.acceptedTokens.keys) == Set(tokens + more))
         await e.stop()
     }
@@ -84,7 +84,7 @@ struct RunEndToEndTests {
         e.emulator.setFaults(EmulatorFaults())
         let second = try await e.startWorker(group: "e2e-term")
         #expect(try await e.waitUntilCommitted(group: "e2e-term"), "\(second.output.suffix(2000))")
-        #expect(await second.terminate() == 0)
+        await expectCleanExit(second)
         #expect(Set(e.acceptedTokens.keys) == Set(tokens), "nothing lost across the restart")
         await e.stop()
     }
@@ -121,8 +121,8 @@ struct RunEndToEndTests {
         let series1 = try Self.partitionSeries(w1)
         let series2 = try Self.partitionSeries(w2)
         #expect(series1.count == Int(held1) && series1.isDisjoint(with: series2), "\(series1) \(series2)")
-        #expect(await w1.terminate() == 0)
-        #expect(await w2.terminate() == 0)
+        await expectCleanExit(w1)
+        await expectCleanExit(w2)
         #expect(Set(e.acceptedTokens.keys) == Set(early + tokens))
         await e.stop()
     }

@@ -110,7 +110,7 @@ struct SchemaRecordsEndToEndTests {
         #expect(try await Self.deadLetters(e).isEmpty)
         #expect(try await e.waitUntilCommitted(group: "e2e-schemas"))
         #expect(try worker.metric(#"pushbridge_schema_registry_fetches_total{result="ok"}"#) == 2)
-        #expect(await worker.terminate() == 0)
+        await expectCleanExit(worker)
         await registry.stop()
         await e.stop()
     }
@@ -155,7 +155,7 @@ struct SchemaRecordsEndToEndTests {
         #expect(dead.count == 2, "\(dead)")
         #expect(dead["unknown_schema"] == "the Schema Registry has no schema with ID 32639")
         #expect(dead["undecodable_record"]?.hasPrefix("the record does not decode with its schema: schema \(id): ") == true, "\(dead)")
-        #expect(await worker.terminate() == 0)
+        await expectCleanExit(worker)
         await registry.stop()
         await e.stop()
     }

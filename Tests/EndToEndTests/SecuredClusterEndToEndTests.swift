@@ -45,7 +45,7 @@ struct SecuredClusterEndToEndTests {
         let worker = try await e.startWorker(group: group, kafkaProperties: kafkaProperties, environment: environment)
         let tokens = try await e.produce(30, prefix: "s")
         #expect(try await e.waitUntilCommitted(group: group), "\(worker.output.suffix(2000))")
-        #expect(await worker.terminate() == 0, "\(worker.output.suffix(2000))")
+        await expectCleanExit(worker)
         #expect(e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
 
         let config = try e.config(group: group, httpPort: try FreePort.next(), kafkaProperties: kafkaProperties)
@@ -84,7 +84,7 @@ struct SecuredClusterEndToEndTests {
         let worker = try await e.startWorker(group: "mtls")
         let tokens = try await e.produce(10, prefix: "m")
         #expect(try await e.waitUntilCommitted(group: "mtls"), "\(worker.output.suffix(2000))")
-        #expect(await worker.terminate() == 0, "\(worker.output.suffix(2000))")
+        await expectCleanExit(worker)
         #expect(Set(e.acceptedTokens.keys) == Set(tokens))
         await e.stop()
     }
