@@ -3,7 +3,7 @@
 
 #include <curl/curl.h>
 
-// curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot
+// curl_easy_setopt, curl_easy_getinfo, curl_multi_setopt and curl_share_setopt are variadic, which Swift cannot
 // call. One typed shim per argument type; the logic stays in Swift.
 
 typedef size_t (*ccurl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
@@ -50,6 +50,9 @@ static inline CURLMcode ccurl_multi_setopt_socket_callback(CURLM *multi, ccurl_s
 }
 static inline CURLMcode ccurl_multi_setopt_timer_callback(CURLM *multi, ccurl_timer_callback value) {
     return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, value);
+}
+static inline CURLSHcode ccurl_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
 }
 /// CURLMsg.data is a union; Swift reads the result through this.
 static inline CURLcode ccurl_msg_result(const CURLMsg *msg) {

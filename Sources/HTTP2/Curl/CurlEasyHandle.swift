@@ -5,6 +5,8 @@ import Threading
 /// Used only on the multi thread (not `Sendable`).
 final class CurlEasyHandle {
     private let handle: UnsafeMutableRawPointer
+    /// The share it is set to, held so that it outlives this handle (``CurlShareHandle``).
+    private var share: CurlShareHandle?
 
     init() throws(HTTP2ClientError) {
         guard CurlGlobal.initialized, let handle = curl_easy_init() else {
@@ -23,8 +25,13 @@ final class CurlEasyHandle {
 
     /// A handle with the options every request shares (TLS, HTTP/2, timeouts, callbacks) set
     /// once; ``CurlTransfer/configure(_:_:headers:)`` sets the rest per request.
-    static func makePooled(_ config: HTTP2Client.Configuration, connections: CurlConnectionCounter) throws(HTTP2ClientError) -> CurlEasyHandle {
+    static func makePooled(
+        _ config: HTTP2Client.Configuration, connections: CurlConnectionCounter, share: CurlShareHandle
+    ) throws(HTTP2ClientError) -> CurlEasyHandle {
         let easy = try CurlEasyHandle()
+        // Before its first transfer, which would allocate a TLS session cache of its own.
+        easy.set(CURLOPT_SHARE, pointer: share.handle)
+        easy.share = share
         easy.set(CURLOPT_NOSIGNAL, 1)
         easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         easy.set(CURLOPT_PIPEWAIT, 1)

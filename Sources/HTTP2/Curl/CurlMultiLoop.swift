@@ -33,6 +33,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let configuration: HTTP2Client.Configuration
     private let multi: CurlMultiHandle
     private let wakeup: LoopWakeup
+    /// The TLS session cache of this thread's handles.
+    private let share: CurlShareHandle
     // Multi thread only, as below: what libcurl may take now. The rest wait in `pending`, so
     // libcurl keeps no queue of its own (which it walks on every turn) and opens connections
     // one at a time.
@@ -58,6 +60,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         self.configuration = configuration
         self.multi = try CurlMultiHandle(maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections)
         self.wakeup = try LoopWakeup()
+        self.share = try CurlShareHandle()
         self.admission = StreamAdmission(streamsPerConnection: configuration.maxConcurrentStreams, maxConnections: maxConnections)
         done = DedicatedThread.start(name: "pb.http2") { [self] in run() }
     }
@@ -187,7 +190,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             if let reused = idleHandles.popLast() {
                 easy = reused
             } else {
-                easy = try CurlEasyHandle.makePooled(configuration, connections: multi.connections)
+                easy = try CurlEasyHandle.makePooled(configuration, connections: multi.connections, share: share)
             }
             let headers: CurlHeaderList
             if let last = lastHeaders, last.headers == transfer.request.headers {
