@@ -17,7 +17,10 @@
 #   scripts/bench.sh latency    the same with default settings against a stub answering after 0, 20,
 #                               100 and 300 ms with 100 streams per connection, as FCM allows: events/s
 #                               (and % of 0 ms), CPU per event, connections opened, threads, peak RSS;
-#                               then at 2,000 events/s: CPU per event, p99 produce→ack
+#                               then at 2,000 events/s: CPU per event, p99 produce→ack; then capped
+#                               (fcm.max_sends_per_second: LATENCY_BENCH_CAP, default 5000; 0: no such
+#                               run): the rate the stub saw, and its most in any 1 s and any 100 ms, as % of
+#                               the cap (SWEEP_TRACE=1 also prints the arrivals per 100 ms)
 #                               (SWEEP_TRACE=1: the worker's sends in flight, limit, connections, events in flight, paused
 #                               partitions each second, or every SWEEP_TRACE_MS;
 #                               SWEEP_THREAD_CPU=1: its CPU per event by thread); the stub's CPU per event
@@ -165,12 +168,12 @@ if [ "$which" = all ] || [ "$which" = latency ]; then
     topics=()
     # r0: nginx's cheapest answer (return 200, body not read), the 0 ms path before 2026-11-25.
     stub_path() { case $1 in r*) echo "$1" ;; *) echo "d$1" ;; esac; }
-    for d in ${delays//,/ }; do topics+=("sweep-$(stub_path "$d")-saturated" "sweep-$(stub_path "$d")-partial"); done
+    for d in ${delays//,/ }; do topics+=("sweep-$(stub_path "$d")-saturated" "sweep-$(stub_path "$d")-partial" "sweep-$(stub_path "$d")-capped"); done
     start_tansu bench-dead-letter bench-invalidations "${topics[@]}"
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-sweep --bootstrap "127.0.0.1:$tansu_port" --worker "$worker" \
         --dir "$work" --base "https://127.0.0.1:$latency_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
         --events "${LATENCY_BENCH_EVENTS:-60000}" --delays "$delays" --partial-rate "${LATENCY_BENCH_RATE:-2000}" --partial-seconds "${LATENCY_BENCH_SECONDS:-10}" \
-        --stub-pid-file "$work/nginx-latency.pid"
+        --stub-pid-file "$work/nginx-latency.pid" --cap "${LATENCY_BENCH_CAP:-5000}"
     # The HTTP/2 layer alone at the same answer times: N requests always in flight, 100 streams
     # per connection (LATENCY_BENCH_IN_FLIGHT, a list; docs/benchmarks.md).
     for d in ${delays//,/ }; do

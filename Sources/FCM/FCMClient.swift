@@ -80,6 +80,24 @@ public final class FCMClient: Sendable {
     private let health = Mutex(Health())
     /// Mirrors `!health.backoff.isEmpty`, so a send need not lock to learn nothing is held.
     private let anyHeld = Atomic<Bool>(false)
+    /// The send rate's caps, kept on the wire by the HTTP/2 client (``HTTP2Client/setRate(_:)``).
+    private let rateCaps: Mutex<RateCaps>
+
+    /// The configured cap (`fcm.max_sends_per_second`) and this worker's share of the project's
+    /// (`fcm.project_sends_per_second`): the lower one holds.
+    private struct RateCaps {
+        var configured: Double?
+        var share: Double?
+
+        var holding: Double? {
+            switch (configured, share) {
+            case (let a?, let b?): min(a, b)
+            default: configured ?? share
+            }
+        }
+
+        static func positive(_ rate: Double?) -> Double? { rate.flatMap { $0 > 0 ? $0 : nil } }
+    }
 
     private struct Health {
         var availability = FCMAvailability()
@@ -89,6 +107,8 @@ public final class FCMClient: Sendable {
     /// - Throws: ``HTTP2ClientError`` if the HTTP/2 client cannot start.
     public init(configuration: Configuration) throws(HTTP2ClientError) {
         self.configuration = configuration
+        let caps = RateCaps(configured: RateCaps.positive(configuration.maxSendsPerSecond))
+        self.rateCaps = Mutex(caps)
         var httpConfiguration = HTTP2Client.Configuration(caFile: configuration.caFile)
         httpConfiguration.maxConcurrentStreams = configuration.maxStreams
         httpConfiguration.maxConnections = configuration.maxConnections
@@ -96,10 +116,11 @@ public final class FCMClient: Sendable {
         httpConfiguration.requestTimeout = configuration.requestTimeout
         httpConfiguration.proxy = configuration.proxy
         let http = try HTTP2Client(configuration: httpConfiguration)
+        http.setRate(caps.holding)
         self.http = http
         let account = configuration.serviceAccount
         self.tokens = AccessTokenCache { try await TokenExchange.fetch(account, http: http) }
-        self.gate = SendGate(sendsPerSecond: configuration.maxSendsPerSecond, concurrency: configuration.concurrency)
+        self.gate = SendGate(concurrency: configuration.concurrency)
         var base = configuration.baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.sendURL = "\(base)/v1/projects/\(account.projectID)/messages:send"
@@ -285,7 +306,8 @@ public final class FCMClient: Sendable {
         } catch {
             return (.failure(FCMError(code: .tokenExchange, kind: .retryable, httpStatus: nil, message: "\(error)")), nil)
         }
-        let request = HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body)
+        // Paced: a rate cap holds where the send goes on the wire (``HTTP2Client/setRate(_:)``).
+        let request = HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, paced: true)
         let response: HTTPResponse
         do {
             response = try await http.send(request)
@@ -332,11 +354,15 @@ public final class FCMClient: Sendable {
     /// split across the group; nil: none). The lower of it and
     /// ``Configuration/maxSendsPerSecond`` holds from the next send on.
     public func setProjectShare(sendsPerSecond: Double?) {
-        gate.setShare(sendsPerSecond: sendsPerSecond)
+        // Under the lock, so that two changes reach the HTTP/2 client in their order.
+        rateCaps.withLock { caps in
+            caps.share = RateCaps.positive(sendsPerSecond)
+            http.setRate(caps.holding)
+        }
     }
 
     /// The rate cap that holds now (the configured one or the project share, the lower), if any.
-    public var maxSendsPerSecond: Double? { gate.sendsPerSecond }
+    public var maxSendsPerSecond: Double? { http.rate }
 
     /// When sending resumes after QUOTA_EXCEEDED, if it is paused now.
     public var quotaPausedUntil: ContinuousClock.Instant? { gate.pausedUntilInstant }

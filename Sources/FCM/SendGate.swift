@@ -1,23 +1,18 @@
 import DequeModule
 import Synchronization
 
-/// Decides when a send may start: after any project-wide quota pause, within the rate limit,
-/// and with a free slot under the concurrency limit, which follows FCM's answer times
-/// (``ConcurrencyLimit``).
+/// Decides when a send may start: after any project-wide quota pause, and with a free slot
+/// under the concurrency limit, which follows FCM's answer times (``ConcurrencyLimit``). A rate
+/// cap is kept where sends go on the wire (``HTTP2Client/setRate(_:)``).
 ///
 /// One per project and worker, shared by every send. QUOTA_EXCEEDED for the project is a
 /// project-wide signal, so ``pause(for:)`` holds back *all* sends, not just the one that saw it.
 ///
-/// A lock, not an actor: a send with a free slot, no pause and no rate limit passes without
-/// suspending; only a send that must wait suspends (for a slot, a pause or its rate slot).
+/// A lock, not an actor: a send with a free slot and no pause passes without suspending; only
+/// a send that must wait suspends (for a slot or a pause).
 final class SendGate: Sendable {
     private struct State {
         var pausedUntil: ContinuousClock.Instant?
-        /// The configured cap (`fcm.max_sends_per_second`) and this worker's share of the
-        /// project's (`fcm.project_sends_per_second`); the lower one holds.
-        var configuredRate: Double?
-        var shareRate: Double?
-        var schedule: RateSchedule?
         var inFlight = 0
         var waiters: Deque<CheckedContinuation<Void, Never>> = []
         var concurrency: ConcurrencyLimit
@@ -25,32 +20,9 @@ final class SendGate: Sendable {
 
     private let state: Mutex<State>
 
-    /// - Parameters:
-    ///   - sendsPerSecond: nil for no rate limit; else sends start as ``RateSchedule`` spaces them.
-    ///   - concurrency: how the limit on sends in flight follows answer times.
-    init(sendsPerSecond: Double?, concurrency: ConcurrencyLimit.Parameters) {
-        let rate = sendsPerSecond.flatMap { $0 > 0 ? $0 : nil }
-        state = Mutex(State(configuredRate: rate, schedule: rate.map(RateSchedule.init), concurrency: ConcurrencyLimit(concurrency)))
-    }
-
-    /// Sets this worker's share of the project's rate (nil: none); the lower of it and the
-    /// configured cap holds from the next send on.
-    func setShare(sendsPerSecond: Double?) {
-        state.withLock { s in
-            s.shareRate = sendsPerSecond.flatMap { $0 > 0 ? $0 : nil }
-            let rate = Self.lower(s.configuredRate, s.shareRate)
-            if rate != s.schedule?.sendsPerSecond { s.schedule = rate.map(RateSchedule.init) }
-        }
-    }
-
-    /// The rate cap that holds now, if any.
-    var sendsPerSecond: Double? { state.withLock { $0.schedule?.sendsPerSecond } }
-
-    private static func lower(_ a: Double?, _ b: Double?) -> Double? {
-        switch (a, b) {
-        case (let a?, let b?): min(a, b)
-        default: a ?? b
-        }
+    /// - Parameter concurrency: how the limit on sends in flight follows answer times.
+    init(concurrency: ConcurrencyLimit.Parameters) {
+        state = Mutex(State(concurrency: ConcurrencyLimit(concurrency)))
     }
 
     /// Waits until a send may start; pair with ``release(answerTime:)``.
@@ -64,10 +36,6 @@ final class SendGate: Sendable {
         // Checked with the slot held, so a pause that began while this send queued still applies.
         while let until = state.withLock({ $0.pausedUntil }), until > .now, !Task.isCancelled {
             try? await Task.sleep(until: until, clock: .continuous)
-        }
-        let now = ContinuousClock.now
-        if let start = state.withLock({ $0.schedule?.start(askedAt: now) }), start > now {
-            try? await Task.sleep(until: start, clock: .continuous)
         }
     }
 

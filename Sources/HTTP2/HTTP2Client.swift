@@ -47,6 +47,8 @@ public final class HTTP2Client: Sendable {
 
     public let configuration: Configuration
     private let loops: [CurlMultiLoop]
+    /// The rate of paced requests, shared by the threads.
+    private let pacer = RequestPacer()
 
     /// Starts the client's threads.
     /// - Throws: ``HTTP2ClientError`` if libcurl cannot be initialised.
@@ -59,7 +61,7 @@ public final class HTTP2Client: Sendable {
             for i in 0..<threads {
                 // The connections split as evenly as they go: 64 over 3 threads is 22, 21, 21.
                 let share = maxConnections / threads + (i < maxConnections % threads ? 1 : 0)
-                loops.append(try CurlMultiLoop(configuration: configuration, maxConnections: share))
+                loops.append(try CurlMultiLoop(configuration: configuration, maxConnections: share, pacer: pacer))
             }
         } catch {
             for loop in loops { loop.requestShutdown() }  // their threads would run on otherwise
@@ -88,6 +90,16 @@ public final class HTTP2Client: Sendable {
     public func shutdown() async {
         for loop in loops { await loop.shutdown() }
     }
+
+    /// Holds requests marked ``HTTPRequest/paced`` to `perSecond` from now on, over all threads,
+    /// as they go on the wire: evenly spaced, at most 20 ms worth at once after a quiet spell
+    /// (``RateSchedule``). nil (or zero): no rate. Requests not marked paced never wait.
+    public func setRate(_ perSecond: Double?) {
+        pacer.setRate(perSecond)
+    }
+
+    /// The rate paced requests are held to, if any.
+    public var rate: Double? { pacer.perSecond }
 
     /// Connections open now.
     public var openConnections: Int { loops.reduce(0) { $0 + $1.connections.open.load(ordering: .relaxed) } }

@@ -38,13 +38,19 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Overrides the client's ``HTTP2Client/Configuration/requestTimeout`` for this request.
     public var timeout: Duration?
+    /// Held to the client's rate (``HTTP2Client/setRate(_:)``), if it has one: waits, in order
+    /// with the other paced requests, until its turn comes. Default false.
+    public var paced: Bool
 
-    public init(method: String = "POST", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [], timeout: Duration? = nil) {
+    public init(
+        method: String = "POST", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [], timeout: Duration? = nil, paced: Bool = false
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.paced = paced
     }
 }
 

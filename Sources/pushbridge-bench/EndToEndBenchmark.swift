@@ -197,9 +197,11 @@ extension EndToEndBenchmark {
         """
 
     /// Writes the mapping and a worker config into `directory`; returns the setup.
+    /// `maxSendsPerSecond`: the worker's `fcm.max_sends_per_second` (none by default).
     static func prepare(
         directory: String, bootstrap: String, topic: String, worker: String,
-        endpoint: String, caFile: String, serviceAccount: String, group: String = "pushbridge-bench"
+        endpoint: String, caFile: String, serviceAccount: String, group: String = "pushbridge-bench",
+        maxSendsPerSecond: Int? = nil
     ) throws -> Setup {
         let port = try FreePort.next()
         try mapping.write(toFile: "\(directory)/bench-mapping.yaml", atomically: true, encoding: .utf8)
@@ -213,7 +215,7 @@ extension EndToEndBenchmark {
               # put p50 at 120 ms and p99 at 260 ms at 1,000 events/s (docs/benchmarks.md).
               properties: {fetch.wait.max.ms: "10"}
             mappings: [bench-mapping.yaml]
-            fcm: {service_account: \(serviceAccount), endpoint: "\(endpoint)", ca_file: \(caFile)}
+            fcm: {service_account: \(serviceAccount), endpoint: "\(endpoint)", ca_file: \(caFile)\(maxSendsPerSecond.map { ", max_sends_per_second: \($0)" } ?? "")}
             topics: {dead_letter: bench-dead-letter, token_invalidation: bench-invalidations}
             http: {listen: "127.0.0.1:\(port)"}
             log: {level: warning}

@@ -10,7 +10,10 @@ import ProcessHarness
 ///   its threads at most, its peak RSS; and over the same interval the stub's CPU per event and
 ///   how busy the machine was (the worker shares its cores with the stub, tansu and the bench);
 /// - **partial**: events produced at a fixed rate (2,000/s): CPU per event over the same
-///   interval, p99 produce → FCM acknowledged, connections.
+///   interval, p99 produce → FCM acknowledged, connections;
+/// - **capped** (with `cap`): `cap × capSeconds` events produced first, a worker with
+///   `fcm.max_sends_per_second: cap`; from the stub's log of when each send arrived: the rate FCM
+///   saw, and the most sends in any 1 s and any 100 ms, as a percentage of the cap.
 enum LatencySweepBenchmark {
     struct Options {
         var bootstrap: String
@@ -27,6 +30,11 @@ enum LatencySweepBenchmark {
         var partialSeconds: Int
         /// The stub's pid file (nginx's master); its workers' CPU is reported per event.
         var stubPIDFile: String?
+        /// The capped run's `fcm.max_sends_per_second` (none: no capped run) and length.
+        var cap: Int?
+        var capSeconds = 10
+        /// Where the stub logs the arrivals of sends to `/c/dN/` (`nginx-fcm-latency.conf`).
+        var arrivalLog: String { "\(directory)/capped-arrivals.log" }
     }
 
     static func run(_ o: Options) async throws -> [(name: String, value: Double)] {
@@ -50,15 +58,77 @@ enum LatencySweepBenchmark {
             let p = try await partialLoad(partial, rate: o.partialRate, seconds: o.partialSeconds, stub: o.stubPIDFile)
             figures += p.map { ("sweep_\(name)_\(o.partialRate)_\($0.name)", $0.value) }
             figures.append(("sweep_\(name)_\(o.partialRate)_connections_opened", try acceptedConnections(o) - before))
+
+            // The stub logs arrivals under /c/dN/ only (r0 has no such path).
+            if let cap = o.cap, Int(delay) != nil {
+                let capped = try setup(o, delay: delay, run: "capped", maxSendsPerSecond: cap)
+                let c = try await cappedRate(capped, cap: cap, seconds: o.capSeconds, arrivals: o.arrivalLog)
+                figures += c.map { ("sweep_\(name)_cap_\($0.name)", $0.value) }
+            }
         }
         return figures
     }
 
-    static func setup(_ o: Options, delay: String, run: String) throws -> EndToEndBenchmark.Setup {
+    static func setup(_ o: Options, delay: String, run: String, maxSendsPerSecond: Int? = nil) throws -> EndToEndBenchmark.Setup {
         let path = Int(delay) != nil ? "d\(delay)" : delay
         return try EndToEndBenchmark.prepare(
             directory: o.directory, bootstrap: o.bootstrap, topic: "sweep-\(path)-\(run)", worker: o.worker,
-            endpoint: "\(o.base)/\(path)", caFile: o.caFile, serviceAccount: o.serviceAccount, group: "sweep-\(path)-\(run)")
+            endpoint: "\(o.base)/\(maxSendsPerSecond == nil ? "" : "c/")\(path)", caFile: o.caFile, serviceAccount: o.serviceAccount,
+            group: "sweep-\(path)-\(run)", maxSendsPerSecond: maxSendsPerSecond)
+    }
+
+    /// Capped: `cap × seconds` events waiting, a worker capped at `cap` sends/s. From the sends'
+    /// arrivals at the stub: the rate from the first to the last, and the most in any 1 s and any
+    /// 100 ms window, each as a percentage of the cap (the cap lets 20 ms worth start at once,
+    /// `RateSchedule`, so a 100 ms window may hold up to 120%).
+    static func cappedRate(_ s: EndToEndBenchmark.Setup, cap: Int, seconds: Int, arrivals: String) async throws -> [(name: String, value: Double)] {
+        let events = cap * seconds
+        _ = try await EndToEndBenchmark.produce(s, count: events, rate: nil)
+        let logged = { (try? String(contentsOfFile: arrivals, encoding: .utf8))?.split(separator: "\n") ?? [] }
+        let before = logged().count
+        let worker = try WorkerProcess.start(s)
+        defer { worker.stop() }
+        _ = try await EndToEndBenchmark.drain(worker, events: events, timeout: .seconds(seconds * 3 + 120))
+        // nginx writes a send's line as it answers it, so they are all in moments after the last answer.
+        var lines = logged().dropFirst(before)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while lines.count < events, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            lines = logged().dropFirst(before)
+        }
+        // "$msec $request_time": answered at, seconds since the first byte.
+        let times = lines.compactMap { line -> Double? in
+            let f = line.split(separator: " ")
+            guard f.count == 2, let end = Double(f[0]), let took = Double(f[1]) else { return nil }
+            return end - took
+        }.sorted()
+        guard times.count >= events, let first = times.first, let last = times.last, last > first else {
+            throw BenchError("the stub logged \(times.count) of \(events) capped sends: \(worker.logTail())")
+        }
+        let rate = Double(times.count - 1) / (last - first)
+        if ProcessInfo.processInfo.environment["SWEEP_TRACE"] == "1" {
+            // SWEEP_TRACE=1: the sends that arrived in each 100 ms from the first.
+            var counts = [Int](repeating: 0, count: Int((last - first) * 10) + 1)
+            for t in times { counts[Int((t - first) * 10)] += 1 }
+            FileHandle.standardError.write(Data("trace: capped arrivals per 100 ms: \(counts.map(String.init).joined(separator: " "))\n".utf8))
+        }
+        return [
+            ("sends_per_second", rate),
+            ("percent_of_cap", rate / Double(cap) * 100),
+            ("max_1s_percent_of_cap", Double(mostIn(window: 1, times)) / Double(cap) * 100),
+            ("max_100ms_percent_of_cap", Double(mostIn(window: 0.1, times)) / (Double(cap) / 10) * 100),
+        ]
+    }
+
+    /// The most of the sorted `times` within any window of `window` seconds.
+    static func mostIn(window: Double, _ times: [Double]) -> Int {
+        var most = 0
+        var start = 0
+        for (i, t) in times.enumerated() {
+            while t - times[start] >= window { start += 1 }
+            most = max(most, i - start + 1)
+        }
+        return most
     }
 
     /// Saturated: events/s, then CPU per event, threads, peak RSS, the stub's CPU per event and the

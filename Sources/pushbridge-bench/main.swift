@@ -13,7 +13,7 @@ let usage = """
            pushbridge-bench e2e-latency (the same options as e2e) [--rate N] [--seconds N]
            pushbridge-bench e2e-sweep --bootstrap HOST:PORT --worker PUSHBRIDGE --dir DIR --base URL --ca FILE
                                 --service-account FILE [--events N] [--delays r0,0,20,100,300] [--partial-rate N] [--partial-seconds N]
-                                [--stub-pid-file FILE]
+                                [--stub-pid-file FILE] [--cap SENDS_PER_SECOND] [--cap-seconds N]
            pushbridge-bench registry --dir DIR [--users N] [--devices-per-user N] [--cache-mb N] [--lookups N]
                                 [--bootstrap HOST:PORT --kafka-users N]
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
@@ -98,7 +98,8 @@ do {
                     events: Int(option("--events", "60000")!)!,
                     delays: option("--delays", "0,20,100,300")!.split(separator: ",").map(String.init),
                     partialRate: Int(option("--partial-rate", "2000")!)!, partialSeconds: Int(option("--partial-seconds", "10")!)!,
-                    stubPIDFile: option("--stub-pid-file"))))
+                    stubPIDFile: option("--stub-pid-file"), cap: option("--cap").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil },
+                    capSeconds: Int(option("--cap-seconds", "10")!)!)))
     case "e2e-latency":
         emit(
             try await EndToEndBenchmark.latency(

@@ -57,5 +57,15 @@ public final class NginxServer: @unchecked Sendable {
         try String(contentsOfFile: accessLog, encoding: .utf8).split(separator: "\n")
     }
 
+    /// When each logged request to `uri` arrived, in seconds (nginx's clock, millisecond
+    /// resolution), in order: its end less the time since its first byte.
+    public func arrivals(uri: String) throws -> [Double] {
+        try accessLogLines().compactMap { line -> Double? in
+            let f = line.split(separator: " ")
+            guard f.count == 9, f[4] == uri, let end = Double(f[6]), let took = Double(f[7]) else { return nil }
+            return end - took
+        }.sorted()
+    }
+
     static var templatePath: String { Repository.root + "/Tests/TestSupport/Resources/nginx-h2.conf.template" }
 }

@@ -17,6 +17,8 @@ import Threading
 final class CurlMultiLoop: @unchecked Sendable {
     private struct State: Sendable {
         var pending: [CurlTransfer] = []
+        /// Paced requests (``HTTPRequest/paced``), in order: each goes at its slot.
+        var paced: [CurlTransfer] = []
         var shuttingDown = false
         /// The multi thread is in (or about to enter) `poll` with nothing queued.
         var parked = false
@@ -24,6 +26,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         var woken = false
         /// Since when transfers have waited for a stream, if they do.
         var pendingSince: ContinuousClock.Instant?
+
+        var isEmpty: Bool { pending.isEmpty && paced.isEmpty }
     }
 
     /// Requests sent through this loop and not yet answered (kept by ``HTTP2Client``, which
@@ -35,6 +39,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let wakeup: LoopWakeup
     /// The TLS session cache of this thread's handles.
     private let share: CurlShareHandle
+    /// The client's rate for paced requests, shared with its other threads.
+    private let pacer: RequestPacer
     // Multi thread only, as below: what libcurl may take now. The rest wait in `pending`, so
     // libcurl keeps no queue of its own (which it walks on every turn) and opens connections
     // one at a time.
@@ -56,8 +62,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// the connections open when it went out.
     private var probe: (transfer: CurlTransfer, openBefore: Int)?
 
-    init(configuration: HTTP2Client.Configuration, maxConnections: Int) throws(HTTP2ClientError) {
+    init(configuration: HTTP2Client.Configuration, maxConnections: Int, pacer: RequestPacer) throws(HTTP2ClientError) {
         self.configuration = configuration
+        self.pacer = pacer
         self.multi = try CurlMultiHandle(maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections)
         self.wakeup = try LoopWakeup()
         self.share = try CurlShareHandle()
@@ -72,7 +79,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     func submit(_ transfer: CurlTransfer) {
         let wake: Bool? = state.withLock { s in
             if s.shuttingDown { return nil }
-            s.pending.append(transfer)
+            if transfer.request.paced { s.paced.append(transfer) } else { s.pending.append(transfer) }
             // A busy loop picks the queue up on its next turn; only a parked one needs a wakeup
             // (a syscall), and only one per park.
             guard s.parked && !s.woken else { return false }
@@ -106,18 +113,39 @@ final class CurlMultiLoop: @unchecked Sendable {
         while true {
             let openNow = multi.connections.open.load(ordering: .relaxed)
             let now = ContinuousClock.now
-            let (incoming, stopping, room) = state.withLock { s -> ([CurlTransfer], Bool, (count: Int, probe: Bool)) in
+            let (incoming, stopping, room, nextSlot) = state.withLock {
+                s -> ([CurlTransfer], Bool, (count: Int, probe: Bool), ContinuousClock.Instant?) in
                 if s.shuttingDown {
-                    defer { s.pending.removeAll() }
-                    return (s.pending, true, (0, false))
+                    defer {
+                        s.pending.removeAll()
+                        s.paced.removeAll()
+                    }
+                    return (s.pending + s.paced, true, (0, false), nil)
                 }
+                // Paced requests leave in order, each at its slot (RequestPacer): those waiting
+                // for theirs are not waiting for a stream, and call for no connection. Other
+                // requests pass them.
+                let pacedDue = s.paced.first.map { slot(of: $0, at: now, reserve: false) <= now } ?? false
                 let room = admission.room(
-                    active: active.count, openConnections: openNow, waiting: s.pending.count,
+                    active: active.count, openConnections: openNow, waiting: s.pending.count + (pacedDue ? s.paced.count : 0),
                     waitingFor: s.pendingSince.map { now - $0 } ?? .zero)
-                let taken = Array(s.pending.prefix(room.count))
+                var taken = Array(s.pending.prefix(room.count))
                 s.pending.removeFirst(taken.count)
-                s.pendingSince = s.pending.isEmpty ? nil : (s.pendingSince ?? now)
-                return (taken, false, room)
+                var due = 0
+                var nextSlot: ContinuousClock.Instant?
+                while taken.count + due < room.count, due < s.paced.count {
+                    let slot = slot(of: s.paced[due], at: now, reserve: true)
+                    if slot > now {
+                        nextSlot = slot
+                        break
+                    }
+                    due += 1
+                }
+                taken += s.paced.prefix(due)
+                s.paced.removeFirst(due)
+                let waitingForStream = !s.pending.isEmpty || (!s.paced.isEmpty && nextSlot == nil)
+                s.pendingSince = waitingForStream ? (s.pendingSince ?? now) : nil
+                return (taken, false, room, nextSlot)
             }
             if stopping {
                 for t in incoming { t.continuation.resume(returning: .failure(.shutdownError)) }
@@ -132,12 +160,16 @@ final class CurlMultiLoop: @unchecked Sendable {
             multi.allowConnections(probe.map { $0.openBefore + 1 } ?? multi.connections.open.load(ordering: .relaxed))
             let full = admission.isFull(active: active.count, openConnections: multi.connections.open.load(ordering: .relaxed))
             // Parked: up to 1 s with nothing queued; 20 ms while transfers wait for a stream, as
-            // they may call for a connection soon (StreamAdmission). Else just a look (0 ms).
+            // they may call for a connection soon (StreamAdmission); until the next paced
+            // request's slot. Else just a look (0 ms).
             let longest = state.withLock { s -> Int in
-                guard s.pending.isEmpty || full else { return 0 }
+                let nothingDue = s.pending.isEmpty && (s.paced.isEmpty || nextSlot != nil)
+                guard nothingDue || full else { return 0 }
                 s.parked = true
                 s.woken = false
-                return s.pending.isEmpty ? 1000 : 20
+                if s.isEmpty { return 1000 }
+                let untilSlot = nextSlot.map { Self.wholeMilliseconds($0 - .now) } ?? 1000
+                return full ? min(20, untilSlot) : untilSlot
             }
             wait(longest: longest)
             if longest > 0 { state.withLock { $0.parked = false } }
@@ -156,7 +188,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             let open = multi.connections.open.load(ordering: .relaxed)
             if !active.isEmpty || !incoming.isEmpty || finished > 0 {
                 lastBusy = .now
-            } else if open > 0, ContinuousClock.now - lastBusy >= configuration.idleConnectionTimeout, state.withLock({ $0.pending.isEmpty }) {
+            } else if open > 0, ContinuousClock.now - lastBusy >= configuration.idleConnectionTimeout, state.withLock({ $0.isEmpty }) {
                 multi.closeConnections()
             }
         }
@@ -181,6 +213,23 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
         }
         if multi.timeout() == 0 { multi.timeoutAction() }
+    }
+
+    /// When a paced `transfer` may go: its slot, reserved the first time it is asked with
+    /// `reserve` (and kept), else the slot it would get.
+    private func slot(of transfer: CurlTransfer, at now: ContinuousClock.Instant, reserve: Bool) -> ContinuousClock.Instant {
+        if let slot = transfer.slot { return slot }
+        guard reserve else { return pacer.peek(askedAt: now) }
+        let slot = pacer.reserve(askedAt: now)
+        transfer.slot = slot
+        return slot
+    }
+
+    /// `duration` in whole milliseconds for `poll`, rounded up (0 if it is not positive).
+    private static func wholeMilliseconds(_ duration: Duration) -> Int {
+        guard duration > .zero else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 
     /// Hands `transfer` to libcurl; false if it failed at once (and was answered).

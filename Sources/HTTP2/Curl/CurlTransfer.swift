@@ -18,6 +18,8 @@ final class CurlTransfer: @unchecked Sendable {
     var easy: CurlEasyHandle?
     /// libcurl has reported it done (its handle may serve another transfer since).
     var isFinished = false
+    /// When it may go, if it is paced and its slot is reserved (``RequestPacer``).
+    var slot: ContinuousClock.Instant?
     /// Kept alive while libcurl may read it; shared by transfers with the same headers.
     private var headerList: CurlHeaderList?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FCM
+@testable import HTTP2
 
 @Suite("RateSchedule: a rate cap that never bursts above itself, without I/O")
 struct RateScheduleTests {
@@ -19,11 +19,11 @@ struct RateScheduleTests {
 
     @Test("over every window, no more starts than the rate allows plus 20 ms worth", arguments: [100.0, 2_000.0, 10_000.0])
     func windows(rate: Double) {
-        var schedule = RateSchedule(sendsPerSecond: rate)
+        var schedule = RateSchedule(perSecond: rate)
         var starts: [ContinuousClock.Instant] = []
         for ask in asks() {
             let start = schedule.start(askedAt: ask)
-            #expect(start >= ask, "a send never starts before it asks")
+            #expect(start >= ask, "a request never starts before it asks")
             starts.append(start)
         }
         starts.sort()
@@ -41,9 +41,22 @@ struct RateScheduleTests {
 
     @Test("a backlog goes out at the rate, not slower")
     func backlogAtRate() {
-        var schedule = RateSchedule(sendsPerSecond: 500)
+        var schedule = RateSchedule(perSecond: 500)
         let starts = (0..<1_000).map { _ in schedule.start(askedAt: t0) }
         let span = Self.seconds(starts.last! - starts.first!)
         #expect(abs(span - 999.0 / 500) < 0.001, "1,000 sends spread over \(span) s at 500/s")
+    }
+
+    @Test("peek tells the next start without taking it")
+    func peekReservesNothing() {
+        var schedule = RateSchedule(perSecond: 100)
+        #expect(schedule.peek(askedAt: t0) == t0)
+        #expect(schedule.start(askedAt: t0) == t0)
+        let next = schedule.peek(askedAt: t0)
+        #expect(next == t0 + .milliseconds(10))
+        #expect(schedule.peek(askedAt: t0) == next, "peeking twice gives the same start")
+        #expect(schedule.start(askedAt: t0) == next)
+        // Past the slot, a request that asks goes at once.
+        #expect(schedule.peek(askedAt: t0 + .seconds(1)) == t0 + .seconds(1))
     }
 }
