@@ -193,14 +193,17 @@ final class RDKafkaConsumer: @unchecked Sendable {
 
     /// The first slice of a call made with ``blocking(timeout:_:)``.
     static let firstSlice: Duration = .milliseconds(250)
+    /// The longest: what a ``close()`` waits at most for a call under way.
+    static let longestSlice: Duration = .seconds(8)
 
     /// A blocking call that waits up to `timeout` for the cluster, made as calls of 250 ms,
-    /// 500 ms, 1 s, 2 s and then the rest of the time (`body` gets the slice in ms), the next one
-    /// only while the last waited its whole slice and failed as a wait does (timed out, no
-    /// broker), time is left, and the consumer is neither stopping nor refused. So a closing or
-    /// refused consumer's call ends within a slice instead of running on to its timeout, and an
-    /// answer that takes seconds still gets its seconds. For questions (and seeks): asking twice
-    /// is harmless.
+    /// 500 ms, 1 s, 2 s, 4 s and then 8 s each (`body` gets the slice in ms), the next one only
+    /// while the last waited its whole slice and failed as a wait does (timed out, no broker),
+    /// time is left, and the consumer is neither stopping nor refused. So a closing or refused
+    /// consumer's call ends within a slice instead of running on to its timeout, and an answer
+    /// that takes seconds still gets its seconds. The slices stop growing at 8 s: they used to
+    /// end with one of all the time left, and a close during a 600 s question waited 596 s (a
+    /// full test run hung on it). For questions (and seeks): asking twice is harmless.
     func blocking<T: Sendable>(
         timeout: Duration, _ body: @escaping @Sendable (OpaquePointer, Int32) -> Result<T, KafkaError>
     ) async throws(KafkaError) -> T {
@@ -210,7 +213,7 @@ final class RDKafkaConsumer: @unchecked Sendable {
             while true {
                 let start = ContinuousClock.now
                 let left = max(deadline - start, .milliseconds(1))
-                let slice = calls < 4 ? min(left, Self.firstSlice * (1 << calls)) : left
+                let slice = min(left, Self.firstSlice * (1 << min(calls, 5)), Self.longestSlice)
                 calls += 1
                 let result = body(rk, Int32(slice.milliseconds))
                 guard case .failure(let error) = result, error.code == .timedOut || error.code == .transport,
