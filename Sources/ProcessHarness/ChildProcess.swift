@@ -19,21 +19,29 @@ public final class ChildProcess: @unchecked Sendable {
     public let logFile: String
     private var reaped = false
 
-    public init(executable: String, arguments: [String], logFile: String, environment: [String: String] = [:]) throws {
+    /// - Parameter coreDirectory: if set, the program runs there (its working directory) with
+    ///   core dumps allowed, so a crash leaves `core` in it (the kernel's `core_pattern` here is
+    ///   `core`, in the working directory).
+    public init(
+        executable: String, arguments: [String], logFile: String, environment: [String: String] = [:], coreDirectory: String? = nil
+    ) throws {
         // stop: SIGTERM, up to 3 s of grace (tansu waits for open client connections), SIGKILL.
-        let watchdog = """
-            "$0" "$@" & c=$!
-            stop() { kill -TERM $c 2>/dev/null; i=0
-              while kill -0 $c 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done
-              kill -KILL $c 2>/dev/null; wait $c; exit 0; }
-            trap stop TERM INT
-            while kill -0 \(getpid()) 2>/dev/null && kill -0 $c 2>/dev/null; do sleep 0.5; done
-            kill -0 $c 2>/dev/null && stop
-            wait $c
-            """
+        let cores = coreDirectory == nil ? "" : #"ulimit -c unlimited 2>/dev/null; cd "$PB_CORE_DIRECTORY" || exit 1"# + "\n"
+        let watchdog =
+            cores + """
+                "$0" "$@" & c=$!
+                stop() { kill -TERM $c 2>/dev/null; i=0
+                  while kill -0 $c 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done
+                  kill -KILL $c 2>/dev/null; wait $c; exit 0; }
+                trap stop TERM INT
+                while kill -0 \(getpid()) 2>/dev/null && kill -0 $c 2>/dev/null; do sleep 0.5; done
+                kill -0 $c 2>/dev/null && stop
+                wait $c
+                """
         let argv = ["/bin/sh", "-c", watchdog, executable] + arguments
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
+        if let coreDirectory { env["PB_CORE_DIRECTORY"] = coreDirectory }
         let envp = env.map { "\($0.key)=\($0.value)" }
 
         var actions = posix_spawn_file_actions_t()

@@ -7,6 +7,9 @@ public struct WorkerProcess: Sendable {
     /// Where its HTTP endpoint listens (`http.listen` in its config).
     public let port: Int
     public let log: String
+    /// Where it runs, and leaves a `core` if it crashes (``terminateFailure(timeout:)`` reads it).
+    public let coreDirectory: String
+    public let executable: String
 
     /// Starts `pushbridge run --config config` (with `environment` over this process's) and
     /// waits until its HTTP endpoint listens.
@@ -15,8 +18,15 @@ public struct WorkerProcess: Sendable {
     ) throws
         -> WorkerProcess
     {
-        let process = try ChildProcess(executable: executable, arguments: ["run", "--config", config], logFile: log, environment: environment)
-        let worker = WorkerProcess(process: process, port: port, log: log)
+        // It runs in a directory of its own (for a core): its config's paths are relative to the
+        // config file, and the two paths given here are made absolute.
+        let cores = log + ".cores"
+        try FileManager.default.createDirectory(atPath: cores, withIntermediateDirectories: true)
+        let executable = URL(fileURLWithPath: executable).standardizedFileURL.path
+        let config = URL(fileURLWithPath: config).standardizedFileURL.path
+        let process = try ChildProcess(
+            executable: executable, arguments: ["run", "--config", config], logFile: log, environment: environment, coreDirectory: cores)
+        let worker = WorkerProcess(process: process, port: port, log: log, coreDirectory: cores, executable: executable)
         try process.waitUntilListening(port: port, timeout: .seconds(30))
         return worker
     }
@@ -118,13 +128,32 @@ public struct WorkerProcess: Sendable {
     /// waits (``procThreadStacks(pid:)``); and the end of its log. A worker still running is
     /// then killed.
     public func terminateFailure(timeout: Duration = .seconds(60)) async -> String? {
-        guard let worker = process.programPID else { return "the worker had already exited; its log ends:\n\(output.suffix(3000))" }
+        guard let worker = process.programPID else {
+            let crash = (try? await offPool { crashStacks() }) ?? nil
+            return "the worker had already exited; its log ends:\n\(output.suffix(3000))" + (crash.map { "\n\($0)" } ?? "")
+        }
         kill(worker, SIGTERM)
         if let status = await process.wait(timeout: timeout) {
-            return status == 0 ? nil : "the worker exited \(status) after SIGTERM; its log ends:\n\(output.suffix(3000))"
+            guard status != 0 else { return nil }
+            let crash = status > 128 ? ((try? await offPool { crashStacks() }) ?? nil) : nil
+            return "the worker exited \(status) after SIGTERM; its log ends:\n\(output.suffix(3000))" + (crash.map { "\n\($0)" } ?? "")
         }
         let stacks = (try? await offPool { procThreadStacks(pid: worker) }) ?? ""
         await kill9()
         return "the worker still ran \(timeout) after SIGTERM. Its threads:\n\(stacks)\nIts log ends:\n\(output.suffix(3000))"
+    }
+
+    /// After a crash (killed by a signal: status 128 + n): the stacks in its core, read by gdb,
+    /// the crashing thread first. A crash the Swift runtime reports prints its own backtrace to
+    /// the log; one it cannot (a stack overflow on a thread without an alternate signal stack)
+    /// leaves only this. Without a core or gdb, a line that says so.
+    func crashStacks() -> String? {
+        let core = coreDirectory + "/core"
+        guard FileManager.default.fileExists(atPath: core) else { return "(no core in \(coreDirectory))" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),
+            let gdb = try? ChildProcess.run(
+                "/usr/bin/gdb", ["-batch", "-ex", "bt 60", "-ex", "thread apply all bt 20", executable, core], timeout: .seconds(120))
+        else { return "(a core at \(core); no gdb to read it)" }
+        return "its core (\(core)), the crashing thread first:\n\(gdb.output.prefix(20_000))"
     }
 }

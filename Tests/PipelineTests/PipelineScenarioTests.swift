@@ -15,8 +15,10 @@ import Testing
 ///
 /// One at a time: the flow storm's fake pauses take 1 ms each on a pool thread, and beside it in
 /// a loaded full run the commit-outage scenario starved past its 20 s waits (each takes well
-/// under a second alone).
-@Suite("Pipeline scenarios without a broker", .serialized, .timeLimit(.minutes(1)))
+/// under a second alone). And off the cooperative pool (``OnOwnExecutor``): in the first
+/// minute of a full run a task waits behind hundreds of tests each time it resumes, and "stop
+/// mid-stream" missed its 20 s `eventually` in full runs (twice in a row, once on CI).
+@Suite("Pipeline scenarios without a broker", .serialized, .timeLimit(.minutes(1)), .onOwnExecutor)
 struct PipelineScenarioTests {
     static let topic = "events"
 
@@ -87,12 +89,31 @@ struct PipelineScenarioTests {
         }
     }
 
+    @Test("these scenarios run on a thread of their own: the test, its child tasks, the tasks it starts, after a sleep")
+    func onOwnThread() async throws {
+        #expect(Self.threadName() == "pb.test.exec")
+        try await Task.sleep(for: .milliseconds(1))
+        #expect(Self.threadName() == "pb.test.exec")
+        let child = await withTaskGroup(of: String.self) { group in
+            group.addTask { Self.threadName() }
+            return await group.next() ?? ""
+        }
+        #expect(child == "pb.test.exec")
+        #expect(try await OnOwnExecutor.start { Self.threadName() }.value == "pb.test.exec")
+    }
+
+    /// The OS name of the calling thread (``ThreadExecutor``'s is `pb.test.exec`).
+    static func threadName() -> String {
+        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return name.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test("stop mid-stream: what finished is committed exactly, nothing after the stop is taken, run returns")
     func stopMidStream() async throws {
         // At most 300 events in flight, and no partition paused on its own before that.
         let w = try World(channelCapacity: 50) { $0.limits = PartitionTable.Limits(maxEventsInFlight: 300, partitionBuffer: 1_000) }
         w.sender.hold(after: 0)
-        let run = Task { try await w.pipeline.run() }
+        let run = OnOwnExecutor.start { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
         // 300 events taken (100 in a send, the fake's concurrency limit; 200 queued for a
         // runner): the worker is full, its partitions paused, and messages fetched before the
@@ -119,7 +140,7 @@ struct PipelineScenarioTests {
     func cancelled() async throws {
         let w = try World { $0.revokeTimeout = .seconds(120) }
         w.sender.hold(after: 200)
-        let run = Task { try await w.pipeline.run() }
+        let run = OnOwnExecutor.start { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
         #expect(await eventually { w.sender.started > 200 && w.sender.accepted.count == 200 })
         let cancelled = ContinuousClock.now
@@ -139,7 +160,7 @@ struct PipelineScenarioTests {
     func stopWithHungSends() async throws {
         let w = try World { $0.shutdownTimeout = .milliseconds(300) }
         w.sender.hold(after: 100)
-        let run = Task { try await w.pipeline.run() }
+        let run = OnOwnExecutor.start { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
         #expect(await eventually { w.sender.accepted.count >= 100 })
         w.pipeline.stop()
@@ -156,7 +177,7 @@ struct PipelineScenarioTests {
             $0.revokeTimeout = .milliseconds(100)
         }
         w.sender.hold(after: 50)  // then both runners wait in a send, and taken events pile up
-        let run = Task { try await w.pipeline.run() }
+        let run = OnOwnExecutor.start { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
         #expect(await eventually { w.sender.started == 52 })
         try await Task.sleep(for: .milliseconds(50))
@@ -185,7 +206,7 @@ struct PipelineScenarioTests {
             $0.commitEveryEvents = 10
         }
         w.source.failCommits(1_000_000)
-        let run = Task { try await w.pipeline.run() }
+        let run = OnOwnExecutor.start { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
         #expect(await eventually { w.source.failedCommits >= 1 })
         // Once a commit failed, the worker takes nothing new while events in flight plus those
@@ -215,7 +236,7 @@ struct PipelineScenarioTests {
             $0.limits = PartitionTable.Limits(maxEventsInFlight: 8, partitionBuffer: 2)
             $0.maxEventsRunning = 8
         }
-        let run = Task { try await w.pipeline.run() }
+        let run = OnOwnExecutor.start { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
         // Each pause blocks a pool thread for 1 ms: in a full parallel test run that is slow.
         #expect(await eventually(timeout: .seconds(90)) { w.everythingCommitted }, "\(w.source.committedOffsets); paused: \(w.source.paused)")
@@ -231,7 +252,7 @@ struct PipelineScenarioTests {
             $0.revokeTimeout = .milliseconds(200)
         }
         w.sender.hold()  // nothing finishes: every partition reaches its buffer and is paused
-        let run = Task { try await w.pipeline.run() }
+        let run = OnOwnExecutor.start { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
         let p0 = w.partitions[0]
         #expect(await eventually { w.source.paused.contains(p0) }, "p0 paused at its buffer")

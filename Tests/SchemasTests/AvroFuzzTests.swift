@@ -33,7 +33,7 @@ import Testing
         return bytes
     }
 
-    @Test(.timeLimit(.minutes(1))) func mutatedRecordsFailCleanly() throws {
+    @Test(.timeLimit(.minutes(1))) func mutatedRecordsFailCleanly() async throws {
         let cases: [(AvroSchema, String, JSONPathSet)] = [
             (try AvroSchema(parsing: AvroTestSchemas.complex), AvroFixtures.complex, AvroTest.keeping("/after", "/counts/b")),
             (try AvroSchema(parsing: AvroTestSchemas.complex), AvroFixtures.complexOtherBranches, AvroTest.keeping("/choice")),
@@ -48,23 +48,32 @@ import Testing
                 AvroTest.keeping("/total/currency")
             ),
         ]
-        var random = SplitMix64(seed: 20_261_124)
-        var decoded = 0
-        var failed = 0
-        var badFailures: [String] = []
-        for _ in 0..<20_000 {
-            let (schema, hex, keep) = cases[random.below(cases.count)]
-            let bytes = Self.mutate(hexBytes(hex), &random)
-            for paths in [JSONPathSet.all, keep] {
-                do {
-                    _ = try schema.decode(bytes, from: 0, keeping: paths)
-                    decoded += 1
-                } catch {
-                    // The type system already says it is a SchemaError; it must also say something.
-                    failed += 1
-                    if error.description.isEmpty || !error.description.contains(" at byte ") { badFailures.append(error.description) }
+        // Seconds of CPU in a debug build, so on a thread of its own (`offPool`), checked after.
+        // Swift Testing runs tests on the cooperative pool, one thread per CPU (2 on CI): the
+        // fuzz loops held both for close to a minute of a loaded full run, and every other
+        // test's tasks and timers waited. Yielding inside the loop instead left them at the
+        // back of the pool's queue past their time limits. The same in the other fuzz tests.
+        let (decoded, failed, badFailures) = try await offPool {
+            var random = SplitMix64(seed: 20_261_124)
+            var decoded = 0
+            var failed = 0
+            var badFailures: [String] = []
+            for _ in 0..<20_000 {
+                let (schema, hex, keep) = cases[random.below(cases.count)]
+                let bytes = Self.mutate(hexBytes(hex), &random)
+                for paths in [JSONPathSet.all, keep] {
+                    do {
+                        _ = try schema.decode(bytes, from: 0, keeping: paths)
+                        decoded += 1
+                    } catch {
+                        // A SchemaError (typed throws); it must also say something.
+                        failed += 1
+                        let said = String(describing: error)
+                        if said.isEmpty || !said.contains(" at byte ") { badFailures.append(said) }
+                    }
                 }
             }
+            return (decoded, failed, badFailures)
         }
         #expect(badFailures.isEmpty, "\(badFailures.prefix(5))")
         // Both outcomes happened, so the mutations reach past the first bytes and some are harmless.

@@ -37,7 +37,7 @@ import Testing
         return bytes
     }
 
-    @Test(.timeLimit(.minutes(2))) func mutatedRecords() throws {
+    @Test(.timeLimit(.minutes(2))) func mutatedRecords() async throws {
         let orders = try ordersSchema()
         let legacy = try ProtobufSchema(schema: try #require(ProtoWireFixtures.schemas["legacy-value"]))
         let records: [(ProtobufSchema, String, [Int])] = [
@@ -47,24 +47,31 @@ import Testing
         ]
         var keepSome = JSONPathSet()
         for pointer in [["order_id"], ["ship_to", "street"], ["attributes", "lang"], ["lines"], ["extra"], ["parcels"]] { keepSome.insert(pointer) }
-        var random = SplitMix64(seed: 0x5EED_0001)
-        var decoded = 0
-        var failed = 0
-        for iteration in 0..<20_000 {
-            let (schema, hex, indexes) = records[iteration % records.count]
-            let framed = hexBytes(hex)
-            let header = framed.prefix(try ConfluentFrame.messageIndexes(framed, from: 5).bodyOffset)
-            let body = Self.mutate(Array(framed.dropFirst(header.count)), &random)
-            do {
-                _ = try schema.decode(
-                    Array(header) + body, from: header.count, messageIndexes: indexes, keeping: iteration % 3 == 0 ? keepSome : .all)
-                decoded += 1
-            } catch {
-                failed += 1
-                #expect(!error.description.isEmpty)
-                #expect(error.description.contains(" at byte "), "\(error.description)")
+        // On a thread of its own, checked after (see AvroFuzzTests).
+        let (decoded, failed, badFailures) = try await offPool { [keepSome] in
+            var random = SplitMix64(seed: 0x5EED_0001)
+            var decoded = 0
+            var failed = 0
+            var badFailures: [String] = []
+            for iteration in 0..<20_000 {
+                let (schema, hex, indexes) = records[iteration % records.count]
+                let framed = hexBytes(hex)
+                let header = framed.prefix(try ConfluentFrame.messageIndexes(framed, from: 5).bodyOffset)
+                let body = Self.mutate(Array(framed.dropFirst(header.count)), &random)
+                do {
+                    _ = try schema.decode(
+                        Array(header) + body, from: header.count, messageIndexes: indexes, keeping: iteration % 3 == 0 ? keepSome : .all)
+                    decoded += 1
+                } catch {
+                    failed += 1
+                    let said = String(describing: error)
+                    if !said.contains(" at byte ") { badFailures.append(said) }
+                }
             }
+            return (decoded, failed, badFailures)
         }
+        // Every failure says why, and where.
+        #expect(badFailures.isEmpty, "\(badFailures.prefix(5))")
         // Both outcomes happen: the mutations are neither all harmless nor all fatal.
         #expect(decoded > 1000)
         #expect(failed > 1000)
@@ -72,28 +79,34 @@ import Testing
 
     /// Mutated descriptors load or fail with a SchemaError; those that load decode a record or
     /// fail cleanly too.
-    @Test(.timeLimit(.minutes(2))) func mutatedSchemas() throws {
+    @Test(.timeLimit(.minutes(2))) func mutatedSchemas() async throws {
         let bytes = try descriptorBytes("orders-value")
         let common = try #require(ProtoWireFixtures.schemas["acme/common.proto"])
         let record = hexBytes(ProtoWireFixtures.fullOrder)
-        var random = SplitMix64(seed: 0x5EED_0002)
-        var loaded = 0
-        for _ in 0..<3000 {
-            let text = Base64.encode(Self.mutate(bytes, &random))
-            let schema: ProtobufSchema
-            do {
-                schema = try ProtobufSchema(schema: text, references: [("acme/common.proto", common)])
-            } catch {
-                #expect(!error.description.isEmpty)
-                continue
+        // On a thread of its own, checked after (see AvroFuzzTests).
+        let (loaded, silentFailures) = try await offPool {
+            var random = SplitMix64(seed: 0x5EED_0002)
+            var loaded = 0
+            var silentFailures = 0
+            for _ in 0..<3000 {
+                let text = Base64.encode(Self.mutate(bytes, &random))
+                let schema: ProtobufSchema
+                do {
+                    schema = try ProtobufSchema(schema: text, references: [("acme/common.proto", common)])
+                } catch {
+                    if String(describing: error).isEmpty { silentFailures += 1 }
+                    continue
+                }
+                loaded += 1
+                do {
+                    _ = try schema.decode(record, from: 6, messageIndexes: [0])
+                } catch {
+                    if String(describing: error).isEmpty { silentFailures += 1 }
+                }
             }
-            loaded += 1
-            do {
-                _ = try schema.decode(record, from: 6, messageIndexes: [0])
-            } catch {
-                #expect(!error.description.isEmpty)
-            }
+            return (loaded, silentFailures)
         }
+        #expect(silentFailures == 0, "failures that say nothing")
         #expect(loaded > 20)
     }
 }
