@@ -18,6 +18,7 @@ enum EndToEndBenchmark {
         var worker: String
         var config: String
         var metricsPort: Int
+        var group: String
     }
 
     static func throughput(_ s: Setup, events: Int) async throws -> [(name: String, value: Double)] {
@@ -135,15 +136,20 @@ enum EndToEndBenchmark {
     }
 
     static func waitUntilCommitted(_ s: Setup, ends: [Int32: Int64]) async throws -> Bool {
-        let admin = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [s.bootstrap], groupID: "pushbridge-bench"))
-        defer { Task { await admin.close() } }
-        let partitions = ends.keys.map { TopicPartition(topic: s.topic, partition: $0) }
         for _ in 0..<100 {
-            let have = try await admin.committed(partitions)
-            if have.allSatisfy({ ends[$0.partition] == $0.offset.rawValue }) { return true }
+            let have = try await committed(s, partitions: Array(ends.keys))
+            if have.allSatisfy({ ends[$0.key] == $0.value }) { return true }
             try await Task.sleep(for: .milliseconds(100))
         }
         return false
+    }
+
+    /// The offsets the setup's group has committed on `partitions` of its topic.
+    static func committed(_ s: Setup, partitions: [Int32]) async throws -> [Int32: Int64] {
+        let admin = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [s.bootstrap], groupID: s.group))
+        defer { Task { await admin.close() } }
+        let have = try await admin.committed(partitions.map { TopicPartition(topic: s.topic, partition: $0) })
+        return Dictionary(have.map { ($0.partition, $0.offset.rawValue) }, uniquingKeysWith: max)
     }
 }
 
@@ -222,6 +228,6 @@ extension EndToEndBenchmark {
             """
         let path = "\(directory)/bench-config-\(port).yaml"
         try config.write(toFile: path, atomically: true, encoding: .utf8)
-        return Setup(bootstrap: bootstrap, topic: topic, worker: worker, config: path, metricsPort: port)
+        return Setup(bootstrap: bootstrap, topic: topic, worker: worker, config: path, metricsPort: port, group: group)
     }
 }

@@ -205,7 +205,7 @@ enum LatencySweepBenchmark {
         let cpu0 = worker.cpuSeconds()
         let threads0 = worker.threadCPUSeconds()
         let stubCPU0 = stubCPUSeconds(stub)
-        _ = try await EndToEndBenchmark.produce(s, count: count, rate: rate)
+        let ends = try await EndToEndBenchmark.produce(s, count: count, rate: rate)
         let deadline = ContinuousClock.now + .seconds(120)
         while ((try? worker.metric("pushbridge_events_total")) ?? 0) < Double(count), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
@@ -215,7 +215,15 @@ enum LatencySweepBenchmark {
         traceThreadCPU(worker, since: threads0, events: count, run: "partial")
         let buckets = worker.histogram("pushbridge_delivery_lag_seconds")
         guard let total = buckets.last?.count, total >= Double(count) else {
-            throw BenchError("\(buckets.last?.count ?? 0) of \(count) events finished: \(worker.logTail())")
+            // Where the rest are: read by the worker or not, in flight, paused.
+            let m = (try? worker.get("/metrics").body) ?? ""
+            let state = [
+                "pushbridge_events_consumed_total", "pushbridge_events_in_flight", "pushbridge_sends_in_flight", "pushbridge_partitions_paused",
+            ].map { "\($0)=\(Int(WorkerProcess.sum($0, in: m)))" }.joined(separator: " ")
+            let committed = (try? await EndToEndBenchmark.committed(s, partitions: Array(ends.keys))) ?? [:]
+            throw BenchError(
+                "\(buckets.last?.count ?? 0) of \(count) events finished (\(state); the topic's ends \(ends.sorted { $0.key < $1.key }), "
+                    + "committed \(committed.sorted { $0.key < $1.key })): \(worker.logTail())")
         }
         var figures = [
             ("cpu_us_per_event", cpu * 1e6 / Double(count)),
