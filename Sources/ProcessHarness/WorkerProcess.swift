@@ -129,13 +129,13 @@ public struct WorkerProcess: Sendable {
     /// then killed.
     public func terminateFailure(timeout: Duration = .seconds(60)) async -> String? {
         guard let worker = process.programPID else {
-            let crash = (try? await offPool { crashStacks() }) ?? nil
+            let crash = try? await offPool { crashStacks() }
             return "the worker had already exited; its log ends:\n\(output.suffix(3000))" + (crash.map { "\n\($0)" } ?? "")
         }
         kill(worker, SIGTERM)
         if let status = await process.wait(timeout: timeout) {
             guard status != 0 else { return nil }
-            let crash = status > 128 ? ((try? await offPool { crashStacks() }) ?? nil) : nil
+            let crash = status > 128 ? try? await offPool { crashStacks() } : nil
             return "the worker exited \(status) after SIGTERM; its log ends:\n\(output.suffix(3000))" + (crash.map { "\n\($0)" } ?? "")
         }
         let stacks = (try? await offPool { procThreadStacks(pid: worker) }) ?? ""
@@ -147,7 +147,7 @@ public struct WorkerProcess: Sendable {
     /// the crashing thread first. A crash the Swift runtime reports prints its own backtrace to
     /// the log; one it cannot (a stack overflow on a thread without an alternate signal stack)
     /// leaves only this. Without a core or gdb, a line that says so.
-    func crashStacks() -> String? {
+    func crashStacks() -> String {
         let core = coreDirectory + "/core"
         guard FileManager.default.fileExists(atPath: core) else { return "(no core in \(coreDirectory))" }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),

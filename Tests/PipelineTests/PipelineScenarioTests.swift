@@ -13,7 +13,7 @@ import Testing
 /// without a broker. The same faults against real brokers: PipelineMockClusterTests and the
 /// reliability suite.
 ///
-/// One at a time: the flow storm's fake pauses take 1 ms each on a pool thread, and beside it in
+/// One at a time: the flow storm's fake pauses take 1 ms each on the thread that asks, and beside it in
 /// a loaded full run the commit-outage scenario starved past its 20 s waits (each takes well
 /// under a second alone). And off the cooperative pool (``OnOwnExecutor``): in the first
 /// minute of a full run a task waits behind hundreds of tests each time it resumes, and "stop
@@ -238,7 +238,7 @@ struct PipelineScenarioTests {
         }
         let run = OnOwnExecutor.start { try await w.pipeline.run() }
         await w.source.assign(w.partitions)
-        // Each pause blocks a pool thread for 1 ms: in a full parallel test run that is slow.
+        // Each pause blocks the thread that asks for 1 ms: in a full parallel test run that is slow.
         #expect(await eventually(timeout: .seconds(90)) { w.everythingCommitted }, "\(w.source.committedOffsets); paused: \(w.source.paused)")
         #expect(w.source.paused.isEmpty)
         w.pipeline.stop()
