@@ -136,8 +136,10 @@ enum EndToEndBenchmark {
     }
 
     static func waitUntilCommitted(_ s: Setup, ends: [Int32: Int64]) async throws -> Bool {
+        let admin = try groupAdmin(s)
+        defer { Task { await admin.close() } }
         for _ in 0..<100 {
-            let have = try await committed(s, partitions: Array(ends.keys))
+            let have = try await committed(s, partitions: Array(ends.keys), asking: admin)
             if have.allSatisfy({ ends[$0.key] == $0.value }) { return true }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -146,8 +148,17 @@ enum EndToEndBenchmark {
 
     /// The offsets the setup's group has committed on `partitions` of its topic.
     static func committed(_ s: Setup, partitions: [Int32]) async throws -> [Int32: Int64] {
-        let admin = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [s.bootstrap], groupID: s.group))
+        let admin = try groupAdmin(s)
         defer { Task { await admin.close() } }
+        return try await committed(s, partitions: partitions, asking: admin)
+    }
+
+    /// A consumer of the setup's group that only asks for its commits (it subscribes to nothing).
+    private static func groupAdmin(_ s: Setup) throws -> KafkaConsumer {
+        try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [s.bootstrap], groupID: s.group))
+    }
+
+    private static func committed(_ s: Setup, partitions: [Int32], asking admin: KafkaConsumer) async throws -> [Int32: Int64] {
         let have = try await admin.committed(partitions.map { TopicPartition(topic: s.topic, partition: $0) })
         return Dictionary(have.map { ($0.partition, $0.offset.rawValue) }, uniquingKeysWith: max)
     }
