@@ -83,22 +83,6 @@ public final class FCMClient: Sendable {
     /// The send rate's caps, kept on the wire by the HTTP/2 client (``HTTP2Client/setRate(_:)``).
     private let rateCaps: Mutex<RateCaps>
 
-    /// The configured cap (`fcm.max_sends_per_second`) and this worker's share of the project's
-    /// (`fcm.project_sends_per_second`): the lower one holds.
-    private struct RateCaps {
-        var configured: Double?
-        var share: Double?
-
-        var holding: Double? {
-            switch (configured, share) {
-            case (let a?, let b?): min(a, b)
-            default: configured ?? share
-            }
-        }
-
-        static func positive(_ rate: Double?) -> Double? { rate.flatMap { $0 > 0 ? $0 : nil } }
-    }
-
     private struct Health {
         var availability = FCMAvailability()
         var backoff = TargetBackoff()
