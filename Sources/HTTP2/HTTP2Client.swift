@@ -10,8 +10,9 @@ import Threading
 /// every stream of the open ones is busy, up to ``Configuration/maxConnections``; a connection
 /// idle for ``Configuration/idleConnectionTimeout`` is closed. Threads follow CPUs: one
 /// dedicated thread per ``Configuration/threads`` drives its share of the connections, however
-/// many there are. A request goes to the first thread with a free stream on its first
-/// connection, else to the least busy, so light traffic stays on one connection.
+/// many there are. A request goes to the least busy thread with a free stream, else to the one
+/// with the fewest connections (``ThreadChoice``), so light traffic stays on one connection and
+/// heavy traffic is shared evenly by the threads.
 ///
 /// Any task may call ``send(_:)``. TLS verification is always on. Call ``shutdown()`` when done:
 /// pending and in-flight requests fail with `.shutdown`.
@@ -107,19 +108,22 @@ public final class HTTP2Client: Sendable {
     /// Connections opened since the client started.
     public var connectionsOpened: Int { loops.reduce(0) { $0 + $1.connections.opened.load(ordering: .relaxed) } }
 
-    /// The first thread with a free stream on the connections it has open (counting at least
-    /// one), so that traffic fills open connections before it opens more; when every stream is
-    /// busy, the thread with the fewest connections (then the fewest requests) takes it and
-    /// opens one, so connections and their CPU spread over the threads.
+    /// The thread to take a request (``ThreadChoice``).
     private func choose() -> CurlMultiLoop {
-        var best = loops[0]
-        var bestLoad = (connections: Int.max, requests: Int.max)
-        for loop in loops {
-            let requests = loop.requests.load(ordering: .relaxed)
-            let connections = loop.connections.open.load(ordering: .relaxed)
-            if requests < max(1, connections) * configuration.maxConcurrentStreams { return loop }
-            if (connections, requests) < bestLoad { (best, bestLoad) = (loop, (connections, requests)) }
+        if loops.count == 1 { return loops[0] }
+        var choice = ThreadChoice(streamsPerConnection: configuration.maxConcurrentStreams)
+        for (i, loop) in loops.enumerated() {
+            choice.consider(i, .init(connections: loop.connections.open.load(ordering: .relaxed), requests: loop.requests.load(ordering: .relaxed)))
         }
-        return best
+        return loops[choice.chosen]
     }
+
+    /// Requests in flight on each thread, in order (for tests and diagnostics).
+    var requestsPerThread: [Int] { loops.map { $0.requests.load(ordering: .relaxed) } }
+
+    /// Easy handles each thread keeps for reuse, in order.
+    var pooledHandlesPerThread: [Int] { loops.map { $0.pooledHandles.load(ordering: .relaxed) } }
+
+    /// Connections open on each thread, in order.
+    var connectionsPerThread: [Int] { loops.map { $0.connections.open.load(ordering: .relaxed) } }
 }
