@@ -5,10 +5,15 @@ import Testing
 
 @Suite("HTTP2Client against a real TLS HTTP/2 server (nginx)")
 struct HTTP2ClientTests {
-    static func client(_ server: NginxServer, streams: Int = 100, timeout: Duration = .seconds(30)) throws -> HTTP2Client {
+    /// A client of `server`; `threads` and `idleTimeout` left out keep the configuration's defaults.
+    static func client(
+        _ server: NginxServer, streams: Int = 100, timeout: Duration = .seconds(30), threads: Int? = nil, idleTimeout: Duration? = nil
+    ) throws -> HTTP2Client {
         var config = HTTP2Client.Configuration(caFile: server.caFile)
         config.maxConcurrentStreams = streams
         config.requestTimeout = timeout
+        if let threads { config.threads = threads }
+        if let idleTimeout { config.idleConnectionTimeout = idleTimeout }
         return try HTTP2Client(configuration: config)
     }
 

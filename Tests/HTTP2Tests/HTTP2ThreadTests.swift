@@ -8,11 +8,7 @@ import Testing
 struct HTTP2ThreadTests {
     /// Connections kept open however long the test takes (a loaded run is slow).
     static func client(_ server: NginxServer, threads: Int, streams: Int) throws -> HTTP2Client {
-        var config = HTTP2Client.Configuration(caFile: server.caFile)
-        config.threads = threads
-        config.maxConcurrentStreams = streams
-        config.idleConnectionTimeout = .seconds(600)
-        return try HTTP2Client(configuration: config)
+        try HTTP2ClientTests.client(server, streams: streams, threads: threads, idleTimeout: .seconds(600))
     }
 
     /// 300 requests at a time, answered after 100 ms, on 10 streams per connection: about 30
