@@ -104,6 +104,11 @@ public struct WorkerProcess: Sendable {
     /// Its resident memory now, in MB.
     public func rssMegabytes() -> Double { statusMegabytes("VmRSS:") }
 
+    /// Its anonymous resident memory now (RssAnon), in MB: the heap, stacks and written data,
+    /// without the pages of the executable and libraries it maps (shared with other processes,
+    /// and given back by the kernel under pressure), which VmRSS counts too.
+    public func anonymousRSSMegabytes() -> Double { statusMegabytes("RssAnon:") }
+
     private func statusMegabytes(_ field: String) -> Double {
         procStatusMegabytes(field, pid: String(process.programPID ?? process.pid))
     }

@@ -138,6 +138,7 @@ enum LatencySweepBenchmark {
         let worker = try WorkerProcess.start(s)
         defer { worker.stop() }
         var threads = 0.0
+        var peakAnonymous = 0.0
         // SWEEP_TRACE=1: the worker's sends in flight, their limit and its connections, each second.
         let trace = ProcessInfo.processInfo.environment["SWEEP_TRACE"] == "1"
         let traceEvery = Duration.milliseconds(Int(ProcessInfo.processInfo.environment["SWEEP_TRACE_MS"] ?? "") ?? 1000)
@@ -155,6 +156,7 @@ enum LatencySweepBenchmark {
             },
             sample: { m in
                 threads = max(threads, worker.threadCount())
+                peakAnonymous = max(peakAnonymous, worker.anonymousRSSMegabytes())
                 guard trace, ContinuousClock.now >= nextTrace else { return }
                 nextTrace = .now + traceEvery
                 let names = [
@@ -173,6 +175,8 @@ enum LatencySweepBenchmark {
             ("cpu_us_per_event", cpu * 1e6 / Double(events)),
             ("threads", threads),
             ("peak_rss_mb", worker.peakRSSMegabytes()),
+            // Sampled with each metrics read (about every 20 ms): the heap's share of the peak.
+            ("peak_anonymous_rss_mb", peakAnonymous),
             ("machine_busy_percent", (machine.busy - machine0.busy) / max(1, machine.total - machine0.total) * 100),
         ]
         if stub != nil { figures.append(("stub_cpu_us_per_event", stubCPU * 1e6 / Double(events))) }

@@ -182,7 +182,7 @@ enum RegistryBenchmark {
     static func fileMegabytes(_ path: String) -> Double {
         ["", "-wal"].reduce(0.0) { sum, suffix in
             let size = (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0
-            return sum + Double(size ?? 0) / 1_048_576
+            return sum + Double(size) / 1_048_576
         }
     }
 
