@@ -175,7 +175,8 @@ enum LatencySweepBenchmark {
             ("cpu_us_per_event", cpu * 1e6 / Double(events)),
             ("threads", threads),
             ("peak_rss_mb", worker.peakRSSMegabytes()),
-            // Sampled with each metrics read (about every 20 ms): the heap's share of the peak.
+            // Sampled with each metrics read (about every 20 ms): the part of the peak that is the
+            // worker's own (heap, stacks), not its executable's and libraries' pages.
             ("peak_anonymous_rss_mb", peakAnonymous),
             ("machine_busy_percent", (machine.busy - machine0.busy) / max(1, machine.total - machine0.total) * 100),
         ]
