@@ -35,6 +35,17 @@ struct HTTP2ClientTests {
         }
     }
 
+    /// ``load(_:_:path:total:outstanding:)``, expecting all `total` answered 200.
+    static func loadExpectingOK(
+        _ client: HTTP2Client, _ server: NginxServer, path: String, total: Int, outstanding: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let statuses = try await load(client, server, path: path, total: total, outstanding: outstanding)
+        #expect(
+            statuses.count == total && statuses.allSatisfy { $0 == 200 }, "\(statuses.count) answered, statuses: \(Set(statuses))",
+            sourceLocation: sourceLocation)
+    }
+
     /// Requests per connection, from the access log (its first field is nginx's connection serial number).
     static func perConnection(_ server: NginxServer) throws -> [Substring: Int] {
         var counts: [Substring: Int] = [:]
@@ -57,8 +68,7 @@ struct HTTP2ClientTests {
         // far below 250, and the 60 s default closed a connection the peak had opened.
         config.idleConnectionTimeout = .seconds(600)
         let client = try HTTP2Client(configuration: config)
-        let statuses = try await Self.load(client, server, path: "/after100ms", total: outstanding * 10, outstanding: outstanding)
-        #expect(statuses.count == outstanding * 10 && statuses.allSatisfy { $0 == 200 })
+        try await Self.loadExpectingOK(client, server, path: "/after100ms", total: outstanding * 10, outstanding: outstanding)
         let lines = try server.accessLogLines()
         #expect(lines.count == outstanding * 10 && lines.allSatisfy { $0.contains(" HTTP/2.0 POST ") }, "\(lines.first ?? "")")
         let used = try Self.perConnection(server)
@@ -111,8 +121,7 @@ struct HTTP2ClientTests {
         var config = HTTP2Client.Configuration(caFile: server.caFile)
         config.threads = 1
         let client = try HTTP2Client(configuration: config)
-        let statuses = try await Self.load(client, server, path: "/ok", total: 2_000, outstanding: 300)
-        #expect(statuses == Array(repeating: 200, count: 2_000))
+        try await Self.loadExpectingOK(client, server, path: "/ok", total: 2_000, outstanding: 300)
         await client.shutdown()
     }
 
@@ -152,8 +161,7 @@ struct HTTP2ClientTests {
         let client = try HTTP2Client(configuration: config)
         // One request first, so its connection holds the session before the others open.
         #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200)
-        let statuses = try await Self.load(client, server, path: "/after100ms", total: 200, outstanding: 40)
-        #expect(statuses.count == 200 && statuses.allSatisfy { $0 == 200 })
+        try await Self.loadExpectingOK(client, server, path: "/after100ms", total: 200, outstanding: 40)
         var reused: [Substring: Substring] = [:]
         for line in try server.accessLogLines() {
             let fields = line.split(separator: " ")
@@ -230,8 +238,7 @@ struct HTTP2ClientTests {
         config.maxConnections = 3
         config.threads = 2
         let client = try HTTP2Client(configuration: config)
-        let statuses = try await Self.load(client, server, path: "/after100ms", total: 1_200, outstanding: 200)
-        #expect(statuses == Array(repeating: 200, count: 1_200))
+        try await Self.loadExpectingOK(client, server, path: "/after100ms", total: 1_200, outstanding: 200)
         let used = try Self.perConnection(server)
         #expect(used.count == 3, "requests per connection: \(used)")
         #expect(client.connectionsOpened == 3)
