@@ -3,11 +3,17 @@ import Foundation
 /// A figure from `/proc/PID/status` (`VmHWM:`, `VmRSS:`), in MB; 0 if there is none.
 /// - Parameter pid: a process ID, or `"self"`.
 public func procStatusMegabytes(_ field: String, pid: String = "self") -> Double {
+    (procStatusNumber(field, pid: pid) ?? 0) / 1024
+}
+
+/// The number on a `/proc/PID/status` line (`VmRSS:` in kB, `Threads:` a count); nil if there is
+/// none. The name is followed by a tab, a size by spaces too.
+/// - Parameter pid: a process ID, or `"self"`.
+public func procStatusNumber(_ field: String, pid: String = "self") -> Double? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
-        let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kb / 1024
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
+    else { return nil }
+    return Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "")
 }
 
 /// User + system CPU seconds a process has used so far (`/proc/PID/stat` fields 14 and 15); 0 if

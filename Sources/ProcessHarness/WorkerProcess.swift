@@ -90,12 +90,12 @@ public struct WorkerProcess: Sendable {
 
     /// User + system CPU seconds of the worker itself so far.
     public func cpuSeconds() -> Double {
-        procCPUSeconds(pid: String(process.programPID ?? process.pid))
+        procCPUSeconds(pid: procPID)
     }
 
     /// CPU seconds of the worker's threads so far, by thread name (``procThreadCPUSeconds(pid:)``).
     public func threadCPUSeconds() -> [String: Double] {
-        procThreadCPUSeconds(pid: String(process.programPID ?? process.pid))
+        procThreadCPUSeconds(pid: procPID)
     }
 
     /// The worker's peak resident memory (VmHWM).
@@ -109,9 +109,15 @@ public struct WorkerProcess: Sendable {
     /// and given back by the kernel under pressure), which VmRSS counts too.
     public func anonymousRSSMegabytes() -> Double { statusMegabytes("RssAnon:") }
 
+    /// Its threads now.
+    public func threadCount() -> Double { procStatusNumber("Threads:", pid: procPID) ?? 0 }
+
     private func statusMegabytes(_ field: String) -> Double {
-        procStatusMegabytes(field, pid: String(process.programPID ?? process.pid))
+        procStatusMegabytes(field, pid: procPID)
     }
+
+    /// The worker's process ID under /proc: the program's, not a wrapper's.
+    private var procPID: String { String(process.programPID ?? process.pid) }
 
     /// `kill -9` of the worker itself: no drain, no commit, no leaving the group. Returns once
     /// it is gone.

@@ -257,13 +257,3 @@ enum LatencySweepBenchmark {
         return accepts
     }
 }
-
-extension WorkerProcess {
-    /// The worker's threads now (/proc).
-    func threadCount() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.programPID ?? process.pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") })
-        else { return 0 }
-        return Double(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
-    }
-}
