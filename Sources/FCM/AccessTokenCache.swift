@@ -75,6 +75,14 @@ public final class AccessTokenCache: Sendable {
         }
     }
 
+    /// The cached token if it needs no refresh now; nil otherwise (``token()`` refreshes it).
+    public var cachedToken: String? {
+        state.withLock { s in
+            guard let current = s.current, ContinuousClock.now + refreshMargin < current.expiresAt else { return nil }
+            return current.value
+        }
+    }
+
     /// Drops `token` after FCM refused it (401 UNAUTHENTICATED), so the next ``token()`` call
     /// refreshes — once, however many sends saw the same refusal.
     public func invalidate(_ token: String) {

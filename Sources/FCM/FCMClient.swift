@@ -128,14 +128,24 @@ public final class FCMClient: Sendable {
     ///     nil treats every quota refusal as the project's.
     ///   - validateOnly: FCM's dry run: validated, not delivered.
     public func send(_ message: [UInt8], to target: SendTarget? = nil, validateOnly: Bool = false) async -> SendResult {
-        // Thousands of sends wait here at once, each in its task's async frame: what lives across
-        // the awaits is kept to the body, the result and `retry`; the failure handling and the
-        // sleeps are functions of their own, whose locals need no room while a send waits on FCM
-        // (3,552 bytes of frame per send before, docs/benchmarks.md).
         let body = Self.requestBody(message, validateOnly: validateOnly)
-        var retry = RetryState(started: .now)
-        retry.waitedAtStart = health.withLock { $0.availability.waited(upTo: retry.started) }
-        var result = SendResult(outcome: .failure(.cancelled), attempts: 0)
+        return await attempts(body, target: target, from: SendResult(outcome: .failure(.cancelled), attempts: 0), retry: newRetryState())
+    }
+
+    /// The attempts of a send, from `result` and `retry` on: after `delay`, if given (a retry's
+    /// backoff after a first attempt ``start(_:to:validateOnly:then:)`` made).
+    private func attempts(
+        _ body: [UInt8], target: SendTarget?, from result: SendResult, retry: RetryState, after delay: Duration? = nil
+    ) async
+        -> SendResult
+    {
+        // Thousands of sends may wait here at once, each in its task's async frame: what lives
+        // across the awaits is kept to the body, the result and `retry`; the failure handling and
+        // the sleeps are functions of their own, whose locals need no room while a send waits on
+        // FCM (3,552 bytes of frame per send before, docs/benchmarks.md).
+        var result = result
+        var retry = retry
+        if let delay { await Self.sleep(for: delay) }
         while true {
             if let target, let until = heldUntil(target) { await Self.sleep(until: until) }
             if Task.isCancelled {
@@ -151,6 +161,73 @@ public final class FCMClient: Sendable {
             case .after(let delay): await Self.sleep(for: delay)
             }
         }
+    }
+
+    private func newRetryState() -> RetryState {
+        var retry = RetryState(started: .now)
+        retry.waitedAtStart = health.withLock { $0.availability.waited(upTo: retry.started) }
+        return retry
+    }
+
+    /// How a send begun by ``start(_:to:validateOnly:then:)`` stands after its first attempt.
+    public enum FirstAttempt: Sendable {
+        /// The send is over: acknowledged, or failed with no retry due (as ``send(_:to:validateOnly:)``
+        /// would have returned it).
+        case finished(SendResult)
+        /// A retry is due: the send goes on, with its backoff and budget, when this is run in a task.
+        case unfinished(@Sendable () async -> SendResult)
+    }
+
+    /// Why ``start(_:to:validateOnly:then:)`` did not begin a send.
+    public enum StartRefusal: Error, Sendable {
+        /// Every slot for sends in flight is taken: ``waitForRoom()``, then start again.
+        case full
+        /// The send must wait first (a quota pause, a throttled target, an access token to
+        /// fetch): use ``send(_:to:validateOnly:)``, which does.
+        case mustWait
+    }
+
+    /// Begins a send without a task waiting on it: its first attempt goes out now, and `then`
+    /// gets how it stood when FCM answered. The same send as ``send(_:to:validateOnly:)``
+    /// (slots, the rate cap, classification and what the answer tells the client), for callers
+    /// that keep thousands in flight: a task suspended in ``send(_:to:validateOnly:)`` holds
+    /// its call chain's frames while FCM answers (docs/benchmarks.md).
+    ///
+    /// - Important: `then` runs on the HTTP/2 client's thread: it must be quick and must not
+    ///   block. What takes longer (a retry's wait) is the `unfinished` closure, for a task.
+    public func start(
+        _ message: [UInt8], to target: SendTarget? = nil, validateOnly: Bool = false, then: @escaping @Sendable (FirstAttempt) -> Void
+    ) -> Result<Void, StartRefusal> {
+        if let target, heldUntil(target) != nil { return .failure(.mustWait) }
+        guard let token = tokens.cachedToken else { return .failure(.mustWait) }
+        switch gate.tryAcquire() {
+        case .success: break
+        case .failure(.full): return .failure(.full)
+        case .failure(.paused): return .failure(.mustWait)
+        }
+        let body = Self.requestBody(message, validateOnly: validateOnly)
+        let retry = newRetryState()
+        let attemptStarted = ContinuousClock.now
+        http.start(HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, paced: true)) { [self] answer in
+            let (outcome, answerTime) = classify(answer, token: token)
+            gate.release(answerTime: answerTime)
+            var result = SendResult(outcome: outcome, attempts: 1)
+            var state = retry
+            let next = afterAttempt(&result, &state, attemptStarted: attemptStarted, target: target)
+            switch next {
+            case .done: then(.finished(result))
+            case .again: then(.unfinished { [result, state] in await self.attempts(body, target: target, from: result, retry: state) })
+            case .after(let delay):
+                then(.unfinished { [result, state] in await self.attempts(body, target: target, from: result, retry: state, after: delay) })
+            }
+        }
+        return .success(())
+    }
+
+    /// Returns once a send slot is free (another caller may take it first: start again), or
+    /// the task is cancelled.
+    public func waitForRoom() async {
+        await gate.waitForRoom()
     }
 
     /// What a send carries from one attempt to the next, besides its result.
@@ -292,11 +369,22 @@ public final class FCMClient: Sendable {
         }
         // Paced: a rate cap holds where the send goes on the wire (``HTTP2Client/setRate(_:)``).
         let request = HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, paced: true)
-        let response: HTTPResponse
+        let answer: Result<HTTPResponse, HTTP2ClientError>
         do {
-            response = try await http.send(request)
+            answer = .success(try await http.send(request))
         } catch {
-            return (.failure(FCMError(transport: error)), nil)
+            answer = .failure(error)
+        }
+        return classify(answer, token: token)
+    }
+
+    /// An attempt's outcome from what the HTTP/2 client got, and FCM's answer time if it
+    /// answered. A refused access token is dropped, so the next attempt fetches another.
+    private func classify(_ answer: Result<HTTPResponse, HTTP2ClientError>, token: String) -> (Result<String, FCMError>, answerTime: Duration?) {
+        let response: HTTPResponse
+        switch answer {
+        case .success(let r): response = r
+        case .failure(let error): return (.failure(FCMError(transport: error)), nil)
         }
         if response.status == 200 {
             guard let name = Self.messageName(response.body) else {

@@ -15,6 +15,9 @@ final class SendGate: Sendable {
         var pausedUntil: ContinuousClock.Instant?
         var inFlight = 0
         var waiters: Deque<CheckedContinuation<Void, Never>> = []
+        /// Callers of ``waitForRoom()``, by their ID: woken when a slot is free for no waiter.
+        var roomWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextRoomWaiter: UInt64 = 0
         var concurrency: ConcurrencyLimit
     }
 
@@ -36,6 +39,47 @@ final class SendGate: Sendable {
         // Checked with the slot held, so a pause that began while this send queued still applies.
         while let until = state.withLock({ $0.pausedUntil }), until > .now, !Task.isCancelled {
             try? await Task.sleep(until: until, clock: .continuous)
+        }
+    }
+
+    /// Why ``tryAcquire()`` took no slot.
+    enum Refusal: Error {
+        /// Every slot is taken, or sends wait for one: ``waitForRoom()``, then try again.
+        case full
+        /// Sends are paused (the project's QUOTA_EXCEEDED): ``acquire()`` waits it out.
+        case paused
+    }
+
+    /// Takes a slot if one is free now, no send waits for one and no pause holds; never waits.
+    /// Pair with ``release(answerTime:)``.
+    func tryAcquire() -> Result<Void, Refusal> {
+        let now = ContinuousClock.now
+        return state.withLock { s in
+            if let until = s.pausedUntil, until > now { return .failure(.paused) }
+            guard s.waiters.isEmpty, s.inFlight < s.concurrency.limit else { return .failure(.full) }
+            s.inFlight += 1
+            return .success(())
+        }
+    }
+
+    /// Returns once a slot is free (not taken for the caller: another may take it first, so
+    /// try ``tryAcquire()`` again), or the task is cancelled.
+    func waitForRoom() async {
+        let id = state.withLock { s -> UInt64 in
+            s.nextRoomWaiter += 1
+            return s.nextRoomWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    if Task.isCancelled || (s.waiters.isEmpty && s.inFlight < s.concurrency.limit) { return true }
+                    s.roomWaiters[id] = waiter
+                    return false
+                }
+                if now { waiter.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.roomWaiters.removeValue(forKey: id) }?.resume()
         }
     }
 
@@ -64,6 +108,13 @@ final class SendGate: Sendable {
             while s.inFlight < s.concurrency.limit, let waiter = s.waiters.popFirst() {
                 s.inFlight += 1
                 next.append(waiter)
+            }
+            // One caller of waitForRoom() per free slot: each will try to take one.
+            var room = s.concurrency.limit - s.inFlight
+            while room > 0, let (id, waiter) = s.roomWaiters.first {
+                s.roomWaiters.removeValue(forKey: id)
+                next.append(waiter)
+                room -= 1
             }
             return next
         }

@@ -82,9 +82,28 @@ public final class HTTP2Client: Sendable {
         loop.requests.add(1, ordering: .relaxed)
         defer { loop.requests.subtract(1, ordering: .relaxed) }
         let result = await withCheckedContinuation { continuation in
-            loop.submit(CurlTransfer(request: request, continuation: continuation))
+            loop.submit(CurlTransfer(request: request) { continuation.resume(returning: $0) })
         }
         return try result.get().response
+    }
+
+    /// Sends a request without waiting for it: `completion` gets the response, whatever its
+    /// status, or the error that stood for one, as ``send(_:)`` would.
+    ///
+    /// For callers that keep thousands of requests in flight: nothing waits while the server
+    /// answers (a suspended task per request holds its call chain's frames, about 9 KB at
+    /// FCM's; docs/benchmarks.md).
+    ///
+    /// - Important: `completion` runs on the client's own thread, which drives every connection
+    ///   it has: it must be quick and must not block (hand longer work to a task).
+    public func start(_ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTP2ClientError>) -> Void) {
+        let loop = choose()
+        loop.requests.add(1, ordering: .relaxed)
+        loop.submit(
+            CurlTransfer(request: request) { result in
+                loop.requests.subtract(1, ordering: .relaxed)
+                completion(result.map(\.response))
+            })
     }
 
     /// Fails everything pending or in flight with `.shutdown` and stops the threads. Idempotent.

@@ -85,7 +85,7 @@ public final class EventProcessor: Sendable {
     }
 
     /// What an event's records need to say of it, once it is rendered.
-    struct EventFacts {
+    struct EventFacts: Sendable {
         var eventType: String?
         var eventID: String?
         /// Each message with the Firebase project ID it was sent with, once the event has them.
@@ -93,7 +93,7 @@ public final class EventProcessor: Sendable {
         var user: String?
     }
 
-    private enum Plan {
+    enum Plan: Sendable {
         case verdict(EventVerdict)
         /// Send ``EventFacts/sent``.
         case send
@@ -101,7 +101,7 @@ public final class EventProcessor: Sendable {
 
     /// Renders the event: the sends it calls for, or its verdict without any.
     @inline(never)
-    private func plan(_ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts) -> Plan {
+    func plan(_ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts) -> Plan {
         let rendering: Result<MappingSet.Rendered, MappingFailure>
         switch schema {
         case .success(let schema): rendering = mappings.render(record, schema: schema, maxAge: options.maxAge, devices: lookup)
@@ -139,7 +139,7 @@ public final class EventProcessor: Sendable {
     /// Writes the records `verdict` calls for and counts the event: done, or not when a write
     /// could not be made before the worker stopped.
     @inline(never)
-    private func conclude(_ message: KafkaMessage, _ verdict: EventVerdict, _ facts: EventFacts) async -> Outcome {
+    func conclude(_ message: KafkaMessage, _ verdict: EventVerdict, _ facts: EventFacts) async -> Outcome {
         let (eventType, eventID, sent, user) = (facts.eventType, facts.eventID, facts.sent, facts.user)
         let now = RFC3339.nowMilliseconds()
         for invalidation in verdict.invalidations {
@@ -157,10 +157,8 @@ public final class EventProcessor: Sendable {
             }
         }
         switch verdict.disposition {
-        case .delivered:
-            metrics.eventsDelivered.increment()
-        case .skipped:
-            metrics.eventsSkipped.increment()
+        case .delivered, .skipped:
+            return counted(verdict, eventType: eventType)
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
                 message, reason: reason, topic: options.deadLetterTopic,
@@ -178,6 +176,16 @@ public final class EventProcessor: Sendable {
             return Outcome(verdict: verdict, done: false)
         case .abandoned:
             return Outcome(verdict: verdict, done: false)
+        }
+        return counted(verdict, eventType: eventType)
+    }
+
+    /// Counts a verdict whose records (if any) are written: the event is done.
+    func counted(_ verdict: EventVerdict, eventType: String?) -> Outcome {
+        switch verdict.disposition {
+        case .delivered: metrics.eventsDelivered.increment()
+        case .skipped: metrics.eventsSkipped.increment()
+        case .deadLetter, .fatal, .abandoned: break  // dead-lettered: counted with its record
         }
         // Once done, so an event retried after a failed write is counted once.
         if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
@@ -222,7 +230,7 @@ public final class EventProcessor: Sendable {
     }
 
     @inline(never)
-    private func sendAll(_ sends: [(message: FCMMessage, projectID: String)]) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
+    func sendAll(_ sends: [(message: FCMMessage, projectID: String)]) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
         if sends.count == 1 { return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID))] }
         return await withTaskGroup(of: (Int, FCMClient.SendResult).self) { group in
             for (i, s) in sends.enumerated() {
@@ -246,7 +254,7 @@ public final class EventProcessor: Sendable {
 
     /// Counts a send's result, outside ``send(_:projectID:)``'s frame, which waits while FCM answers.
     @inline(never)
-    private func record(_ result: FCMClient.SendResult, of message: FCMMessage, projectID: String, started: ContinuousClock.Instant) {
+    func record(_ result: FCMClient.SendResult, of message: FCMMessage, projectID: String, started: ContinuousClock.Instant) {
         metrics.sendFinished(
             result.outcome, project: projectID, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - started)
         if case .failure(let error) = result.outcome, let device = message.device, error.invalidatesToken {

@@ -9,9 +9,9 @@ import Synchronization
 /// try await pipeline.run()      // until stop(), a fatal error, or the consumer ends
 /// ```
 ///
-/// Each admitted message waits in an ``EventQueue`` until one of the runner tasks takes it
-/// through
-/// ``EventProcessor/process(_:)``. Offsets are committed
+/// Each admitted message waits in an ``EventQueue`` until one of the runner tasks takes it: it
+/// begins the event's send and goes on to the next (``EventProcessor/begin(_:then:)``), or,
+/// when the event must wait for something first, takes it to its end. Offsets are committed
 /// per partition up to the first unfinished event (``PartitionTable``), on an interval and after
 /// every N finished events, synchronously on revoke, and at the end. Partitions with too much
 /// work in flight are paused and resumed as they drain.
@@ -22,9 +22,10 @@ public final class Pipeline: Sendable {
         /// Events in flight. `maxUncommittedEvents` is set from the others: `maxEventsInFlight`
         /// plus `commitEveryEvents`.
         public var limits = PartitionTable.Limits()
-        /// Events processed at once at most (rendered, sending, writing their records); the
-        /// other events in flight wait as plain values. Below it, as many as the sender's
-        /// ``PushSending/concurrencyLimit`` (the sends FCM's answer times call for). The worker
+        /// Runner tasks at most. A few begin events (``Pipeline/beginningRunners``) and others
+        /// start while events hold one as they wait (a schema to fetch, several sends, a retry),
+        /// as many as the sender's ``PushSending/concurrencyLimit`` at most (the sends FCM's
+        /// answer times call for); the other events in flight wait as plain values. The worker
         /// sets it to `delivery.max_sends_in_flight`.
         public var maxEventsRunning = 5_000
         public var commitInterval: Duration = .seconds(1)
@@ -58,6 +59,10 @@ public final class Pipeline: Sendable {
     let coordinator: PipelineCoordinator
     let consumer: any MessageSource
     private let engine: DeliveryEngine
+
+    /// Runners that begin events, beside those waiting on theirs: beginning one takes
+    /// microseconds, and such a runner waits only while every send slot is taken.
+    static let beginningRunners = 16
 
     /// A pipeline reading from a ``KafkaConsumer`` in the group of `configuration.consumer`.
     public convenience init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
@@ -94,7 +99,8 @@ public final class Pipeline: Sendable {
         self.coordinator = coordinator
         let sender = processor.sender
         self.engine = DeliveryEngine(
-            maxRunners: configuration.maxEventsRunning, runnerLimit: { sender.concurrencyLimit },
+            maxRunners: configuration.maxEventsRunning,
+            runnerLimit: { waiting in min(sender.concurrencyLimit, waiting + Self.beginningRunners) },
             shutdownTimeout: configuration.shutdownTimeout)
         let handlers = RebalanceHandlers(
             coordinator: coordinator, configuration: configuration, sender: processor.sender, metrics: metrics, logger: logger)

@@ -52,6 +52,11 @@ public final class PipelineMetrics: Sendable {
         sendsInFlight.record(sendsInFlightCount.add(1, ordering: .relaxed).newValue)
     }
 
+    /// A send counted by ``sendStarted()`` that did not go after all.
+    func sendWithdrawn() {
+        sendsInFlight.record(sendsInFlightCount.subtract(1, ordering: .relaxed).newValue)
+    }
+
     /// One send's end, counted under the Firebase project it went to (`project` label).
     func sendFinished(
         _ result: Result<String, some Error>, project: String, attempts: Int, quotaRefusals: [FCMError.QuotaScope] = [], duration: Duration

@@ -28,14 +28,38 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
         _ = await coordinator.roomFreed.wait { !coordinator.isFull }
     }
 
-    func process(_ message: KafkaMessage) async {
+    func process(_ message: KafkaMessage, runner: RunnerHandle) async {
         guard coordinator.holds(message.topicPartition) else {
             // Its partition was given up while it waited: it is the next owner's now, and it
             // was never finished here, so no commit of ours passed it.
             metrics.eventsInFlight.decrement()
             return
         }
-        let outcome = await pipeline.processor.process(message)
+        // Begun without a task where it can be (``EventProcessor/begin(_:then:)``): its end
+        // comes on the FCM client's thread, and what then needs a task runs in a runner.
+        let processor = pipeline.processor
+        let then: @Sendable (EventProcessor.Ending) -> Void = { [self] ending in
+            switch ending {
+            case .outcome(let outcome): finished(message, outcome)
+            case .rest(let rest): runner.later { finished(message, await rest()) }
+            }
+        }
+        var begun = processor.begin(message, then: then)
+        while case .full(let prepared, let project) = begun {
+            // Every send slot is taken: wait here, in a shallow frame, not in a send's.
+            await processor.waitForRoom(project: project)
+            if Task.isCancelled {
+                finished(message, EventProcessor.Outcome(verdict: EventVerdict(disposition: .abandoned), done: false))
+                return
+            }
+            begun = processor.begin(prepared, of: message, then: then)
+        }
+        guard case .needsTask(let prepared) = begun else { return }
+        finished(message, await runner.waiting { await processor.finish(prepared, of: message) })
+    }
+
+    /// Records how `message` ended and frees its place.
+    private func finished(_ message: KafkaMessage, _ outcome: EventProcessor.Outcome) {
         // Before `finished` frees the slot, so the reader's next admission cannot lift the gauge
         // above max_events_in_flight, even for a moment.
         metrics.eventsInFlight.decrement()

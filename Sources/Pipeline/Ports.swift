@@ -47,6 +47,18 @@ public protocol PushSending: Sendable {
     ///   - target: who the message goes to, so a throttled device or topic is backed off on its own.
     func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult
 
+    /// Begins a send without a task waiting on it, as ``FCMClient/start(_:to:validateOnly:then:)``
+    /// does; `then` runs on the sender's thread and must not block. A sender that cannot (a
+    /// fake in tests) refuses with `.mustWait`, and the pipeline uses ``send(_:project:to:validateOnly:)``.
+    func start(
+        _ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool,
+        then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
+    ) -> Result<Void, FCMClient.StartRefusal>
+
+    /// Returns once `project` has a free send slot, or the task is cancelled (after a `.full`
+    /// refusal of ``start(_:project:to:validateOnly:then:)``).
+    func waitForRoom(project: String?) async
+
     /// Sends that may be in flight now (FCM's answer times decide it for ``FCMClient``): how
     /// many events the pipeline processes at once.
     var concurrencyLimit: Int { get }
@@ -54,6 +66,18 @@ public protocol PushSending: Sendable {
     /// Caps `project`'s sends at this worker's share of that project's rate (nil: no share; a
     /// configured per-worker cap still holds).
     func setProjectShare(_ project: String, sendsPerSecond: Double?)
+}
+
+extension PushSending {
+    /// Never begins a send: ``send(_:project:to:validateOnly:)`` carries them all.
+    public func start(
+        _ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool,
+        then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
+    ) -> Result<Void, FCMClient.StartRefusal> {
+        .failure(.mustWait)
+    }
+
+    public func waitForRoom(project: String?) async {}
 }
 
 /// Users' devices, for `user` targets: the device registry, or a fake in tests.
@@ -73,6 +97,14 @@ public protocol SchemaSource: Sendable {
     /// - Throws: not found or unreadable (the record is dead-lettered), or cancelled (the
     ///   worker is stopping: the record stays unfinished).
     func schema(id: UInt32) async throws(SchemaLookupError) -> WriterSchema
+    /// The schema `id`, or why it cannot be had, when that is known without waiting; nil:
+    /// ``schema(id:)`` must wait for it.
+    func cachedSchema(id: UInt32) -> Result<WriterSchema, SchemaLookupError>?
+}
+
+extension SchemaSource {
+    /// Nothing known without waiting.
+    public func cachedSchema(id: UInt32) -> Result<WriterSchema, SchemaLookupError>? { nil }
 }
 
 /// Writes one record to Kafka and waits until the broker has it.
@@ -103,6 +135,19 @@ extension FCMProjects: PushSending {
             return FCMClient.SendResult(outcome: .failure(error), attempts: 0)
         }
         return await client.send(message, to: target, validateOnly: validateOnly)
+    }
+
+    public func start(
+        _ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool,
+        then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
+    ) -> Result<Void, FCMClient.StartRefusal> {
+        // An unknown project: `send` answers it as it always has.
+        guard let client = client(project) else { return .failure(.mustWait) }
+        return client.start(message, to: target, validateOnly: validateOnly, then: then)
+    }
+
+    public func waitForRoom(project: String?) async {
+        await client(project)?.waitForRoom()
     }
 
     public func setProjectShare(_ project: String, sendsPerSecond: Double?) {

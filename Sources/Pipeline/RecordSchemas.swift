@@ -26,29 +26,64 @@ public struct RecordSchemas: Sendable {
     /// The writer schema `record` needs: nil for JSON and CloudEvents; for a Schema Registry
     /// record, the registry's (waiting while it cannot be reached).
     public func writerSchema(of record: EventRecord) async -> Result<WriterSchema?, Failure> {
-        let format = valueFormats[record.topic] ?? .auto
         let frame: ConfluentFrame
-        switch format.encoding(of: record.value, topic: record.topic) {
-        case .success(.json): return .success(nil)
-        case .success(.schemaRegistry(let f)): frame = f
-        case .failure(let failure): return .failure(.failed(failure))
-        }
-        guard let source else {
-            return .failure(
-                .failed(
-                    .wrongValueFormat(
-                        "a Schema Registry record (magic byte 0, schema ID \(frame.schemaID)), and no schema_registry.url is configured")))
+        let source: any SchemaSource
+        switch need(of: record) {
+        case .known(let known): return known
+        case .lookup(let f, let s): (frame, source) = (f, s)
         }
         do {
-            let schema = try await source.schema(id: frame.schemaID)
-            if let wrong = format.admits(schema.kind, topic: record.topic) { return .failure(.failed(wrong)) }
-            return .success(schema)
+            return judged(.success(try await source.schema(id: frame.schemaID)), topic: record.topic)
         } catch {
-            switch error {
-            case .notFound(let id): return .failure(.failed(.unknownSchema(id: id)))
-            case .invalid(let id, let why): return .failure(.failed(.invalidSchema(id: id, reason: why.description)))
-            case .cancelled: return .failure(.cancelled)
+            return judged(.failure(error), topic: record.topic)
+        }
+    }
+
+    /// What ``writerSchema(of:)`` would return, if that needs no wait (a JSON record, a schema
+    /// the registry client holds); nil otherwise.
+    public func writerSchemaAtHand(of record: EventRecord) -> Result<WriterSchema?, Failure>? {
+        switch need(of: record) {
+        case .known(let known): return known
+        case .lookup(let frame, let source):
+            guard let held = source.cachedSchema(id: frame.schemaID) else { return nil }
+            return judged(held, topic: record.topic)
+        }
+    }
+
+    private enum Need {
+        case known(Result<WriterSchema?, Failure>)
+        case lookup(ConfluentFrame, any SchemaSource)
+    }
+
+    /// Whether `record` needs a writer schema from the registry, and which.
+    private func need(of record: EventRecord) -> Need {
+        let format = valueFormats[record.topic] ?? .auto
+        switch format.encoding(of: record.value, topic: record.topic) {
+        case .success(.json): return .known(.success(nil))
+        case .success(.schemaRegistry(let frame)):
+            guard let source else {
+                return .known(
+                    .failure(
+                        .failed(
+                            .wrongValueFormat(
+                                "a Schema Registry record (magic byte 0, schema ID \(frame.schemaID)), and no schema_registry.url is configured"
+                            ))))
             }
+            return .lookup(frame, source)
+        case .failure(let failure): return .known(.failure(.failed(failure)))
+        }
+    }
+
+    /// The registry's answer for a record of `topic`, as the processor needs it.
+    private func judged(_ answer: Result<WriterSchema, SchemaLookupError>, topic: String) -> Result<WriterSchema?, Failure> {
+        switch answer {
+        case .success(let schema):
+            let format = valueFormats[topic] ?? .auto
+            if let wrong = format.admits(schema.kind, topic: topic) { return .failure(.failed(wrong)) }
+            return .success(schema)
+        case .failure(.notFound(let id)): return .failure(.failed(.unknownSchema(id: id)))
+        case .failure(.invalid(let id, let why)): return .failure(.failed(.invalidSchema(id: id, reason: why.description)))
+        case .failure(.cancelled): return .failure(.cancelled)
         }
     }
 }

@@ -43,6 +43,16 @@ final class SchemaCache: Sendable {
         }
     }
 
+    /// The schema `id` (or the failure kept for it) if held now; nil when a caller of
+    /// ``schema(_:load:)`` would have to load it or wait.
+    func cached(_ id: UInt32) -> Result<WriterSchema, SchemaLookupError>? {
+        state.withLock { s in
+            guard case .ready(let result, let until)? = s.slots[id] else { return nil }
+            if let until, until <= .now { return nil }
+            return result
+        }
+    }
+
     private enum Step {
         case done(Result<WriterSchema, SchemaLookupError>)
         case load

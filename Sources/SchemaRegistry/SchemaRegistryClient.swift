@@ -86,6 +86,12 @@ public final class SchemaRegistryClient: Sendable {
         }
     }
 
+    /// The writer schema with `id`, or why it cannot be had, if the answer is held now
+    /// (nothing to wait for); nil: ``schema(id:)`` must ask the registry.
+    public func cachedSchema(id: UInt32) -> Result<WriterSchema, SchemaLookupError>? {
+        cache.cached(id)
+    }
+
     /// Stops the HTTP client; lookups under way fail as cancelled.
     public func shutdown() async { await http.shutdown() }
 

@@ -102,8 +102,9 @@ struct HTTP2ClientTests {
         let answers = results.compactMap(\.answer)
         #expect(answers.count == 30)
         // nginx times its 100 ms from its cached clock, which lags on a loaded machine (94.6 ms
-        // seen in a full run): a lower bound with room, still far from the stream waits below.
-        #expect(answers.allSatisfy { $0 >= .milliseconds(85) }, "the server waits 100 ms: \(answers.min()!)")
+        // seen in a full run, and 77.4 ms in two full runs on 2026-11-26): a lower bound with
+        // room, which still tells the server's wait from none, and from the stream waits below.
+        #expect(answers.allSatisfy { $0 >= .milliseconds(50) }, "the server waits 100 ms: \(answers.min()!)")
         let waitedLongest = results.sorted { $0.wall > $1.wall }.prefix(10)
         #expect(
             waitedLongest.allSatisfy { $0.wall - ($0.answer ?? .zero) >= .milliseconds(150) },

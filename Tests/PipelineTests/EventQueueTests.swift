@@ -19,7 +19,7 @@ struct EventQueueTests {
         #expect(queue.push(message(3)) == false)
         #expect(queue.count == 4)
         var taken: [Int64] = []
-        for _ in 0..<4 { taken.append(await queue.next()!.offset) }
+        for _ in 0..<4 { taken.append(await queue.next()!.event!.offset) }
         #expect(taken == [0, 1, 2, 3])
         #expect(queue.count == 0)
     }
@@ -30,7 +30,7 @@ struct EventQueueTests {
         let queue = EventQueue(maxRunners: 4, runnerLimit: { limit.withLock { $0 } })
         #expect(queue.push(message(0)) == true)
         for i in 1...5 { #expect(queue.push(message(Int64(i))) == false, "the limit is one runner") }
-        #expect(await queue.next()?.offset == 0)
+        #expect(await queue.next()?.event?.offset == 0)
         #expect(queue.claimRunner() == false, "one runner exists, as the limit says")
         limit.withLock { $0 = 3 }
         #expect(queue.claimRunner() == true)
@@ -43,16 +43,35 @@ struct EventQueueTests {
         #expect(queue.count == 0)
         let idle = EventQueue(maxRunners: 4, runnerLimit: { 4 })
         #expect(idle.push(message(0)) == true)
-        #expect(await idle.next()?.offset == 0)
+        #expect(await idle.next()?.event?.offset == 0)
         #expect(idle.claimRunner() == false, "no event waits: no runner for nothing")
+    }
+
+    @Test("the rest of an event under way goes ahead of the events waiting; after close it is refused, and dropped if it waited")
+    func restsGoFirst() async {
+        let queue = EventQueue(maxRunners: 1)
+        #expect(queue.push(message(0)) == true)
+        #expect(queue.push(message(1)) == false)
+        let ran = Mutex<[String]>([])
+        #expect(queue.pushRest { ran.withLock { $0.append("rest") } } == false, "the one runner exists")
+        guard case .rest(let rest)? = await queue.next() else {
+            Issue.record("the rest should come first")
+            return
+        }
+        await rest()
+        #expect(ran.withLock { $0 } == ["rest"])
+        #expect(await queue.next()?.event?.offset == 0)
+        #expect(queue.pushRest {} == false)
+        #expect(queue.close() == 2, "the event and the rest waiting are dropped")
+        #expect(queue.pushRest {} == nil, "closed: refused, so its event is known unfinished")
     }
 
     @Test("an idle runner gets the next event handed over, and no new runner is asked for")
     func idleRunnerTakesThePush() async throws {
         let queue = EventQueue(maxRunners: 1)
         #expect(queue.push(message(0)))
-        #expect(await queue.next()?.offset == 0)
-        let runner = Task { await queue.next()?.offset }
+        #expect(await queue.next()?.event?.offset == 0)
+        let runner = Task { await queue.next()?.event?.offset }
         // Wait until the runner is parked: a push before that lands in the buffer instead,
         // which the runner would take just the same; either way it must get offset 1.
         try await Task.sleep(for: .milliseconds(50))
@@ -89,7 +108,7 @@ struct EventQueueTests {
                 group.addTask {
                     var mine: [Int64] = []
                     while let m = await queue.next() {
-                        mine.append(m.offset)
+                        mine.append(m.event!.offset)
                         if mine.count % 100 == 0 { await Task.yield() }
                     }
                     return mine

@@ -99,7 +99,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             return true
         }
         switch wake {
-        case nil: transfer.continuation.resume(returning: .failure(.shutdownError))
+        case nil: transfer.complete(.failure(.shutdownError))
         case true?: wakeup.signal()
         case false?: break
         }
@@ -160,7 +160,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return (taken, false, room, nextSlot)
             }
             if stopping {
-                for t in incoming { t.continuation.resume(returning: .failure(.shutdownError)) }
+                for t in incoming { t.complete(.failure(.shutdownError)) }
                 failAllActive()
                 return
             }
@@ -262,13 +262,11 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             try transfer.configure(easy, configuration, headers: headers)
         } catch {
-            transfer.continuation.resume(returning: .failure(error))
+            transfer.complete(.failure(error))
             return false
         }
         guard multi.add(easy) == CURLM_OK else {
-            transfer.continuation.resume(
-                returning: .failure(
-                    HTTP2ClientError(code: .other, message: "curl_multi_add_handle failed", isRetryable: true)))
+            transfer.complete(.failure(HTTP2ClientError(code: .other, message: "curl_multi_add_handle failed", isRetryable: true)))
             return false
         }
         easy.withPointer { active[$0] = transfer }
@@ -305,14 +303,14 @@ final class CurlMultiLoop: @unchecked Sendable {
         easy.set(CURLOPT_WRITEDATA, pointer: nil)
         easy.set(CURLOPT_HEADERDATA, pointer: nil)
         if idleHandles.count < Self.idleHandleLimit { idleHandles.append(easy) }  // else curl_easy_cleanup
-        transfer.continuation.resume(returning: outcome)
+        transfer.complete(outcome)
     }
 
     private func failAllActive() {
         probe = nil
         for (_, transfer) in active {
             if let easy = transfer.easy { multi.remove(easy) }
-            transfer.continuation.resume(returning: .failure(.shutdownError))
+            transfer.complete(.failure(.shutdownError))
         }
         active.removeAll()
         idleHandles.removeAll()

@@ -1,7 +1,7 @@
 import CCurl
 import Threading
 
-/// One request in flight: its easy handle, buffers and continuation.
+/// One request in flight: its easy handle, buffers and what to call with its outcome.
 ///
 /// Lives on the multi thread only. libcurl reaches it through `CURLOPT_PRIVATE`,
 /// `CURLOPT_WRITEDATA` and `CURLOPT_HEADERDATA`, stored unretained: the multi loop keeps every
@@ -11,10 +11,12 @@ import Threading
 /// `@unchecked Sendable`: created by the sending task and handed to the multi thread once,
 /// through the loop's locked queue; from then on only the multi thread touches it.
 final class CurlTransfer: @unchecked Sendable {
-    typealias Continuation = CheckedContinuation<Result<CurlResponse, HTTP2ClientError>, Never>
+    /// Called once, on the multi thread (or the submitting one, when the loop is shut down):
+    /// it must not block.
+    typealias Completion = @Sendable (Result<CurlResponse, HTTP2ClientError>) -> Void
 
     let request: HTTPRequest
-    let continuation: Continuation
+    private let completion: Completion
     var easy: CurlEasyHandle?
     /// libcurl has reported it done (its handle may serve another transfer since).
     var isFinished = false
@@ -30,9 +32,9 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var responseHeaderBytes: [UInt8] = []
     private(set) var responseBody: [UInt8] = []
 
-    init(request: HTTPRequest, continuation: Continuation) {
+    init(request: HTTPRequest, completion: @escaping Completion) {
         self.request = request
-        self.continuation = continuation
+        self.completion = completion
         errorBuffer.initialize(to: 0)
         body = .allocate(byteCount: max(request.body.count, 1), alignment: 1)
         body.copyBytes(from: request.body)
@@ -77,6 +79,11 @@ final class CurlTransfer: @unchecked Sendable {
             easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body.count))
         }
         easy.set(CURLOPT_HTTPHEADER, pointer: headers.pointer)
+    }
+
+    /// Hands the outcome to whoever submitted the transfer. Once per transfer.
+    func complete(_ outcome: Result<CurlResponse, HTTP2ClientError>) {
+        completion(outcome)
     }
 
     fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) {

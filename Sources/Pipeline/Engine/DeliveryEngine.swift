@@ -13,8 +13,10 @@ protocol EngineWork: Sendable {
     func admit(_ message: KafkaMessage) -> (process: Bool, waitForRoom: Bool)
     /// Returns when events in flight are below the bound again, or the task is cancelled.
     func waitForRoom() async
-    /// A runner processes an admitted message, and records how it ended.
-    func process(_ message: KafkaMessage) async
+    /// A runner processes an admitted message, and records how it ended; or begins it and
+    /// returns, and its end comes later, with what needs a task handed to the runner's
+    /// ``RunnerHandle/later(_:)``.
+    func process(_ message: KafkaMessage, runner: RunnerHandle) async
     /// The source failed; the run ends with `reason` (the engine records it).
     func readFailed(_ error: any Error)
     /// Runs beside the read until cancelled: commits on their interval, progress reports.
@@ -26,6 +28,47 @@ protocol EngineWork: Sendable {
     func dropped(_ count: Int)
     /// Commits what is done and closes the source.
     func close() async
+}
+
+/// What a runner's event may ask of the engine: a runner for the rest of an event begun
+/// without a task (``later(_:)``), and another runner while this one waits on its event
+/// (``waiting(_:)``).
+struct RunnerHandle: Sendable {
+    fileprivate let queue: EventQueue
+    fileprivate let waitingRunners: WaitingRunners
+    fileprivate let requestRunner: @Sendable () -> Void
+    fileprivate let dropped: @Sendable () -> Void
+
+    /// Runs `rest` in one of the engine's runners, ahead of the events waiting. Dropped (its
+    /// event unfinished, never committed past) once the run has ended.
+    func later(_ rest: @escaping @Sendable () async -> Void) {
+        switch queue.pushRest(rest) {
+        case true?: requestRunner()
+        case false?: break
+        case nil: dropped()
+        }
+    }
+
+    /// Runs `body`, in which the runner waits on its event (a send, a retry's backoff, a
+    /// record's write), counted as waiting: the runner limit may allow one more runner for the
+    /// events behind it, which starts now if events wait.
+    func waiting<T>(_ body: () async -> T) async -> T {
+        waitingRunners.count.add(1, ordering: .relaxed)
+        claimAnother()
+        let result = await body()
+        waitingRunners.count.subtract(1, ordering: .relaxed)
+        return result
+    }
+
+    /// Another runner starts if events wait and the limit allows.
+    fileprivate func claimAnother() {
+        if queue.claimRunner() { requestRunner() }
+    }
+}
+
+/// Runners waiting on their event (``RunnerHandle/waiting(_:)``), which the runner limit is given.
+final class WaitingRunners: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 /// The lifecycle every run shares (``EngineLifecycle``), executed: a reader, runners that take
@@ -44,13 +87,17 @@ final class DeliveryEngine: Sendable {
     private let readEnd = ChangeSignal()
     let queue: EventQueue
     let shutdownTimeout: Duration
+    private let waitingRunners: WaitingRunners
 
     /// - Parameters:
     ///   - maxRunners: events processed at once, at most.
-    ///   - runnerLimit: runners wanted now (the sends FCM's answer times call for).
+    ///   - runnerLimit: runners wanted now, given how many of them wait on their event
+    ///     (``RunnerHandle/waiting(_:)``).
     ///   - shutdownTimeout: how long events in flight may take once the read ended.
-    init(maxRunners: Int, runnerLimit: @escaping @Sendable () -> Int, shutdownTimeout: Duration) {
-        self.queue = EventQueue(maxRunners: maxRunners, runnerLimit: runnerLimit)
+    init(maxRunners: Int, runnerLimit: @escaping @Sendable (_ waiting: Int) -> Int, shutdownTimeout: Duration) {
+        let waiting = WaitingRunners()
+        self.waitingRunners = waiting
+        self.queue = EventQueue(maxRunners: maxRunners) { runnerLimit(waiting.count.load(ordering: .relaxed)) }
         self.shutdownTimeout = shutdownTimeout
     }
 
@@ -74,21 +121,24 @@ final class DeliveryEngine: Sendable {
         guard lifecycle.withLock({ $0.start() }) else { throw AlreadyRan() }
         await withDiscardingTaskGroup { group in
             group.addTask { await work.background() }
-            // The reader asks for a runner by a yield (the group is the body's to add to).
+            // The reader, and events' rests, ask for a runner by a yield (the group is the
+            // body's to add to); until the drain ends, as rests come while events finish.
             let (runnerRequests, requestRunner) = AsyncStream<Void>.makeStream()
+            let runner = RunnerHandle(
+                queue: queue, waitingRunners: waitingRunners, requestRunner: { requestRunner.yield() }, dropped: { work.dropped(1) })
             group.addTask {
                 await self.readUntilEnded(work) { requestRunner.yield() }
+                self.lifecycle.withLock { $0.readEnded() }
+                await work.drain(until: .now + self.shutdownTimeout)
+                // Idle runners get nil; busy ones (only if not drained) are cancelled: no new
+                // attempts or records for their events, which are left unfinished.
+                work.dropped(self.queue.close())
+                self.lifecycle.withLock { $0.drainEnded() }
                 requestRunner.finish()
             }
             for await _ in runnerRequests {
-                group.addTask { await self.runEvents(work) { requestRunner.yield() } }
+                group.addTask { await self.runEvents(work, runner) }
             }
-            lifecycle.withLock { $0.readEnded() }
-            await work.drain(until: .now + shutdownTimeout)
-            // Idle runners get nil; busy ones (only if not drained) are cancelled: no new
-            // attempts or records for their events, which are left unfinished.
-            work.dropped(queue.close())
-            lifecycle.withLock { $0.drainEnded() }
             group.cancelAll()
         }
         await work.close()
@@ -125,10 +175,13 @@ final class DeliveryEngine: Sendable {
 
     /// A runner: takes events from the queue until it is closed, or the runner is cancelled;
     /// asks for another runner when the queue wants one (``EventQueue/claimRunner()``).
-    private func runEvents(_ work: some EngineWork, requestRunner: @Sendable () -> Void) async {
-        while let message = await queue.next() {
-            if queue.claimRunner() { requestRunner() }
-            await work.process(message)
+    private func runEvents(_ work: some EngineWork, _ runner: RunnerHandle) async {
+        while let item = await queue.next() {
+            runner.claimAnother()
+            switch item {
+            case .event(let message): await work.process(message, runner: runner)
+            case .rest(let rest): await runner.waiting(rest)
+            }
             if Task.isCancelled { return }
         }
     }

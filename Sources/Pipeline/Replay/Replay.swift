@@ -105,12 +105,12 @@ public final class Replay: Sendable {
         self.mappings = mappings
         self.mode = mode
         self.logger = logger
-        let runnerLimit: @Sendable () -> Int
+        let runnerLimit: @Sendable (Int) -> Int
         if case .send(let processor) = mode {
             let sender = processor.sender
-            runnerLimit = { sender.concurrencyLimit }
+            runnerLimit = { _ in sender.concurrencyLimit }
         } else {
-            runnerLimit = { .max }
+            runnerLimit = { _ in .max }
         }
         let engine = DeliveryEngine(
             maxRunners: configuration.maxEventsInFlight, runnerLimit: runnerLimit, shutdownTimeout: configuration.shutdownTimeout)

@@ -29,7 +29,7 @@ struct ReplayWork: EngineWork {
         _ = await shared.eventEnded.wait { shared.state.withLock { $0.inFlight < configuration.maxEventsInFlight } }
     }
 
-    func process(_ message: KafkaMessage) async {
+    func process(_ message: KafkaMessage, runner: RunnerHandle) async {
         let (outcome, invalidations, done) = await handle(message)
         shared.state.withLock { s in
             if done { s.ranges.done(message.topicPartition, offset: message.offset) }

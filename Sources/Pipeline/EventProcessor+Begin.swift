@@ -1,0 +1,128 @@
+import FCM
+import Kafka
+import Mapping
+
+/// An event begun without a task waiting on it.
+///
+/// With thousands of sends in flight, a task per send waiting for FCM's answer holds its whole
+/// call chain's frames (about 9 KB a send, docs/benchmarks.md). Most events need nothing else:
+/// they render at once, make one send, and FCM acknowledges it. ``EventProcessor/begin(_:then:)``
+/// starts that send and returns; the end comes through `then` on the FCM client's thread. The
+/// rest, which may wait (a schema to fetch, several sends, a throttled target, a retry's
+/// backoff, the records an event ends with), runs in a task, as ``EventProcessor/process(_:)``
+/// runs every step:
+///
+/// ```swift
+/// switch processor.begin(message, then: { ending in … }) {
+/// case .sending: break                                  // `then` gets .outcome, or .rest for a task
+/// case .full(let prepared, let project): …              // await waitForRoom(project:), begin(prepared) again
+/// case .needsTask(let prepared): … await processor.finish(prepared, of: message)
+/// }
+/// ```
+extension EventProcessor {
+    /// An event rendered, not yet sent.
+    public struct Prepared: Sendable {
+        let plan: Plan
+        let facts: EventFacts
+    }
+
+    /// How an event begun by ``begin(_:then:)`` ended, told to its `then`.
+    public enum Ending: Sendable {
+        /// Done or not, and counted: nothing is left to do.
+        case outcome(Outcome)
+        /// What is left (a retry, the records the event calls for) needs a task.
+        case rest(@Sendable () async -> Outcome)
+    }
+
+    /// What ``begin(_:then:)`` did.
+    public enum Begun: Sendable {
+        /// Its send is out; `then` gets how it ends.
+        case sending
+        /// Every send slot of `project` is taken: ``waitForRoom(project:)``, then begin the
+        /// prepared event again.
+        case full(Prepared, project: String?)
+        /// It needs a task: ``finish(_:of:)`` (nil: not rendered yet, its writer schema must be
+        /// fetched first).
+        case needsTask(Prepared?)
+    }
+
+    /// Renders `message` and, when it makes a single send that can go now, begins it.
+    /// `then` runs at most once, on the FCM client's thread, only for `.sending`.
+    public func begin(_ message: KafkaMessage, then: @escaping @Sendable (Ending) -> Void) -> Begun {
+        let record = EventRecord(message)
+        guard let schema = schemas.writerSchemaAtHand(of: record) else { return .needsTask(nil) }
+        var facts = EventFacts()
+        let plan = plan(record, schema, &facts)
+        return begin(Prepared(plan: plan, facts: facts), of: message, then: then)
+    }
+
+    /// Begins a prepared event's send, as ``begin(_:then:)`` does.
+    public func begin(_ prepared: Prepared, of message: KafkaMessage, then: @escaping @Sendable (Ending) -> Void) -> Begun {
+        guard case .send = prepared.plan, prepared.facts.sent.count == 1 else { return .needsTask(prepared) }
+        let (fcmMessage, projectID) = prepared.facts.sent[0]
+        // Counted before the send goes: its end may come before `start` returns.
+        metrics.sendStarted()
+        let started = ContinuousClock.now
+        let start = sender.start(
+            fcmMessage.encoded, project: fcmMessage.project, to: SendTarget(fcmMessage.target), validateOnly: options.validateOnly
+        ) { [self] first in
+            switch first {
+            case .finished(let result):
+                then(ended(message, prepared, result: result, projectID: projectID, started: started))
+            case .unfinished(let rest):
+                then(
+                    .rest { [self] in
+                        let result = await rest()
+                        switch ended(message, prepared, result: result, projectID: projectID, started: started) {
+                        case .outcome(let outcome): return outcome
+                        case .rest(let rest): return await rest()
+                        }
+                    })
+            }
+        }
+        switch start {
+        case .success: return .sending
+        case .failure(let refusal):
+            metrics.sendWithdrawn()
+            switch refusal {
+            case .full: return .full(prepared, project: fcmMessage.project)
+            case .mustWait: return .needsTask(prepared)
+            }
+        }
+    }
+
+    /// Returns once `project` has a free send slot, or the task is cancelled.
+    public func waitForRoom(project: String?) async {
+        await sender.waitForRoom(project: project)
+    }
+
+    /// Takes an event that needs a task to its end, as ``process(_:)`` does, from where
+    /// ``begin(_:then:)`` left it.
+    public func finish(_ prepared: Prepared?, of message: KafkaMessage) async -> Outcome {
+        guard let prepared else { return await process(message) }
+        switch prepared.plan {
+        case .verdict(let verdict): return await conclude(message, verdict, prepared.facts)
+        case .send:
+            let results = await sendAll(prepared.facts.sent)
+            return await conclude(message, .sends(results), prepared.facts)
+        }
+    }
+
+    /// The end of a begun event's one send: counted and done at once when it calls for no
+    /// record; otherwise the records are left for a task.
+    private func ended(
+        _ message: KafkaMessage, _ prepared: Prepared, result: FCMClient.SendResult, projectID: String, started: ContinuousClock.Instant
+    ) -> Ending {
+        let fcmMessage = prepared.facts.sent[0].message
+        record(result, of: fcmMessage, projectID: projectID, started: started)
+        let verdict = EventVerdict.sends([(fcmMessage, result)])
+        switch verdict.disposition {
+        case .delivered where verdict.invalidations.isEmpty:
+            return .outcome(counted(verdict, eventType: prepared.facts.eventType))
+        case .abandoned:
+            return .outcome(Outcome(verdict: verdict, done: false))
+        default:
+            return .rest { [self] in await conclude(message, verdict, prepared.facts) }
+        }
+    }
+}
