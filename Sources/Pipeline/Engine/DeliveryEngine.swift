@@ -90,7 +90,7 @@ final class DeliveryEngine: Sendable {
     private let waitingRunners: WaitingRunners
 
     /// - Parameters:
-    ///   - maxRunners: events processed at once, at most.
+    ///   - maxRunners: runners at most, however many events wait on something in one.
     ///   - runnerLimit: runners wanted now, given how many of them wait on their event
     ///     (``RunnerHandle/waiting(_:)``).
     ///   - shutdownTimeout: how long events in flight may take once the read ended.
