@@ -71,19 +71,19 @@ public final class FCMClient: Sendable {
 
     public let configuration: Configuration
     public var projectID: String { configuration.serviceAccount.projectID }
-    private let http: HTTP2Client
-    private let tokens: AccessTokenCache
-    private let gate: SendGate
+    let http: HTTP2Client
+    let tokens: AccessTokenCache
+    let gate: SendGate
     private let sendURL: String
     private let lastHeaders = Mutex<(token: String, headers: HTTPHeaders)?>(nil)
     /// Whether FCM is answering, and the devices and topics it throttled.
-    private let health = Mutex(Health())
+    let health = Mutex(Health())
     /// Mirrors `!health.backoff.isEmpty`, so a send need not lock to learn nothing is held.
-    private let anyHeld = Atomic<Bool>(false)
+    let anyHeld = Atomic<Bool>(false)
     /// The send rate's caps, kept on the wire by the HTTP/2 client (``HTTP2Client/setRate(_:)``).
     private let rateCaps: Mutex<RateCaps>
 
-    private struct Health {
+    struct Health {
         var availability = FCMAvailability()
         var backoff = TargetBackoff()
     }
@@ -134,7 +134,7 @@ public final class FCMClient: Sendable {
 
     /// The attempts of a send, from `result` and `retry` on: after `delay`, if given (a retry's
     /// backoff after a first attempt ``start(_:to:validateOnly:then:)`` made).
-    private func attempts(
+    func attempts(
         _ body: [UInt8], target: SendTarget?, from result: SendResult, retry: RetryState, after delay: Duration? = nil
     ) async
         -> SendResult
@@ -163,185 +163,10 @@ public final class FCMClient: Sendable {
         }
     }
 
-    private func newRetryState() -> RetryState {
+    func newRetryState() -> RetryState {
         var retry = RetryState(started: .now)
         retry.waitedAtStart = health.withLock { $0.availability.waited(upTo: retry.started) }
         return retry
-    }
-
-    /// How a send begun by ``start(_:to:validateOnly:then:)`` stands after its first attempt.
-    public enum FirstAttempt: Sendable {
-        /// The send is over: acknowledged, or failed with no retry due (as ``send(_:to:validateOnly:)``
-        /// would have returned it).
-        case finished(SendResult)
-        /// A retry is due: the send goes on, with its backoff and budget, when this is run in a task.
-        case unfinished(@Sendable () async -> SendResult)
-    }
-
-    /// Why ``start(_:to:validateOnly:then:)`` did not begin a send.
-    public enum StartRefusal: Error, Sendable {
-        /// Every slot for sends in flight is taken: ``waitForRoom()``, then start again.
-        case full
-        /// The send must wait first (a quota pause, a throttled target, an access token to
-        /// fetch): use ``send(_:to:validateOnly:)``, which does.
-        case mustWait
-    }
-
-    /// Begins a send without a task waiting on it: its first attempt goes out now, and `then`
-    /// gets how it stood when FCM answered. The same send as ``send(_:to:validateOnly:)``
-    /// (slots, the rate cap, classification and what the answer tells the client), for callers
-    /// that keep thousands in flight: a task suspended in ``send(_:to:validateOnly:)`` holds
-    /// its call chain's frames while FCM answers (docs/benchmarks.md).
-    ///
-    /// - Important: `then` runs on the HTTP/2 client's thread: it must be quick and must not
-    ///   block. What takes longer (a retry's wait) is the `unfinished` closure, for a task.
-    public func start(
-        _ message: [UInt8], to target: SendTarget? = nil, validateOnly: Bool = false, then: @escaping @Sendable (FirstAttempt) -> Void
-    ) -> Result<Void, StartRefusal> {
-        if let target, heldUntil(target) != nil { return .failure(.mustWait) }
-        guard let token = tokens.cachedToken else { return .failure(.mustWait) }
-        switch gate.tryAcquire() {
-        case .success: break
-        case .failure(.full): return .failure(.full)
-        case .failure(.paused): return .failure(.mustWait)
-        }
-        let body = Self.requestBody(message, validateOnly: validateOnly)
-        let retry = newRetryState()
-        let attemptStarted = ContinuousClock.now
-        http.start(HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, paced: true)) { [self] answer in
-            let (outcome, answerTime) = classify(answer, token: token)
-            gate.release(answerTime: answerTime)
-            var result = SendResult(outcome: outcome, attempts: 1)
-            var state = retry
-            let next = afterAttempt(&result, &state, attemptStarted: attemptStarted, target: target)
-            switch next {
-            case .done: then(.finished(result))
-            case .again: then(.unfinished { [result, state] in await self.attempts(body, target: target, from: result, retry: state) })
-            case .after(let delay):
-                then(.unfinished { [result, state] in await self.attempts(body, target: target, from: result, retry: state, after: delay) })
-            }
-        }
-        return .success(())
-    }
-
-    /// Returns once a send slot is free (another caller may take it first: start again), or
-    /// the task is cancelled.
-    public func waitForRoom() async {
-        await gate.waitForRoom()
-    }
-
-    /// What a send carries from one attempt to the next, besides its result.
-    private struct RetryState {
-        var started: ContinuousClock.Instant
-        var waitedAtStart: Duration = .zero
-        var refreshed = false
-    }
-
-    private enum NextAttempt {
-        case done
-        /// At once: a wait, if any, is the target's hold, which the loop's top observes.
-        case again
-        case after(Duration)
-    }
-
-    /// Classifies an attempt's outcome, records it and says whether and when to try again.
-    @inline(never)
-    private func afterAttempt(
-        _ result: inout SendResult, _ retry: inout RetryState, attemptStarted: ContinuousClock.Instant, target: SendTarget?
-    ) -> NextAttempt {
-        let now = ContinuousClock.now
-        guard case .failure(var error) = result.outcome else {
-            updateHealth { h in
-                h.availability.answered(at: now, success: true)
-                if let target, !h.backoff.isEmpty { h.backoff.cleared(target) }
-            }
-            return .done
-        }
-        if error.isShutdown { return .done }
-        // For a throttled target, its refusals in a row grow the backoff, not this send's attempts.
-        var strikes = result.attempts
-        switch error.kind {
-        case .quota:
-            let scope = resolveQuotaScope(error.quotaScope, target: target, now: now)
-            error.quotaScope = scope
-            result.quotaRefusals.append(scope)
-            if scope == .project {
-                gate.pause(for: max(configuration.retry.quotaPause, error.retryAfter ?? .zero))
-            } else if let target {
-                strikes = updateHealth { $0.backoff.strike(target) }
-            }
-        case .auth:
-            if retry.refreshed { return .done }
-            retry.refreshed = true
-        default: break
-        }
-        result.outcome = .failure(error)
-        let budgetUsed =
-            now - retry.started - recordFailure(error, attemptStarted: attemptStarted, at: now, waitedAtStart: retry.waitedAtStart)
-        guard let delay = configuration.retry.delay(afterAttempt: strikes, elapsed: budgetUsed, error: error, random: Double.random(in: 0...1))
-        else { return .done }
-        if error.kind == .quota, error.quotaScope != .project, let target {
-            // Every send to the target waits this long, this one at the top of the loop.
-            updateHealth { $0.backoff.hold(target, until: now + delay, now: now) }
-            return .again
-        }
-        return delay > .zero ? .after(delay) : .again
-    }
-
-    @inline(never)
-    private static func sleep(until instant: ContinuousClock.Instant) async {
-        try? await Task.sleep(until: instant, clock: .continuous)
-    }
-
-    @inline(never)
-    private static func sleep(for delay: Duration) async {
-        try? await Task.sleep(for: delay)
-    }
-
-    /// Notes what a failure says about FCM: nothing at all (a 5xx, no answer, the project's
-    /// quota: FCM is not answering) or an answer about this message. Returns how long this
-    /// client has waited on FCM since a send's start, which its budget leaves out.
-    private func recordFailure(
-        _ error: FCMError, attemptStarted: ContinuousClock.Instant, at now: ContinuousClock.Instant, waitedAtStart: Duration
-    ) -> Duration {
-        health.withLock { h in
-            if error.kind == .retryable || error.kind == .configuration || error.quotaScope == .project {
-                h.availability.failedTransiently(since: attemptStarted, reason: error.description)
-            } else {
-                h.availability.answered(at: now, success: false)
-            }
-            return h.availability.waited(upTo: now) - waitedAtStart
-        }
-    }
-
-    /// A QUOTA_EXCEEDED whose answer does not say whose quota it is: the target's while sends to
-    /// others get through, otherwise the project's, as it always was
-    /// (``FCMAvailability/refusedOwnQuota(_:at:)``).
-    private func resolveQuotaScope(_ scope: FCMError.QuotaScope?, target: SendTarget?, now: ContinuousClock.Instant) -> FCMError.QuotaScope {
-        guard let target else { return .project }
-        let perTarget: FCMError.QuotaScope = target.isDevice ? .device : .topic
-        switch scope ?? .undetermined {
-        case .project: return .project
-        case .device, .topic: return perTarget
-        case .undetermined:
-            return health.withLock { $0.availability.refusedOwnQuota(target, at: now) } ? perTarget : .project
-        }
-    }
-
-    /// When sends to `target` may go again, if FCM throttled it. Without any throttled target
-    /// (the usual case) this takes no lock.
-    private func heldUntil(_ target: SendTarget) -> ContinuousClock.Instant? {
-        guard anyHeld.load(ordering: .relaxed) else { return nil }
-        return health.withLock { $0.backoff.heldUntil(target, now: .now) }
-    }
-
-    /// Changes the health state under its lock, keeping ``anyHeld`` true to it.
-    private func updateHealth<T>(_ change: (inout Health) -> T) -> T {
-        health.withLock { h in
-            let result = change(&h)
-            anyHeld.store(!h.backoff.isEmpty, ordering: .relaxed)
-            return result
-        }
     }
 
     /// One attempt: no retry, but a classified failure.
@@ -367,11 +192,9 @@ public final class FCMClient: Sendable {
         } catch {
             return (.failure(FCMError(code: .tokenExchange, kind: .retryable, httpStatus: nil, message: "\(error)")), nil)
         }
-        // Paced: a rate cap holds where the send goes on the wire (``HTTP2Client/setRate(_:)``).
-        let request = HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, paced: true)
         let answer: Result<HTTPResponse, HTTP2ClientError>
         do {
-            answer = .success(try await http.send(request))
+            answer = .success(try await http.send(sendRequest(body, token: token)))
         } catch {
             answer = .failure(error)
         }
@@ -380,7 +203,7 @@ public final class FCMClient: Sendable {
 
     /// An attempt's outcome from what the HTTP/2 client got, and FCM's answer time if it
     /// answered. A refused access token is dropped, so the next attempt fetches another.
-    private func classify(_ answer: Result<HTTPResponse, HTTP2ClientError>, token: String) -> (Result<String, FCMError>, answerTime: Duration?) {
+    func classify(_ answer: Result<HTTPResponse, HTTP2ClientError>, token: String) -> (Result<String, FCMError>, answerTime: Duration?) {
         let response: HTTPResponse
         switch answer {
         case .success(let r): response = r
@@ -398,6 +221,12 @@ public final class FCMClient: Sendable {
         let error = FCMErrorClassifier.classify(status: response.status, body: response.body, retryAfter: response.headers["retry-after"])
         if error.kind == .auth { tokens.invalidate(token) }
         return (.failure(error), response.answerTime)
+    }
+
+    /// The request of one attempt. Paced: a rate cap holds where the send goes on the wire
+    /// (``HTTP2Client/setRate(_:)``).
+    func sendRequest(_ body: [UInt8], token: String) -> HTTPRequest {
+        HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, paced: true)
     }
 
     /// The request headers for `token`, built once per token: every send shares the same strings,

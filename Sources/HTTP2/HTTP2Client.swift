@@ -78,12 +78,10 @@ public final class HTTP2Client: Sendable {
     /// Sends a request and returns the complete response, whatever its status.
     /// - Throws: ``HTTP2ClientError`` when no response arrived: see its `code` and `isRetryable`.
     public func send(_ request: HTTPRequest) async throws(HTTP2ClientError) -> HTTPResponse {
-        let loop = choose()
-        loop.requests.add(1, ordering: .relaxed)
-        defer { loop.requests.subtract(1, ordering: .relaxed) }
         let result = await withCheckedContinuation { continuation in
-            loop.submit(CurlTransfer(request: request) { continuation.resume(returning: $0) })
+            submit(request) { continuation.resume(returning: $0) }
         }
+        // Headers parsed here, in the caller's task, not on the client's busy thread.
         return try result.get().response
     }
 
@@ -97,12 +95,17 @@ public final class HTTP2Client: Sendable {
     /// - Important: `completion` runs on the client's own thread, which drives every connection
     ///   it has: it must be quick and must not block (hand longer work to a task).
     public func start(_ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTP2ClientError>) -> Void) {
+        submit(request) { completion($0.map(\.response)) }
+    }
+
+    /// Hands `request` to the thread ``choose()`` picks, counted there until its outcome.
+    private func submit(_ request: HTTPRequest, completion: @escaping CurlTransfer.Completion) {
         let loop = choose()
         loop.requests.add(1, ordering: .relaxed)
         loop.submit(
             CurlTransfer(request: request) { result in
                 loop.requests.subtract(1, ordering: .relaxed)
-                completion(result.map(\.response))
+                completion(result)
             })
     }
 

@@ -97,9 +97,14 @@ extension EventProcessor {
     }
 
     /// Takes an event that needs a task to its end, as ``process(_:)`` does, from where
-    /// ``begin(_:then:)`` left it.
+    /// ``begin(_:then:)`` left it (nil: not rendered yet, so from the start).
     public func finish(_ prepared: Prepared?, of message: KafkaMessage) async -> Outcome {
         guard let prepared else { return await process(message) }
+        return await sendAndConclude(prepared, of: message)
+    }
+
+    /// Sends a rendered event's messages, if any, and concludes it.
+    func sendAndConclude(_ prepared: Prepared, of message: KafkaMessage) async -> Outcome {
         switch prepared.plan {
         case .verdict(let verdict): return await conclude(message, verdict, prepared.facts)
         case .send:

@@ -69,19 +69,15 @@ public final class EventProcessor: Sendable {
     }
 
     public func process(_ message: KafkaMessage) async -> Outcome {
-        // Every event in flight waits in this frame while FCM answers: what lives across the
-        // sends is kept to the message and `facts`; rendering and the records an event ends
-        // with are functions of their own (2,960 bytes of frame per event before,
-        // docs/benchmarks.md).
+        // An event processed here (a replay's; a worker's that could not be begun without a
+        // task) waits in this frame while FCM answers: what lives across the sends is kept to
+        // the message and the rendered event; rendering and the records an event ends with are
+        // functions of their own (2,960 bytes of frame per event before, docs/benchmarks.md).
         let record = EventRecord(message)
         let schema = await schemas.writerSchema(of: record)
         var facts = EventFacts()
-        switch plan(record, schema, &facts) {
-        case .verdict(let verdict): return await conclude(message, verdict, facts)
-        case .send:
-            let results = await sendAll(facts.sent)
-            return await conclude(message, .sends(results), facts)
-        }
+        let plan = plan(record, schema, &facts)
+        return await sendAndConclude(Prepared(plan: plan, facts: facts), of: message)
     }
 
     /// What an event's records need to say of it, once it is rendered.
