@@ -27,8 +27,11 @@
 #                               and the machine's busy share; r0 first: nginx's cheapest 0 ms answer, the
 #                               old baseline (LATENCY_BENCH_DELAYS=r0,0,20,100,300; LATENCY_BENCH_SECONDS=10);
 #                               then the HTTP/2 client alone at each answer time with 1,000 and 3,000
-#                               requests in flight: requests/s, latency, peak RSS
-#                               (LATENCY_BENCH_IN_FLIGHT=300,1000,…)
+#                               requests in flight: requests/s, latency, CPU per request, peak RSS
+#                               (LATENCY_BENCH_IN_FLIGHT=300,1000,…), and at 2,000 requests/s
+#                               (LATENCY_BENCH_RATE): CPU per request at partial load, beside bare
+#                               libcurl in C at the same rate (bare_curl_dN_rate_2000_*) and, at 0 ms,
+#                               flat out (bare_curl_d0_*): what libcurl itself costs at partial load
 # Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
 # them on exit.
 set -euo pipefail
@@ -176,11 +179,26 @@ if [ "$which" = all ] || [ "$which" = latency ]; then
         --stub-pid-file "$work/nginx-latency.pid" --cap "${LATENCY_BENCH_CAP:-5000}"
     # The HTTP/2 layer alone at the same answer times: N requests always in flight, 100 streams
     # per connection (LATENCY_BENCH_IN_FLIGHT, a list; docs/benchmarks.md).
+    bare=
+    if command -v cc >/dev/null; then
+        cc -O2 -o "$work/bare_curl_h2" scripts/bench/bare_curl_h2.c -lcurl
+        bare="$work/bare_curl_h2"
+    fi
     for d in ${delays//,/ }; do
         d=$(stub_path "$d")
         for n in ${LATENCY_BENCH_IN_FLIGHT//,/ }; do
             "$bench" http2 --url "https://127.0.0.1:$latency_port/$d/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
                 --streams 100 --in-flight "$n" --requests $((n * 10)) | sed "s/^http2_/http2_${d}_in_flight_${n}_/"
         done
+        # Partial load: the same client, and bare libcurl in C, at a fixed rate whatever the
+        # answers (open loop), a batch every 5 ms; 10 s each.
+        rate=${LATENCY_BENCH_RATE:-2000}
+        url="https://127.0.0.1:$latency_port/$d/v1/projects/bench/messages:send"
+        "$bench" http2 --url "$url" --ca "$work/ca.crt" --streams 100 --rate "$rate" --requests $((rate * 10)) |
+            sed "s/^http2_/http2_${d}_rate_${rate}_/"
+        if [ -n "$bare" ]; then
+            case $d in r0 | d0) "$bare" "$url" "$work/ca.crt" 60000 100 | sed "s/^bare_curl_/bare_curl_${d}_/" ;; esac
+            "$bare" "$url" "$work/ca.crt" $((rate * 10)) 100 "$rate" | sed "s/^bare_curl_open_/bare_curl_${d}_rate_${rate}_/"
+        fi
     done
 fi

@@ -1,11 +1,18 @@
 import HTTP2
 import ProcessHarness
+import Synchronization
 
 /// `inFlight` tasks (default: `streams`) each send FCM-shaped POSTs back to back through one
 /// ``HTTP2Client`` whose connections take `streams` streams each; more tasks than streams open
-/// more connections. Also the process's peak RSS, for the memory a request in flight costs.
+/// more connections. Also the process's peak RSS, for the memory a request in flight costs, and
+/// its CPU per request (all threads, and libcurl's alone).
+///
+/// With `rate`, that many requests a second instead, whatever their answer time (open loop), as
+/// a worker at partial load sends them: the CPU a request costs when answers do not batch.
 enum HTTP2Benchmark {
-    static func run(url: String, caFile: String, requests: Int, streams: Int, inFlight: Int? = nil) async throws -> [(name: String, value: Double)] {
+    static func run(
+        url: String, caFile: String, requests: Int, streams: Int, inFlight: Int? = nil, rate: Double? = nil
+    ) async throws -> [(name: String, value: Double)] {
         var config = HTTP2Client.Configuration(caFile: caFile)
         config.maxConcurrentStreams = streams
         let tasks = inFlight ?? streams
@@ -15,10 +22,37 @@ enum HTTP2Benchmark {
                 .utf8)
         let request = HTTPRequest(url: url, headers: ["content-type": "application/json", "authorization": "Bearer bench"], body: body)
         _ = try await client.send(request)  // connect and negotiate h2 outside the timing
+        let cpuBefore = procCPUSeconds()
+        let threadsBefore = procThreadCPUSeconds(pid: "self")
 
-        let perTask = max(1, requests / tasks)
         let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: [Duration].self) { group in
+        let latencies: [Duration]
+        if let rate {
+            latencies = try await openLoop(client: client, request: request, requests: requests, rate: rate)
+        } else {
+            latencies = try await closedLoop(client: client, request: request, requests: requests, tasks: tasks)
+        }
+        let seconds = KafkaBenchmark.seconds(ContinuousClock.now - start)
+        let cpu = procCPUSeconds() - cpuBefore
+        let curlCPU = procThreadCPUSeconds(pid: "self")["pb.http2", default: 0] - threadsBefore["pb.http2", default: 0]
+        let connections = client.connectionsOpened
+        await client.shutdown()
+        func ms(_ p: Double) -> Double { KafkaBenchmark.seconds(latencies[Int(Double(latencies.count - 1) * p)]) * 1000 }
+        return [
+            ("http2_requests_per_second", Double(latencies.count) / seconds),
+            ("http2_latency_p50_ms", ms(0.5)),
+            ("http2_latency_p99_ms", ms(0.99)),
+            ("http2_cpu_us_per_request", cpu * 1e6 / Double(latencies.count)),
+            ("http2_curl_thread_cpu_us_per_request", curlCPU * 1e6 / Double(latencies.count)),
+            ("http2_connections_opened", Double(connections)),
+            ("http2_peak_rss_mb", procStatusMegabytes("VmHWM:")),
+        ]
+    }
+
+    /// `tasks` tasks each sending back to back.
+    private static func closedLoop(client: HTTP2Client, request: HTTPRequest, requests: Int, tasks: Int) async throws -> [Duration] {
+        let perTask = max(1, requests / tasks)
+        return try await withThrowingTaskGroup(of: [Duration].self) { group in
             for _ in 0..<tasks {
                 group.addTask {
                     var own: [Duration] = []
@@ -34,15 +68,43 @@ enum HTTP2Benchmark {
             }
             return try await group.reduce(into: [Duration]()) { $0 += $1 }.sorted()
         }
-        let seconds = KafkaBenchmark.seconds(ContinuousClock.now - start)
-        await client.shutdown()
-        func ms(_ p: Double) -> Double { KafkaBenchmark.seconds(latencies[Int(Double(latencies.count - 1) * p)]) * 1000 }
-        return [
-            ("http2_requests_per_second", Double(latencies.count) / seconds),
-            ("http2_latency_p50_ms", ms(0.5)),
-            ("http2_latency_p99_ms", ms(0.99)),
-            ("http2_peak_rss_mb", procStatusMegabytes("VmHWM:")),
-        ]
+    }
+
+    /// `rate` requests a second begun without a task (``HTTP2Client/start(_:completion:)``), a
+    /// batch every 5 ms, as a worker at partial load begins the sends of each fetch.
+    private static func openLoop(client: HTTP2Client, request: HTTPRequest, requests: Int, rate: Double) async throws -> [Duration] {
+        let answers = Mutex<(latencies: [Duration], failure: String?)>(([], nil))
+        let (done, finish) = AsyncStream.makeStream(of: Void.self)
+        let tick = Duration.milliseconds(5)
+        let begin = ContinuousClock.now
+        var sent = 0
+        var next = begin
+        while sent < requests {
+            let due = min(requests, Int((KafkaBenchmark.seconds(next - begin) + 0.005) * rate))
+            while sent < due {
+                let t = ContinuousClock.now
+                client.start(request) { result in
+                    let elapsed = ContinuousClock.now - t
+                    let count = answers.withLock { a in
+                        switch result {
+                        case .success(let response) where response.status == 200: break
+                        case .success(let response): a.failure = a.failure ?? "status \(response.status)"
+                        case .failure(let error): a.failure = a.failure ?? "\(error)"
+                        }
+                        a.latencies.append(elapsed)
+                        return a.latencies.count
+                    }
+                    if count == requests { finish.yield() }
+                }
+                sent += 1
+            }
+            next += tick
+            try await Task.sleep(until: next)
+        }
+        for await _ in done { break }
+        let (latencies, failure) = answers.withLock { ($0.latencies, $0.failure) }
+        if let failure { throw BenchError(failure) }
+        return latencies.sorted()
     }
 }
 
