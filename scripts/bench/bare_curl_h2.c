@@ -95,7 +95,8 @@ int main(int argc, char **argv) {
     while (done < total) {
         long due = total;
         if (rate > 0) {
-            due = (long)((seconds() - t0) * rate) + 1;
+            double tick_end = (double)((long)((seconds() - t0) / 0.005) + 1) * 0.005;
+            due = (long)(tick_end * rate);
             if (due > total) due = total;
         }
         while (started < due && idle_count > 0) {
