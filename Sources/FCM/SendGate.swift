@@ -19,6 +19,9 @@ final class SendGate: Sendable {
         var roomWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextRoomWaiter: UInt64 = 0
         var concurrency: ConcurrencyLimit
+
+        /// A send that does not queue may take a slot now: one is free and no send waits for one.
+        var hasRoom: Bool { waiters.isEmpty && inFlight < concurrency.limit }
     }
 
     private let state: Mutex<State>
@@ -56,7 +59,7 @@ final class SendGate: Sendable {
         let now = ContinuousClock.now
         return state.withLock { s in
             if let until = s.pausedUntil, until > now { return .failure(.paused) }
-            guard s.waiters.isEmpty, s.inFlight < s.concurrency.limit else { return .failure(.full) }
+            guard s.hasRoom else { return .failure(.full) }
             s.inFlight += 1
             return .success(())
         }
@@ -72,7 +75,7 @@ final class SendGate: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
-                    if Task.isCancelled || (s.waiters.isEmpty && s.inFlight < s.concurrency.limit) { return true }
+                    if Task.isCancelled || s.hasRoom { return true }
                     s.roomWaiters[id] = waiter
                     return false
                 }

@@ -28,14 +28,15 @@ public struct RecordSchemas: Sendable {
     public func writerSchema(of record: EventRecord) async -> Result<WriterSchema?, Failure> {
         let frame: ConfluentFrame
         let source: any SchemaSource
+        let format: ValueFormat
         switch need(of: record) {
         case .known(let known): return known
-        case .lookup(let f, let s): (frame, source) = (f, s)
+        case .lookup(let f, let s, let v): (frame, source, format) = (f, s, v)
         }
         do {
-            return judged(.success(try await source.schema(id: frame.schemaID)), topic: record.topic)
+            return judged(.success(try await source.schema(id: frame.schemaID)), format: format, topic: record.topic)
         } catch {
-            return judged(.failure(error), topic: record.topic)
+            return judged(.failure(error), format: format, topic: record.topic)
         }
     }
 
@@ -44,15 +45,15 @@ public struct RecordSchemas: Sendable {
     public func writerSchemaAtHand(of record: EventRecord) -> Result<WriterSchema?, Failure>? {
         switch need(of: record) {
         case .known(let known): return known
-        case .lookup(let frame, let source):
+        case .lookup(let frame, let source, let format):
             guard let held = source.cachedSchema(id: frame.schemaID) else { return nil }
-            return judged(held, topic: record.topic)
+            return judged(held, format: format, topic: record.topic)
         }
     }
 
     private enum Need {
         case known(Result<WriterSchema?, Failure>)
-        case lookup(ConfluentFrame, any SchemaSource)
+        case lookup(ConfluentFrame, any SchemaSource, ValueFormat)
     }
 
     /// Whether `record` needs a writer schema from the registry, and which.
@@ -69,16 +70,17 @@ public struct RecordSchemas: Sendable {
                                 "a Schema Registry record (magic byte 0, schema ID \(frame.schemaID)), and no schema_registry.url is configured"
                             ))))
             }
-            return .lookup(frame, source)
+            return .lookup(frame, source, format)
         case .failure(let failure): return .known(.failure(.failed(failure)))
         }
     }
 
-    /// The registry's answer for a record of `topic`, as the processor needs it.
-    private func judged(_ answer: Result<WriterSchema, SchemaLookupError>, topic: String) -> Result<WriterSchema?, Failure> {
+    /// The registry's answer for a record of `topic`, read as `format`, as the processor needs it.
+    private func judged(
+        _ answer: Result<WriterSchema, SchemaLookupError>, format: ValueFormat, topic: String
+    ) -> Result<WriterSchema?, Failure> {
         switch answer {
         case .success(let schema):
-            let format = valueFormats[topic] ?? .auto
             if let wrong = format.admits(schema.kind, topic: topic) { return .failure(.failed(wrong)) }
             return .success(schema)
         case .failure(.notFound(let id)): return .failure(.failed(.unknownSchema(id: id)))

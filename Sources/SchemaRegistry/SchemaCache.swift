@@ -18,6 +18,11 @@ final class SchemaCache: Sendable {
         var expired: Bool {
             if case .ready(_, let until?) = self { until <= .now } else { false }
         }
+
+        /// What the slot holds for callers now: nil while it loads, or once its failure expired.
+        var held: Result<WriterSchema, SchemaLookupError>? {
+            if case .ready(let result, _) = self, !expired { result } else { nil }
+        }
     }
 
     private struct State {
@@ -46,11 +51,7 @@ final class SchemaCache: Sendable {
     /// The schema `id` (or the failure kept for it) if held now; nil when a caller of
     /// ``schema(_:load:)`` would have to load it or wait.
     func cached(_ id: UInt32) -> Result<WriterSchema, SchemaLookupError>? {
-        state.withLock { s in
-            guard case .ready(let result, let until)? = s.slots[id] else { return nil }
-            if let until, until <= .now { return nil }
-            return result
-        }
+        state.withLock { $0.slots[id]?.held }
     }
 
     private enum Step {
@@ -65,15 +66,8 @@ final class SchemaCache: Sendable {
         while true {
             if Task.isCancelled { throw .cancelled }
             let step = state.withLock { s -> Step in
-                switch s.slots[id] {
-                case .ready(let result, let until)?:
-                    if let until, until <= .now { break }
-                    return .done(result)
-                case .loading?:
-                    return .wait
-                case nil:
-                    break
-                }
+                if let held = s.slots[id]?.held { return .done(held) }
+                if case .loading? = s.slots[id] { return .wait }
                 s.slots[id] = .loading(waiters: [:])
                 return .load
             }
