@@ -15,7 +15,8 @@ extension FCMClient {
 
     /// Why ``start(_:to:validateOnly:then:)`` did not begin a send.
     public enum StartRefusal: Error, Sendable {
-        /// Every slot for sends in flight is taken: ``waitForRoom()``, then start again.
+        /// Every slot for sends in flight is taken: ``waitForRoom()`` (or ``whenRoom(_:)``), then
+        /// start again.
         case full
         /// The send must wait first (a quota pause, a throttled target, an access token to
         /// fetch): use ``send(_:to:validateOnly:)``, which does.
@@ -63,5 +64,13 @@ extension FCMClient {
     /// the task is cancelled.
     public func waitForRoom() async {
         await gate.waitForRoom()
+    }
+
+    /// Runs `action` once a send slot is free, with no task waiting: at once if one is free
+    /// now, else on the thread of the send that frees it (after those who asked before), so it
+    /// must be quick. It returns whether its caller will start again (another caller may take
+    /// the slot first); false passes the room to whoever asked next.
+    public func whenRoom(_ action: @escaping @Sendable () -> Bool) {
+        gate.whenRoom(action)
     }
 }

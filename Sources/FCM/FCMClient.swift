@@ -271,6 +271,9 @@ public final class FCMClient: Sendable {
     /// Sends that may be in flight now: what the answer times call for (``ConcurrencyLimit``).
     public var concurrencyLimit: Int { gate.concurrencyLimit }
 
+    /// Sends waiting for a free slot (``waitForRoom()``, ``whenRoom(_:)``) now.
+    public var waitingForRoom: Int { gate.roomWaitersCount }
+
     /// HTTP/2 connections open now, and opened since the client started.
     public var connections: (open: Int, opened: Int) { (http.openConnections, http.connectionsOpened) }
 

@@ -15,13 +15,21 @@ final class SendGate: Sendable {
         var pausedUntil: ContinuousClock.Instant?
         var inFlight = 0
         var waiters: Deque<CheckedContinuation<Void, Never>> = []
-        /// Callers of ``waitForRoom()``, by their ID: woken when a slot is free for no waiter.
-        var roomWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        /// Callers of ``waitForRoom()`` and ``whenRoom(_:)``, in the order they came: woken one
+        /// per slot free for no waiter.
+        var roomWaiters: Deque<RoomWaiter> = []
         var nextRoomWaiter: UInt64 = 0
         var concurrency: ConcurrencyLimit
 
         /// A send that does not queue may take a slot now: one is free and no send waits for one.
         var hasRoom: Bool { waiters.isEmpty && inFlight < concurrency.limit }
+    }
+
+    /// Who waits for room (``waitForRoom()``, ``whenRoom(_:)``): `id` finds a cancelled one;
+    /// `wake` says whether it will try for the slot (false: the next waiter gets it).
+    private struct RoomWaiter {
+        let id: UInt64
+        let wake: @Sendable () -> Bool
     }
 
     private let state: Mutex<State>
@@ -74,15 +82,39 @@ final class SendGate: Sendable {
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { s -> Bool in
-                    if Task.isCancelled || s.hasRoom { return true }
-                    s.roomWaiters[id] = waiter
-                    return false
+                let wake: @Sendable () -> Bool = {
+                    waiter.resume()
+                    return true
                 }
-                if now { waiter.resume() }
+                if !Task.isCancelled, queueForRoom(RoomWaiter(id: id, wake: wake)) { return }
+                waiter.resume()
             }
         } onCancel: {
-            state.withLock { $0.roomWaiters.removeValue(forKey: id) }?.resume()
+            _ = state.withLock { s in s.roomWaiters.firstIndex { $0.id == id }.map { s.roomWaiters.remove(at: $0) } }?.wake()
+        }
+    }
+
+    /// Runs `action` once a slot is free, as ``waitForRoom()`` returns, but without a task
+    /// waiting: at once (on the caller's thread) if there is room now, else on the thread of
+    /// the ``release(answerTime:)`` that frees it, after those who came before. The slot is not
+    /// taken for `action`: it must be quick, and return whether its caller will try
+    /// ``tryAcquire()`` again; false (it no longer wants a slot) passes the room to the next.
+    func whenRoom(_ action: @escaping @Sendable () -> Bool) {
+        let id = state.withLock { s -> UInt64 in
+            s.nextRoomWaiter += 1
+            return s.nextRoomWaiter
+        }
+        if !queueForRoom(RoomWaiter(id: id, wake: action)), !action() {
+            wake(state.withLock { s in Self.popRoomWaiters(&s, s.concurrency.limit - s.inFlight) })
+        }
+    }
+
+    /// Queues `waiter` for room unless there is room now (false: wake it yourself).
+    private func queueForRoom(_ waiter: RoomWaiter) -> Bool {
+        state.withLock { s in
+            if s.hasRoom { return false }
+            s.roomWaiters.append(waiter)
+            return true
         }
     }
 
@@ -104,7 +136,7 @@ final class SendGate: Sendable {
     /// gained, pass to waiting sends.
     func release(answerTime: Duration?) {
         let now = ContinuousClock.now
-        let next = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        let (next, room) = state.withLock { s -> ([CheckedContinuation<Void, Never>], [RoomWaiter]) in
             if let answerTime { s.concurrency.completed(answerTime: answerTime, at: now) } else { s.concurrency.advance(to: now) }
             s.inFlight -= 1
             var next: [CheckedContinuation<Void, Never>] = []
@@ -112,16 +144,29 @@ final class SendGate: Sendable {
                 s.inFlight += 1
                 next.append(waiter)
             }
-            // One caller of waitForRoom() per free slot: each will try to take one.
-            var room = s.concurrency.limit - s.inFlight
-            while room > 0, let (id, waiter) = s.roomWaiters.first {
-                s.roomWaiters.removeValue(forKey: id)
-                next.append(waiter)
-                room -= 1
-            }
-            return next
+            return (next, Self.popRoomWaiters(&s, s.concurrency.limit - s.inFlight))
         }
         for waiter in next { waiter.resume() }
+        wake(room)
+    }
+
+    /// Tells `woken`, waiters for room popped one per free slot, first come first: each will
+    /// try to take one. One that no longer wants a slot passes it to the next, so room is not
+    /// left unused while waiters for it remain (at worst one more wakes than finds a slot, and
+    /// waits again).
+    private func wake(_ woken: [RoomWaiter]) {
+        var woken = woken
+        while !woken.isEmpty {
+            let passed = woken.count { !$0.wake() }
+            woken = passed == 0 ? [] : state.withLock { s in Self.popRoomWaiters(&s, passed) }
+        }
+    }
+
+    private static func popRoomWaiters(_ s: inout State, _ count: Int) -> [RoomWaiter] {
+        let count = min(count, s.roomWaiters.count)
+        guard count > 0 else { return [] }
+        defer { s.roomWaiters.removeFirst(count) }
+        return Array(s.roomWaiters.prefix(count))
     }
 
     /// Holds back every send that has not started for at least `duration`.
@@ -137,6 +182,9 @@ final class SendGate: Sendable {
         guard let pausedUntil = state.withLock({ $0.pausedUntil }), pausedUntil > .now else { return nil }
         return pausedUntil
     }
+
+    /// Waiters for room (``waitForRoom()``, ``whenRoom(_:)``) not yet told of any.
+    var roomWaitersCount: Int { state.withLock { $0.roomWaiters.count } }
 
     /// Sends in flight at most now.
     var concurrencyLimit: Int { state.withLock { $0.concurrency.limit } }

@@ -15,7 +15,8 @@ import Mapping
 /// ```swift
 /// switch processor.begin(message, then: { ending in … }) {
 /// case .sending: break                                  // `then` gets .outcome, or .rest for a task
-/// case .full(let prepared, let project): …              // await waitForRoom(project:), begin(prepared) again
+/// case .full(let prepared, let project): …              // waitForRoom(project:) or whenRoom(project:),
+///                                                       // then begin(prepared) again
 /// case .needsTask(let prepared): … await processor.finish(prepared, of: message)
 /// }
 /// ```
@@ -38,8 +39,8 @@ extension EventProcessor {
     public enum Begun: Sendable {
         /// Its send is out; `then` gets how it ends.
         case sending
-        /// Every send slot of `project` is taken: ``waitForRoom(project:)``, then begin the
-        /// prepared event again.
+        /// Every send slot of `project` is taken: ``waitForRoom(project:)`` (or
+        /// ``whenRoom(project:_:)``), then begin the prepared event again.
         case full(Prepared, project: String?)
         /// It needs a task: ``finish(_:of:)`` (nil: not rendered yet, its writer schema must be
         /// fetched first).
@@ -95,6 +96,17 @@ extension EventProcessor {
     public func waitForRoom(project: String?) async {
         await sender.waitForRoom(project: project)
     }
+
+    /// Runs `action` once `project` has a free send slot, with no task waiting (at once if it
+    /// has one now, else on the thread that frees it): `action` must be quick, and return
+    /// whether it will begin again (false passes the room on).
+    public func whenRoom(project: String?, _ action: @escaping @Sendable () -> Bool) {
+        sender.whenRoom(project: project, action)
+    }
+
+    /// Whether events of several projects pass here: then one whose project has no free slot
+    /// is set aside (``whenRoom(project:_:)``) rather than waited for, so the others' go on.
+    public var sendsForSeveralProjects: Bool { sender.projectCount > 1 }
 
     /// Takes an event that needs a task to its end, as ``process(_:)`` does, from where
     /// ``begin(_:then:)`` left it (nil: not rendered yet, so from the start).

@@ -86,9 +86,11 @@ public final class PipelineMetrics: Sendable {
     /// has not been answering (0 while it answers), how many devices and topics are held after
     /// FCM throttled them, the HTTP/2 connections open, and the sends in flight FCM's answer
     /// times call for. `maxSendsPerSecond`: the rate cap that holds (the configured one or the
-    /// project share, the lower); 0 for none.
+    /// project share, the lower); 0 for none. `waitingForRoom`: events waiting for one of its send
+    /// slots (with several projects, set aside until it has room).
     public func fcm(
-        project: String, waiting: Duration?, heldTargets: Int, connections: Int, sendsInFlightLimit: Int, maxSendsPerSecond: Double?
+        project: String, waiting: Duration?, heldTargets: Int, connections: Int, sendsInFlightLimit: Int, maxSendsPerSecond: Double?,
+        waitingForRoom: Int
     ) {
         let dimensions = [("project", project)]
         Gauge(label: "pushbridge_fcm_waiting_seconds", dimensions: dimensions).record(Double((waiting ?? .zero).nanoseconds) / 1e9)
@@ -96,6 +98,7 @@ public final class PipelineMetrics: Sendable {
         Gauge(label: "pushbridge_fcm_connections", dimensions: dimensions).record(connections)
         Gauge(label: "pushbridge_fcm_sends_in_flight_limit", dimensions: dimensions).record(sendsInFlightLimit)
         Gauge(label: "pushbridge_fcm_max_sends_per_second", dimensions: dimensions).record(maxSendsPerSecond ?? 0)
+        Gauge(label: "pushbridge_fcm_waiting_for_room", dimensions: dimensions).record(waitingForRoom)
     }
 
     /// The device registry's state, refreshed per scrape: records behind the end offsets it

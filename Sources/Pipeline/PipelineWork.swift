@@ -29,33 +29,60 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
     }
 
     func process(_ message: KafkaMessage, runner: RunnerHandle) async {
-        guard coordinator.holds(message.topicPartition) else {
-            // Its partition was given up while it waited: it is the next owner's now, and it
-            // was never finished here, so no commit of ours passed it.
-            metrics.eventsInFlight.decrement()
-            return
-        }
+        guard stillHeld(message) else { return }
         // Begun without a task where it can be (``EventProcessor/begin(_:then:)``): its end
         // comes on the FCM client's thread, and what then needs a task runs in a runner.
+        await carry(pipeline.processor.begin(message, then: ending(of: message, runner)), of: message, runner: runner)
+    }
+
+    /// Takes an event on from where ``EventProcessor/begin(_:then:)`` left it.
+    private func carry(_ begun: EventProcessor.Begun, of message: KafkaMessage, runner: RunnerHandle) async {
         let processor = pipeline.processor
-        let then: @Sendable (EventProcessor.Ending) -> Void = { [self] ending in
-            switch ending {
-            case .outcome(let outcome): finished(message, outcome)
-            case .rest(let rest): runner.later { finished(message, await rest()) }
-            }
-        }
-        var begun = processor.begin(message, then: then)
+        var begun = begun
         while case .full(let prepared, let project) = begun {
-            // Every send slot is taken: wait here, in a shallow frame, not in a send's.
+            if processor.sendsForSeveralProjects {
+                // Another project's events may be queued behind this one, and their sends may
+                // have room: set this one aside, without a task, until its project has room.
+                processor.whenRoom(project: project) { [self] in
+                    // Its partition given up meanwhile: the room passes to the next event.
+                    guard stillHeld(message) else { return false }
+                    runner.later {
+                        await carry(processor.begin(prepared, of: message, then: ending(of: message, runner)), of: message, runner: runner)
+                    }
+                    return true
+                }
+                return
+            }
+            // Every send slot is taken, and every event here is for this project: wait here, in
+            // a shallow frame, not in a send's.
             await processor.waitForRoom(project: project)
             if Task.isCancelled {
                 finished(message, EventProcessor.Outcome(verdict: EventVerdict(disposition: .abandoned), done: false))
                 return
             }
-            begun = processor.begin(prepared, of: message, then: then)
+            begun = processor.begin(prepared, of: message, then: ending(of: message, runner))
         }
         guard case .needsTask(let prepared) = begun else { return }
         finished(message, await runner.waiting { await processor.finish(prepared, of: message) })
+    }
+
+    /// Whether `message`'s partition is still this worker's. If not, it was given up while the
+    /// event waited: it is the next owner's now, and it was never finished here, so no commit
+    /// of ours passed it.
+    private func stillHeld(_ message: KafkaMessage) -> Bool {
+        if coordinator.holds(message.topicPartition) { return true }
+        metrics.eventsInFlight.decrement()
+        return false
+    }
+
+    /// Where a begun event's end goes: counted at once, or its rest run in a runner.
+    private func ending(of message: KafkaMessage, _ runner: RunnerHandle) -> @Sendable (EventProcessor.Ending) -> Void {
+        { [self] ending in
+            switch ending {
+            case .outcome(let outcome): finished(message, outcome)
+            case .rest(let rest): runner.later { finished(message, await rest()) }
+            }
+        }
     }
 
     /// Records how `message` ended and frees its place.

@@ -59,6 +59,16 @@ public protocol PushSending: Sendable {
     /// refusal of ``start(_:project:to:validateOnly:then:)``).
     func waitForRoom(project: String?) async
 
+    /// Runs `action` once `project` has a free send slot (after a `.full` refusal), with no task
+    /// waiting: at once if it has one now, else on the thread that frees it, so `action` must
+    /// be quick. It returns whether its caller will start again (another send may take the slot
+    /// first); false passes the room to whoever asked next.
+    func whenRoom(project: String?, _ action: @escaping @Sendable () -> Bool)
+
+    /// How many projects this sender sends for (`fcm.projects`): with more than one, an event
+    /// whose project has no free slot must not hold up the others' events.
+    var projectCount: Int { get }
+
     /// Sends that may be in flight now (FCM's answer times decide it for ``FCMClient``): how
     /// many events the pipeline processes at once.
     var concurrencyLimit: Int { get }
@@ -78,6 +88,10 @@ extension PushSending {
     }
 
     public func waitForRoom(project: String?) async {}
+
+    public func whenRoom(project: String?, _ action: @escaping @Sendable () -> Bool) { _ = action() }
+
+    public var projectCount: Int { 1 }
 }
 
 /// Users' devices, for `user` targets: the device registry, or a fake in tests.
@@ -149,6 +163,16 @@ extension FCMProjects: PushSending {
     public func waitForRoom(project: String?) async {
         await client(project)?.waitForRoom()
     }
+
+    public func whenRoom(project: String?, _ action: @escaping @Sendable () -> Bool) {
+        guard let client = client(project) else {
+            _ = action()  // an unknown project: begun again, `send` answers it
+            return
+        }
+        client.whenRoom(action)
+    }
+
+    public var projectCount: Int { clients.count }
 
     public func setProjectShare(_ project: String, sendsPerSecond: Double?) {
         clients[project]?.setProjectShare(sendsPerSecond: sendsPerSecond)

@@ -74,7 +74,8 @@ final class Worker: Service, Sendable {
         for client in delivery.projects.clients.values {
             metrics.fcm(
                 project: client.projectID, waiting: client.availability.waiting(at: .now), heldTargets: client.heldTargets,
-                connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit, maxSendsPerSecond: client.maxSendsPerSecond)
+                connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit, maxSendsPerSecond: client.maxSendsPerSecond,
+                waitingForRoom: client.waitingForRoom)
         }
     }
 

@@ -91,6 +91,51 @@ struct ProjectsEndToEndTests {
         await e.stop()
     }
 
+    @Test(
+        "a project held back by its rate cap holds up no other: the consumer app's events read after 24 of the capped driver app's are delivered while the driver app's wait their turn"
+    )
+    func cappedProjectHoldsUpNoOther() async throws {
+        let e = try await EndToEnd(partitions: 1, projects: ["consumer-prod", "driver-prod"])
+        try Self.mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let credentials = """
+            projects:
+              consumer: {service_account: sa-consumer-prod.json}
+              driver: {service_account: sa-driver-prod.json, max_sends_per_second: 2}
+            default_project: consumer
+            """
+        // Four sends in flight per project, and four runners: the driver app's four slots are
+        // taken by sends its cap holds back, and a runner that waited in place for one of them
+        // would leave none for the consumer app's events.
+        let worker = try await e.startWorker(group: "e2e-projects-capped", delivery: "max_sends_in_flight: 4", credentials: credentials)
+        // Ready: an access token for each project. Before that, an event's send waits for one in
+        // a runner (measured: with the four runners waiting there for the driver app's tokens
+        // and then its slots, 17 of its events went first).
+        #expect(await eventually(timeout: .seconds(60)) { (try? worker.get("/readyz").status) == 200 }, "\(worker.output.suffix(2000))")
+        let driver = (0..<24).map { "driver-\($0)" }
+        let consumer = (0..<8).map { "consumer-\($0)" }
+        // One partition: the consumer app's events are read after all of the driver app's.
+        try await e.produceRaw(driver.map { Self.event($0, app: "driver") } + consumer.map { Self.event($0, app: nil) })
+        let emulator = e.emulator
+        try #require(await eventually(timeout: .seconds(90)) { consumer.allSatisfy { emulator.acceptedTokens[$0] != nil } })
+        let accepted = emulator.attempts.filter { $0.status == 200 }
+        let consumerTimes = accepted.filter { $0.token?.hasPrefix("consumer-") == true }.map(\.time)
+        let lastConsumer = try #require(consumerTimes.max())
+        let driverBefore = accepted.count { $0.token?.hasPrefix("driver-") == true && $0.time <= lastConsumer }
+        // At 2 a second the driver app's 24 take about 12 s; the consumer app's went within the
+        // first few of them. Runners waiting for the driver app's room would have let them go
+        // only once at most 4 of its events were left (20 or more delivered).
+        #expect(driverBefore <= 12, "\(driverBefore) of the driver app's events were delivered before the consumer app's last")
+        // The rest of the driver app's wait, set aside, and the gauge says so.
+        #expect(try worker.metric(#"pushbridge_fcm_waiting_for_room{project="driver-prod"}"#) >= 1)
+        #expect(try worker.metric(#"pushbridge_fcm_waiting_for_room{project="consumer-prod"}"#) == 0)
+
+        #expect(try await e.waitUntilCommitted(group: "e2e-projects-capped", timeout: .seconds(120)), "\(worker.output.suffix(2000))")
+        for token in driver + consumer { #expect(e.acceptedTokens[token] == 1, "\(token) delivered once") }
+        #expect(try worker.metric(#"pushbridge_fcm_waiting_for_room{project="driver-prod"}"#) == 0)
+        await expectCleanExit(worker)
+        await e.stop()
+    }
+
     @Test("a mapping naming a project the config lacks stops the worker at start, naming the file and line (exit 2)")
     func unknownProjectAtStart() async throws {
         let e = try await EndToEnd(partitions: 1, projects: ["consumer-prod"])
