@@ -59,6 +59,9 @@ public protocol PushSending: Sendable {
     /// refusal of ``start(_:project:to:validateOnly:then:)``).
     func waitForRoom(project: String?) async
 
+    /// A sender whose `start` refuses with `.full` must implement this and ``waitForRoom(project:)``
+    /// both: the defaults answer at once, and the pipeline would begin the event again at once.
+    ///
     /// Runs `action` once `project` has a free send slot (after a `.full` refusal), with no task
     /// waiting: at once if it has one now, else on the thread that frees it, so `action` must
     /// be quick. It returns whether its caller will start again (another send may take the slot
