@@ -107,9 +107,10 @@ struct ProjectsEndToEndTests {
         // taken by sends its cap holds back, and a runner that waited in place for one of them
         // would leave none for the consumer app's events.
         let worker = try await e.startWorker(group: "e2e-projects-capped", delivery: "max_sends_in_flight: 4", credentials: credentials)
-        // Ready: an access token for each project. Before that, an event's send waits for one in
-        // a runner (measured: with the four runners waiting there for the driver app's tokens
-        // and then its slots, 17 of its events went first).
+        // Ready: an access token for each project. Before that, an event's send waits in a runner
+        // for the token and then for a slot, and four runners waiting so for the driver app can
+        // hold up the consumer app's events (a run without this wait, on a loaded machine: 17
+        // of the driver app's went first).
         #expect(await eventually(timeout: .seconds(60)) { (try? worker.get("/readyz").status) == 200 }, "\(worker.output.suffix(2000))")
         let driver = (0..<24).map { "driver-\($0)" }
         let consumer = (0..<8).map { "consumer-\($0)" }
