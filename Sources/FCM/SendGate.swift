@@ -30,6 +30,10 @@ final class SendGate: Sendable {
     private struct RoomWaiter {
         let id: UInt64
         let wake: @Sendable () -> Bool
+
+        /// The ID of a ``whenRoom(_:)`` waiter: never cancelled, so never looked for (those of
+        /// ``waitForRoom()`` start at 1).
+        static let uncancellable: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -100,11 +104,7 @@ final class SendGate: Sendable {
     /// taken for `action`: it must be quick, and return whether its caller will try
     /// ``tryAcquire()`` again; false (it no longer wants a slot) passes the room to the next.
     func whenRoom(_ action: @escaping @Sendable () -> Bool) {
-        let id = state.withLock { s -> UInt64 in
-            s.nextRoomWaiter += 1
-            return s.nextRoomWaiter
-        }
-        if !queueForRoom(RoomWaiter(id: id, wake: action)), !action() {
+        if !queueForRoom(RoomWaiter(id: RoomWaiter.uncancellable, wake: action)), !action() {
             wake(state.withLock { s in Self.popRoomWaiters(&s, s.concurrency.limit - s.inFlight) })
         }
     }
