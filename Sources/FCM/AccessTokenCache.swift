@@ -14,8 +14,18 @@ public struct AccessToken: Sendable, Equatable {
 /// Caches the access token and refreshes it before it expires; concurrent callers share a single
 /// refresh.
 ///
-/// A lock, not an actor: every send asks for the token, and a cached one is returned without
-/// suspending. Only callers that need a refresh wait, all for the same one.
+/// A token has three ages (as Google's own auth libraries give it, e.g. google-auth-library-java's
+/// `OAuth2Credentials`: fresh, stale, expired):
+/// - **fresh**, more than `refreshMargin` left: used as it is;
+/// - **stale**, less than that but more than `expiryMargin`: still used, while one refresh runs
+///   in the background. Sends never wait for it, and a token endpoint that fails for a while
+///   costs nothing until the token is about to expire; a failed refresh is tried again by the
+///   next caller, at most once per `retrySpacing`;
+/// - **expired**, `expiryMargin` or less left (or none, or refused by FCM): not used; callers
+///   wait for the refresh.
+///
+/// A lock, not an actor: every send asks for the token, and a usable one is returned without
+/// suspending. Only callers with no usable token wait, all for the same refresh.
 ///
 /// - Important: The token is a secret: it is never logged.
 public final class AccessTokenCache: Sendable {
@@ -25,17 +35,30 @@ public final class AccessTokenCache: Sendable {
         var current: AccessToken?
         var refreshing: Task<AccessToken, any Error>?
         var refreshCount = 0
+        /// When the last refresh failed (nil once one succeeds).
+        var lastFailure: ContinuousClock.Instant?
     }
 
     private let fetch: Fetch
     private let refreshMargin: Duration
+    private let expiryMargin: Duration
+    private let retrySpacing: Duration
     private let state = Mutex(State())
 
     /// - Parameters:
-    ///   - refreshMargin: a token this close to expiry is refreshed before use. Default 5 min.
+    ///   - refreshMargin: a token this close to expiry is refreshed in the background. Default 5 min.
+    ///   - expiryMargin: a token this close to expiry is no longer used. Default 1 min: more than
+    ///     a send's attempts take, so none goes out with a token that lapses on the way.
+    ///   - retrySpacing: after a failed refresh, a stale token's next refresh waits this long.
+    ///     Default 1 s.
     ///   - fetch: obtains a new token (signs a JWT and exchanges it).
-    public init(refreshMargin: Duration = .seconds(300), fetch: @escaping Fetch) {
+    public init(
+        refreshMargin: Duration = .seconds(300), expiryMargin: Duration = .seconds(60), retrySpacing: Duration = .seconds(1),
+        fetch: @escaping Fetch
+    ) {
         self.refreshMargin = refreshMargin
+        self.expiryMargin = min(expiryMargin, refreshMargin)
+        self.retrySpacing = retrySpacing
         self.fetch = fetch
     }
 
@@ -44,30 +67,12 @@ public final class AccessTokenCache: Sendable {
         case refresh(Task<AccessToken, any Error>)
     }
 
-    /// A valid token: the cached one, or the result of the one refresh in flight.
+    /// A usable token: the cached one (refreshed in the background when it is stale), or the
+    /// result of the one refresh in flight.
     public func token() async throws -> String {
         let lookup = state.withLock { s -> Lookup in
-            if let current = s.current, ContinuousClock.now + refreshMargin < current.expiresAt {
-                return .cached(current.value)
-            }
-            if let refreshing = s.refreshing { return .refresh(refreshing) }
-            // The refresh stores its own result, whichever caller wakes first.
-            let task = Task { [self] in
-                do {
-                    let token = try await fetch()
-                    self.state.withLock { s in
-                        s.current = token
-                        s.refreshing = nil
-                    }
-                    return token
-                } catch {
-                    self.state.withLock { $0.refreshing = nil }
-                    throw error
-                }
-            }
-            s.refreshing = task
-            s.refreshCount += 1
-            return .refresh(task)
+            if let usable = usable(&s, at: .now) { return .cached(usable) }
+            return .refresh(s.refreshing ?? startRefresh(&s))
         }
         switch lookup {
         case .cached(let value): return value
@@ -75,12 +80,45 @@ public final class AccessTokenCache: Sendable {
         }
     }
 
-    /// The cached token if it needs no refresh now; nil otherwise (``token()`` refreshes it).
+    /// The cached token if it is usable now, without waiting (a stale one starts its refresh);
+    /// nil if ``token()`` would have to wait for one.
     public var cachedToken: String? {
-        state.withLock { s in
-            guard let current = s.current, ContinuousClock.now + refreshMargin < current.expiresAt else { return nil }
-            return current.value
+        state.withLock { s in usable(&s, at: .now) }
+    }
+
+    /// The current token unless it is expired; a stale one starts a refresh if none runs and
+    /// none failed within `retrySpacing`.
+    private func usable(_ s: inout State, at now: ContinuousClock.Instant) -> String? {
+        guard let current = s.current, now + expiryMargin < current.expiresAt else { return nil }
+        if now + refreshMargin >= current.expiresAt, s.refreshing == nil, s.lastFailure.map({ now - $0 >= retrySpacing }) ?? true {
+            _ = startRefresh(&s)
         }
+        return current.value
+    }
+
+    /// Starts the one refresh, which stores its own result whoever waits for it (a stale token's
+    /// refresh has no one waiting).
+    private func startRefresh(_ s: inout State) -> Task<AccessToken, any Error> {
+        let task = Task { [self] in
+            do {
+                let token = try await fetch()
+                self.state.withLock { s in
+                    s.current = token
+                    s.refreshing = nil
+                    s.lastFailure = nil
+                }
+                return token
+            } catch {
+                self.state.withLock { s in
+                    s.refreshing = nil
+                    s.lastFailure = .now
+                }
+                throw error
+            }
+        }
+        s.refreshing = task
+        s.refreshCount += 1
+        return task
     }
 
     /// Drops `token` after FCM refused it (401 UNAUTHENTICATED), so the next ``token()`` call
@@ -91,10 +129,19 @@ public final class AccessTokenCache: Sendable {
         }
     }
 
-    /// Whether a usable token is cached (for readiness).
-    public var hasValidToken: Bool {
-        guard let current = state.withLock({ $0.current }) else { return false }
-        return ContinuousClock.now < current.expiresAt
+    /// Whether a usable token is cached (for readiness). Like every look at the token, it starts a
+    /// stale one's refresh: readiness probes and metrics scrapes keep an idle worker's token
+    /// fresh, with no timer of its own.
+    public var hasValidToken: Bool { state.withLock { usable(&$0, at: .now) != nil } }
+
+    /// How long the cached token is valid for; zero if there is none. Starts a stale token's
+    /// refresh, as ``hasValidToken`` does.
+    public var timeLeft: Duration {
+        let now = ContinuousClock.now
+        return state.withLock { s in
+            _ = usable(&s, at: now)
+            return s.current.map { max(.zero, $0.expiresAt - now) } ?? .zero
+        }
     }
 
     /// How many times `fetch` ran (for metrics and tests).

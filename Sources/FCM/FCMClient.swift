@@ -245,8 +245,12 @@ public final class FCMClient: Sendable {
         _ = try await tokens.token()
     }
 
-    /// Whether a valid access token is cached.
+    /// Whether a usable access token is cached (more than a minute left).
     public var hasAccessToken: Bool { tokens.hasValidToken }
+
+    /// How long the cached access token is valid for (zero: none). Refreshed from 5 min before
+    /// its expiry while sends go on with it; below a minute, refreshes have failed for minutes.
+    public var accessTokenTimeLeft: Duration { tokens.timeLeft }
 
     /// How many access tokens have been fetched.
     public var tokenRefreshes: Int { tokens.refreshCount }

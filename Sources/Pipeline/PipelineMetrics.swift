@@ -87,10 +87,12 @@ public final class PipelineMetrics: Sendable {
     /// FCM throttled them, the HTTP/2 connections open, and the sends in flight FCM's answer
     /// times call for. `maxSendsPerSecond`: the rate cap that holds (the configured one or the
     /// project share, the lower); 0 for none. `waitingForRoom`: events waiting for one of its send
-    /// slots (with several projects, set aside until it has room).
+    /// slots (with several projects, set aside until it has room). `accessTokenTimeLeft`: how long
+    /// its access token is valid for (refreshed in the background from 5 min before; under 1 min,
+    /// or 0, sends wait for a token).
     public func fcm(
         project: String, waiting: Duration?, heldTargets: Int, connections: Int, sendsInFlightLimit: Int, maxSendsPerSecond: Double?,
-        waitingForRoom: Int
+        waitingForRoom: Int, accessTokenTimeLeft: Duration
     ) {
         let dimensions = [("project", project)]
         Gauge(label: "pushbridge_fcm_waiting_seconds", dimensions: dimensions).record(Double((waiting ?? .zero).nanoseconds) / 1e9)
@@ -99,6 +101,7 @@ public final class PipelineMetrics: Sendable {
         Gauge(label: "pushbridge_fcm_sends_in_flight_limit", dimensions: dimensions).record(sendsInFlightLimit)
         Gauge(label: "pushbridge_fcm_max_sends_per_second", dimensions: dimensions).record(maxSendsPerSecond ?? 0)
         Gauge(label: "pushbridge_fcm_waiting_for_room", dimensions: dimensions).record(waitingForRoom)
+        Gauge(label: "pushbridge_fcm_access_token_seconds_left", dimensions: dimensions).record(Double(accessTokenTimeLeft.components.seconds))
     }
 
     /// The device registry's state, refreshed per scrape: records behind the end offsets it

@@ -75,7 +75,7 @@ final class Worker: Service, Sendable {
             metrics.fcm(
                 project: client.projectID, waiting: client.availability.waiting(at: .now), heldTargets: client.heldTargets,
                 connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit, maxSendsPerSecond: client.maxSendsPerSecond,
-                waitingForRoom: client.waitingForRoom)
+                waitingForRoom: client.waitingForRoom, accessTokenTimeLeft: client.accessTokenTimeLeft)
         }
     }
 
@@ -188,7 +188,13 @@ final class Worker: Service, Sendable {
         for name in projects.names {
             let client = projects.clients[name]!
             let which = projects.names.count > 1 ? " for project \(name)" : ""
-            guard client.hasAccessToken else { return (false, "no FCM access token\(which) yet") }
+            guard client.hasAccessToken else {
+                let left = client.accessTokenTimeLeft
+                guard left > .zero else { return (false, "no FCM access token\(which) yet") }
+                // Refreshed from 5 min before expiry: a minute left means refreshes have failed for minutes.
+                let seconds = left.components.seconds
+                return (false, "the FCM access token\(which) expires in \(seconds) s and refreshing it has failed; sends wait for a new one")
+            }
             let availability = client.availability
             if let waiting = availability.waiting(at: .now), waiting >= Self.waitingReadinessThreshold {
                 return (

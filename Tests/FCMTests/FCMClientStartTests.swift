@@ -111,6 +111,27 @@ struct FCMClientStartTests {
         await f.stop()
     }
 
+    @Test("with a stale access token (under 5 min left) sends still begin at once, without waiting, while it is refreshed")
+    func staleToken() async throws {
+        // Every token the emulator issues is stale from the start. Before, `start` refused each
+        // send with mustWait until a refresh came back, and the refresh gave another stale one.
+        let f = try await EmulatorFixture.start(tokenLifetime: .seconds(240))
+        let client = try f.client()
+        try await client.warmUp()
+        for i in 0..<20 {
+            guard case .success(.finished(let result)) = await Self.begin(client, token: "stale-\(i)") else {
+                Issue.record("send \(i) with a stale token should begin at once and be acknowledged")
+                return
+            }
+            #expect((try? result.outcome.get()) != nil)
+        }
+        #expect(f.emulator.messages.count == 20)
+        #expect(client.tokenRefreshes >= 2, "looking at a stale token starts its refresh")
+        #expect(client.hasAccessToken && client.accessTokenTimeLeft > .seconds(60))
+        await client.shutdown()
+        await f.stop()
+    }
+
     @Test("a send under way when the client shuts down ends in its callback as a shutdown, not a delivery")
     func shutdownEndsIt() async throws {
         let f = try await Self.emulator(answeringAfter: 5_000)
