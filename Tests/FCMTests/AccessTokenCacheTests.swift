@@ -65,20 +65,19 @@ struct AccessTokenCacheTests {
     func staleWhileRefreshing() async throws {
         let fetches = Counter()
         let (released, release) = AsyncStream.makeStream(of: Void.self)
-        let cache = AccessTokenCache(refreshMargin: .seconds(300), expiryMargin: .seconds(60)) {
+        // Margins of hours, so that however slowly a loaded machine runs the test, the first token
+        // stays stale (not expired) and the second fresh.
+        let cache = AccessTokenCache(refreshMargin: .seconds(7200), expiryMargin: .seconds(60)) {
             let n = fetches.next()
-            guard n > 1 else { return AccessToken(value: "t1", expiresAt: .now + .seconds(240)) }
+            guard n > 1 else { return AccessToken(value: "t1", expiresAt: .now + .seconds(3600)) }
             for await _ in released { break }  // the token endpoint answers when the test says
-            return AccessToken(value: "t\(n)", expiresAt: .now + .seconds(3600))
+            return AccessToken(value: "t\(n)", expiresAt: .now + .seconds(3 * 3600))
         }
         #expect(try await cache.token() == "t1")
-        // Stale from the start (240 s left): every look uses it, and the first starts the one
-        // refresh. (Looks that cannot wait, so that a cache that waited would fail here, not hang.)
-        for _ in 0..<100 {
-            #expect(cache.cachedToken == "t1")
-            await Task.yield()
-        }
-        #expect(cache.hasValidToken && cache.timeLeft > .seconds(200))
+        // Stale from the start: every look uses it, and the first starts the one refresh. (Looks
+        // that cannot wait, so that a cache that waited would fail here, not hang.)
+        for _ in 0..<100 { #expect(cache.cachedToken == "t1") }
+        #expect(cache.hasValidToken && cache.timeLeft > .seconds(60))
         #expect(cache.refreshCount == 2, "one background refresh for every look at a stale token")
         release.yield()
         // Dropping the stale token makes the next caller wait for the refresh under way (or take
@@ -92,15 +91,12 @@ struct AccessTokenCacheTests {
     @Test("a failing refresh of a stale token costs no send: the token stays in use, and it is not retried within the spacing")
     func staleRefreshFailing() async throws {
         let fetches = Counter()
-        let cache = AccessTokenCache(refreshMargin: .seconds(300), expiryMargin: .seconds(60), retrySpacing: .seconds(3600)) {
+        let cache = AccessTokenCache(refreshMargin: .seconds(7200), expiryMargin: .seconds(60), retrySpacing: .seconds(3600)) {
             if fetches.next() > 1 { throw FCMConfigurationError("token endpoint unavailable") }
-            return AccessToken(value: "t1", expiresAt: .now + .seconds(240))
+            return AccessToken(value: "t1", expiresAt: .now + .seconds(3600))  // stale from the start
         }
         #expect(try await cache.token() == "t1")
-        for _ in 0..<100 {
-            #expect(try await cache.token() == "t1")
-            await Task.yield()
-        }
+        for _ in 0..<100 { #expect(try await cache.token() == "t1") }
         // The one refresh either still runs or failed within the spacing: no other started.
         #expect(cache.refreshCount == 2)
         #expect(cache.cachedToken == "t1")
@@ -109,16 +105,16 @@ struct AccessTokenCacheTests {
     @Test("readiness and metrics looking at an idle worker's stale token start its refresh")
     func looksKeepItFresh() async throws {
         let fetches = Counter()
-        let cache = AccessTokenCache(refreshMargin: .seconds(300), expiryMargin: .seconds(60)) {
+        let cache = AccessTokenCache(refreshMargin: .seconds(7200), expiryMargin: .seconds(60)) {
             let n = fetches.next()
-            return AccessToken(value: "t\(n)", expiresAt: .now + .seconds(n == 1 ? 240 : 3600))
+            return AccessToken(value: "t\(n)", expiresAt: .now + .seconds(n == 1 ? 3600 : 3 * 3600))  // stale, then fresh
         }
         _ = try await cache.token()
         #expect(cache.hasValidToken)
         #expect(cache.refreshCount == 2)
         cache.invalidate("t1")
         #expect(try await cache.token() == "t2")
-        #expect(cache.timeLeft > .seconds(3500))
+        #expect(cache.timeLeft > .seconds(7200))
         #expect(cache.refreshCount == 2)
     }
 
