@@ -6,7 +6,8 @@ import ProcessHarness
 ///
 /// For each answer time, two runs of a fresh worker:
 /// - **saturated**: N events produced first; events/s from the first consumed to the last
-///   finished, the worker's CPU per event, connections it opened (the stub's accepted count),
+///   finished, and steady (between the 20% and the 80% of them finished: without the ramp and
+///   the tail, which take about an answer time each), the worker's CPU per event, connections it opened (the stub's accepted count),
 ///   its threads at most, its peak RSS; and over the same interval the stub's CPU per event and
 ///   how busy the machine was (the worker shares its cores with the stub, tansu and the bench);
 /// - **partial**: events produced at a fixed rate (2,000/s): CPU per event over the same
@@ -39,7 +40,7 @@ enum LatencySweepBenchmark {
 
     static func run(_ o: Options) async throws -> [(name: String, value: Double)] {
         var figures: [(name: String, value: Double)] = []
-        var zero: Double?
+        var zero: (whole: Double, steady: Double)?
         for delay in o.delays {
             let name = Int(delay) != nil ? "d\(delay)" : delay
             let saturated = try setup(o, delay: delay, run: "saturated")
@@ -47,9 +48,12 @@ enum LatencySweepBenchmark {
             var result = try await throughput(saturated, events: o.events, stub: o.stubPIDFile)
             let opened = try acceptedConnections(o) - accepted0
             let rate = result.removeFirst().value
-            if delay == "0" { zero = rate }
+            let steady = result.removeFirst().value
+            if delay == "0" { zero = (rate, steady) }
             figures.append(("sweep_\(name)_events_per_second", rate))
-            if let zero, delay != "0" { figures.append(("sweep_\(name)_percent_of_d0", rate / zero * 100)) }
+            if let zero, delay != "0" { figures.append(("sweep_\(name)_percent_of_d0", rate / zero.whole * 100)) }
+            figures.append(("sweep_\(name)_steady_events_per_second", steady))
+            if let zero, delay != "0" { figures.append(("sweep_\(name)_steady_percent_of_d0", steady / zero.steady * 100)) }
             figures += result.map { ("sweep_\(name)_\($0.name)", $0.value) }
             figures.append(("sweep_\(name)_connections_opened", opened))
 
@@ -147,6 +151,12 @@ enum LatencySweepBenchmark {
         var stubCPU0 = 0.0
         var threads0: [String: Double] = [:]
         var machine0 = (busy: 0.0, total: 0.0)
+        // When 20% and 80% of the events had finished: the rate between them is the steady one,
+        // without the ramp (the first answers take an answer time, sends in flight and
+        // connections grow to what it calls for) and the tail (the last answers, an answer time
+        // after the last sends).
+        var steadyFrom: (at: ContinuousClock.Instant, done: Double)?
+        var steadyTo: (at: ContinuousClock.Instant, done: Double)?
         let (elapsed, cpu) = try await EndToEndBenchmark.drain(
             worker, events: events, timeout: .seconds(900),
             started: {
@@ -157,6 +167,9 @@ enum LatencySweepBenchmark {
             sample: { m in
                 threads = max(threads, worker.threadCount())
                 peakAnonymous = max(peakAnonymous, worker.anonymousRSSMegabytes())
+                let done = WorkerProcess.sum("pushbridge_events_total", in: m)
+                if steadyFrom == nil, done >= 0.2 * Double(events) { steadyFrom = (.now, done) }
+                if steadyTo == nil, done >= 0.8 * Double(events) { steadyTo = (.now, done) }
                 guard trace, ContinuousClock.now >= nextTrace else { return }
                 nextTrace = .now + traceEvery
                 let names = [
@@ -170,8 +183,12 @@ enum LatencySweepBenchmark {
         let stubCPU = stubCPUSeconds(stub) - stubCPU0
         traceThreadCPU(worker, since: threads0, events: events, run: "saturated")
         let machine = machineCPUTicks()
+        let steady = steadyFrom.flatMap { from in
+            steadyTo.map { to in (to.done - from.done) / max(1e-9, KafkaBenchmark.seconds(to.at - from.at)) }
+        }
         var figures = [
             ("events_per_second", Double(events) / elapsed),
+            ("steady_events_per_second", steady ?? Double(events) / elapsed),
             ("cpu_us_per_event", cpu * 1e6 / Double(events)),
             ("threads", threads),
             ("peak_rss_mb", worker.peakRSSMegabytes()),
