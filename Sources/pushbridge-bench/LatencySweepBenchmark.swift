@@ -7,9 +7,10 @@ import ProcessHarness
 /// For each answer time, two runs of a fresh worker:
 /// - **saturated**: N events produced first; events/s from the first consumed to the last
 ///   finished, and steady (between the 20% and the 80% of them finished: without the ramp and
-///   the tail, which take about an answer time each), the worker's CPU per event, connections it opened (the stub's accepted count),
-///   its threads at most, its peak RSS; and over the same interval the stub's CPU per event and
-///   how busy the machine was (the worker shares its cores with the stub, tansu and the bench);
+///   the tail, which take about an answer time each), the worker's CPU per event, connections
+///   it opened (the stub's accepted count), its threads at most, its peak RSS; and over the same
+///   interval the stub's CPU per event and how busy the machine was (the worker shares its cores
+///   with the stub, tansu and the bench);
 /// - **partial**: events produced at a fixed rate (2,000/s): CPU per event over the same
 ///   interval, p99 produce → FCM acknowledged, connections;
 /// - **capped** (with `cap`): `cap × capSeconds` events produced first, a worker with
