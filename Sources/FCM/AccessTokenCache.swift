@@ -132,7 +132,7 @@ public final class AccessTokenCache: Sendable {
     /// Whether a usable token is cached (for readiness). Like every look at the token, it starts a
     /// stale one's refresh: readiness probes and metrics scrapes keep an idle worker's token
     /// fresh, with no timer of its own.
-    public var hasValidToken: Bool { state.withLock { usable(&$0, at: .now) != nil } }
+    public var hasValidToken: Bool { cachedToken != nil }
 
     /// How long the cached token is valid for; zero if there is none. Starts a stale token's
     /// refresh, as ``hasValidToken`` does.
