@@ -52,9 +52,11 @@ enum LatencySweepBenchmark {
             let steady = result.removeFirst().value
             if delay == "0" { zero = (rate, steady) }
             figures.append(("sweep_\(name)_events_per_second", rate))
-            if let zero, delay != "0" { figures.append(("sweep_\(name)_percent_of_d0", rate / zero.whole * 100)) }
             figures.append(("sweep_\(name)_steady_events_per_second", steady))
-            if let zero, delay != "0" { figures.append(("sweep_\(name)_steady_percent_of_d0", steady / zero.steady * 100)) }
+            if let zero, delay != "0" {
+                figures.append(("sweep_\(name)_percent_of_d0", rate / zero.whole * 100))
+                figures.append(("sweep_\(name)_steady_percent_of_d0", steady / zero.steady * 100))
+            }
             figures += result.map { ("sweep_\(name)_\($0.name)", $0.value) }
             figures.append(("sweep_\(name)_connections_opened", opened))
 
