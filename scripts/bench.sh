@@ -16,7 +16,7 @@
 #                               REGISTRY_BENCH_KAFKA_USERS; the file goes to $REGISTRY_BENCH_DIR or a temp dir)
 #   scripts/bench.sh latency    the same with default settings against a stub answering after 0, 20,
 #                               100 and 300 ms with 100 streams per connection, as FCM allows: events/s
-#                               (and % of 0 ms), whole run and steady (20%→80% of the events finished:
+#                               (and % of 0 ms, at the end, in any order), whole run and steady (20%→80% of the events finished:
 #                               no ramp, no tail), CPU per event, connections opened, threads, peak RSS (and its anonymous part);
 #                               then at 2,000 events/s: CPU per event, p99 produce→ack; then capped
 #                               (fcm.max_sends_per_second: LATENCY_BENCH_CAP, default 5000; 0: no such
