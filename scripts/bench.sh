@@ -16,14 +16,15 @@
 #                               REGISTRY_BENCH_KAFKA_USERS; the file goes to $REGISTRY_BENCH_DIR or a temp dir)
 #   scripts/bench.sh latency    the same with default settings against a stub answering after 0, 20,
 #                               100 and 300 ms with 100 streams per connection, as FCM allows: events/s
-#                               (and % of 0 ms, at the end, in any order), whole run and steady (20%→80% of the events finished:
-#                               no ramp, no tail), CPU per event, connections opened, threads, peak RSS (and its anonymous part);
+#                               (and % of 0 ms, at the end, in any order), whole run and steady
+#                               (20%→80% of the events finished: no ramp, no tail), CPU per event,
+#                               connections opened, threads, peak RSS (and its anonymous part);
 #                               then at 2,000 events/s: CPU per event, p99 produce→ack; then capped
 #                               (fcm.max_sends_per_second: LATENCY_BENCH_CAP, default 5000; 0: no such
 #                               run): the rate the stub saw, and its most in any 1 s and any 100 ms, as % of
 #                               the cap (SWEEP_TRACE=1 also prints the arrivals per 100 ms)
-#                               (SWEEP_TRACE=1: the worker's sends in flight, limit, connections, events in flight, paused
-#                               partitions each second, or every SWEEP_TRACE_MS;
+#                               (SWEEP_TRACE=1: the worker's sends in flight, limit, connections,
+#                               events in flight, paused partitions each second, or every SWEEP_TRACE_MS;
 #                               SWEEP_THREAD_CPU=1: its CPU per event by thread); the stub's CPU per event
 #                               and the machine's busy share; r0 first: nginx's cheapest 0 ms answer, the
 #                               old baseline (LATENCY_BENCH_DELAYS=r0,0,20,100,300; LATENCY_BENCH_SECONDS=10);
