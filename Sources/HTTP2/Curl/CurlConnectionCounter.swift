@@ -10,6 +10,9 @@ import Synchronization
 /// when a host's connections have no free stream left, and closes one a server ends or that
 /// sat idle past `CURLOPT_MAXAGE_CONN`. What the client reports as its connections.
 ///
+/// With `corked`, each TCP socket it makes is corked (`TCP_CORK`) and kept until closed, so
+/// that ``flushWrites()`` can send what they hold (``WriteFlushSchedule``).
+///
 /// Handed to libcurl unretained: its ``CurlMultiLoop`` keeps it until the multi handle is
 /// cleaned up, after which libcurl opens and closes nothing.
 final class CurlConnectionCounter: Sendable {
@@ -17,6 +20,54 @@ final class CurlConnectionCounter: Sendable {
     let open = Atomic<Int>(0)
     /// Connections opened so far.
     let opened = Atomic<Int>(0)
+    /// Sockets are corked when made.
+    let corked: Bool
+    /// ``flushWrites()`` calls so far (for tests).
+    let flushes = Atomic<Int>(0)
+    /// The corked sockets open now. libcurl opens and closes sockets only inside the
+    /// `curl_multi_*` calls of the multi thread, which also flushes, so the lock is never
+    /// contended.
+    private let corkedSockets = Mutex<Set<Int32>>([])
+
+    init(corked: Bool = false) {
+        self.corked = corked
+    }
+
+    /// The corked sockets open now (for tests).
+    var corkedNow: [Int32] { corkedSockets.withLock { Array($0) } }
+
+    /// Sends what every corked socket holds, and corks it again.
+    func flushWrites() {
+        flushes.add(1, ordering: .relaxed)
+        corkedSockets.withLock { sockets in
+            for fd in sockets {
+                Self.setCork(fd, false)  // sends what is held
+                Self.setCork(fd, true)
+            }
+        }
+    }
+
+    /// libcurl made socket `fd` (`tcp`: a TCP one, which is corked if ``corked``).
+    func made(_ fd: Int32, tcp: Bool) {
+        open.add(1, ordering: .relaxed)
+        opened.add(1, ordering: .relaxed)
+        guard corked, tcp else { return }
+        Self.setCork(fd, true)
+        corkedSockets.withLock { _ = $0.insert(fd) }
+    }
+
+    /// libcurl is about to close socket `fd`.
+    func closing(_ fd: Int32) {
+        open.subtract(1, ordering: .relaxed)
+        guard corked else { return }
+        corkedSockets.withLock { _ = $0.remove(fd) }
+    }
+
+    /// A failure leaves the socket as it was: uncorked, it sends each write at once.
+    private static func setCork(_ fd: Int32, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
 
     /// Sets the socket callbacks on `easy`, with this counter as their data.
     func install(on easy: CurlEasyHandle) {
@@ -35,15 +86,14 @@ let openSocketCallback: ccurl_opensocket_callback = { clientp, _, address in
     guard let address else { return -1 }
     let fd = socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
     if fd >= 0, let clientp {
-        let counter = Unmanaged<CurlConnectionCounter>.fromOpaque(clientp).takeUnretainedValue()
-        counter.open.add(1, ordering: .relaxed)
-        counter.opened.add(1, ordering: .relaxed)
+        let tcp = address.pointee.socktype == Int32(SOCK_STREAM.rawValue) && address.pointee.family != AF_UNIX
+        Unmanaged<CurlConnectionCounter>.fromOpaque(clientp).takeUnretainedValue().made(fd, tcp: tcp)
     }
     return fd
 }
 
 /// Closes a socket libcurl is done with, and counts it.
 let closeSocketCallback: ccurl_closesocket_callback = { clientp, fd in
-    if let clientp { Unmanaged<CurlConnectionCounter>.fromOpaque(clientp).takeUnretainedValue().open.subtract(1, ordering: .relaxed) }
+    if let clientp { Unmanaged<CurlConnectionCounter>.fromOpaque(clientp).takeUnretainedValue().closing(fd) }
     return close(fd)
 }

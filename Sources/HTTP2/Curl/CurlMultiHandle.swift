@@ -13,7 +13,7 @@ final class CurlMultiHandle: @unchecked Sendable {
     private var allowedConnections: Int
     /// The connections this handle's transfers opened; held here so that it outlives
     /// `curl_multi_cleanup`, which closes the last of them.
-    let connections = CurlConnectionCounter()
+    let connections: CurlConnectionCounter
     /// The sockets libcurl waits on; held here so that it outlives `curl_multi_cleanup`, which
     /// reports the last of them removed.
     let sockets = CurlSocketInterest()
@@ -22,7 +22,9 @@ final class CurlMultiHandle: @unchecked Sendable {
     ///   - maxConcurrentStreams: streams per connection at most (the server may allow fewer).
     ///   - maxConnections: connections at most. libcurl opens another only when every stream
     ///     of the open ones is in use (`CURLPIPE_MULTIPLEX`); further transfers wait for a stream.
-    init(maxConcurrentStreams: Int, maxConnections: Int) throws(HTTP2ClientError) {
+    ///   - corked: its connections' sockets are corked (``WriteFlushSchedule``).
+    init(maxConcurrentStreams: Int, maxConnections: Int, corked: Bool) throws(HTTP2ClientError) {
+        self.connections = CurlConnectionCounter(corked: corked)
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxConnections = maxConnections
         self.handle = try Self.make(maxConcurrentStreams: maxConcurrentStreams, maxConnections: maxConnections, sockets: sockets)

@@ -73,11 +73,15 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// The probe out now (``StreamAdmission``), until its connection is ready or it ends, and
     /// the connections open when it went out.
     private var probe: (transfer: CurlTransfer, openBefore: Int)?
+    /// When the corked sockets' writes go (``WriteFlushSchedule``).
+    private var flushes: WriteFlushSchedule
 
     init(configuration: HTTP2Client.Configuration, maxConnections: Int, pacer: RequestPacer) throws(HTTP2ClientError) {
         self.configuration = configuration
         self.pacer = pacer
-        self.multi = try CurlMultiHandle(maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections)
+        self.flushes = WriteFlushSchedule(hold: configuration.writeHold)
+        self.multi = try CurlMultiHandle(
+            maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections, corked: flushes.isOn)
         self.wakeup = try LoopWakeup()
         self.share = try CurlShareHandle()
         self.admission = StreamAdmission(streamsPerConnection: configuration.maxConcurrentStreams, maxConnections: maxConnections)
@@ -183,8 +187,13 @@ final class CurlMultiLoop: @unchecked Sendable {
                 let untilSlot = nextSlot.map { Self.wholeMilliseconds($0 - .now) } ?? 1000
                 return full ? min(20, untilSlot) : untilSlot
             }
-            wait(longest: longest)
+            let untilFlush = flushes.timeLeft(at: .now).map(Self.wholeMilliseconds) ?? longest
+            if wait(longest: min(longest, untilFlush)) { flushes.wrote(at: .now) }
             if longest > 0 { state.withLock { $0.parked = false } }
+            if flushes.isDue(at: .now) {
+                multi.connections.flushWrites()
+                flushes.flushed()
+            }
             // A probe's connection can take more streams once it is negotiated (the transfer
             // has begun to send), not only once the probe is answered.
             if let p = probe?.transfer, let easy = p.easy, easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) > 0 {
@@ -208,11 +217,13 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Waits up to `longest` ms (less if a libcurl timer is due sooner) for a socket of
     /// libcurl's or the wakeup pipe, then lets libcurl act on the ready sockets and due timers.
-    private func wait(longest: Int) {
+    /// Returns whether libcurl ran (and so may have written).
+    private func wait(longest: Int) -> Bool {
         let timer = multi.timeout()
         let timeout = min(longest, timer ?? longest)
         var set = multi.sockets.pollSet(after: pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0))
         let ready = timeout > 0 || set.count > 1 ? set.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), Int32(timeout)) } : 0
+        var ran = false
         if ready > 0 {
             if set[0].revents != 0 { wakeup.drain() }
             for entry in set.dropFirst() where entry.revents != 0 {
@@ -221,10 +232,15 @@ final class CurlMultiLoop: @unchecked Sendable {
                     multi.sockets.update(socket: entry.fd, what: CURL_POLL_REMOVE)
                 } else {
                     multi.socketAction(entry.fd)
+                    ran = true
                 }
             }
         }
-        if multi.timeout() == 0 { multi.timeoutAction() }
+        if multi.timeout() == 0 {
+            multi.timeoutAction()
+            ran = true
+        }
+        return ran
     }
 
     /// When a paced `transfer` may go: its slot, reserved the first time it is asked with
