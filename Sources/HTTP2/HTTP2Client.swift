@@ -34,10 +34,11 @@ public final class HTTP2Client: Sendable {
         public var threads: Int = HTTP2Client.defaultThreads
         /// A connection idle this long is closed. Default 60 s.
         public var idleConnectionTimeout: Duration = .seconds(60)
-        /// How long a frame written to a connection may wait for the frames of other requests,
-        /// so that they leave in one TCP segment (the sockets are corked and flushed at least this
-        /// often): fewer packets cost the sender and the server less CPU per request. Default
-        /// 10 ms; `.zero` sends each frame at once.
+        /// How long a frame written to a connection may wait at most for the frames of other
+        /// requests, so that they leave in one TCP segment (the sockets are corked, and flushed
+        /// a tenth of the answer time after libcurl first wrote to them, up to this): fewer
+        /// packets cost the sender and the server less CPU per request (``WriteFlushSchedule``).
+        /// Answers under 50 ms are not held. Default 10 ms; `.zero` sends each frame at once.
         public var writeHold: Duration = .milliseconds(10)
         /// The egress proxy every connection goes through; nil: direct, whatever `HTTPS_PROXY`
         /// says (libcurl's reading of the environment is turned off).

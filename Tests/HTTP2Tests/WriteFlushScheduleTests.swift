@@ -8,15 +8,55 @@ import Testing
     import Glibc
 #endif
 
-/// When the loop flushes its corked sockets (no I/O).
-@Suite("WriteFlushSchedule: corked writes wait at most the hold, from the first one")
+/// Whether the loop corks its sockets and when it flushes them (no I/O).
+@Suite("WriteFlushSchedule: the hold follows answer times; corked writes wait at most the hold, from the first one")
 struct WriteFlushScheduleTests {
     let t0 = ContinuousClock.now
 
+    /// A schedule that has seen answers of `time`.
+    func schedule(answers time: Duration, maxHold: Duration = .milliseconds(10)) -> WriteFlushSchedule {
+        var schedule = WriteFlushSchedule(maxHold: maxHold)
+        _ = schedule.answered(after: time)
+        return schedule
+    }
+
+    @Test("a tenth of the answer time, at most the longest hold; answers under 50 ms are not held")
+    func holdFollowsAnswers() {
+        #expect(WriteFlushSchedule(maxHold: .milliseconds(10)).hold == .zero, "no answer yet: nothing corked")
+        #expect(schedule(answers: .milliseconds(50)).hold == .milliseconds(5))
+        #expect(schedule(answers: .milliseconds(300)).hold == .milliseconds(10), "capped")
+        let fast = schedule(answers: .milliseconds(40))
+        #expect(!fast.corks && fast.hold == .zero)
+        var off = schedule(answers: .milliseconds(300), maxHold: .zero)
+        let changed = off.answered(after: .seconds(1))
+        #expect(!off.corks && off.hold == .zero && !changed, "a longest hold of zero never corks")
+    }
+
+    @Test("corking starts and stops as the average answer time crosses 50 ms and 25 ms")
+    func corkingFollowsTheAverage() {
+        var schedule = WriteFlushSchedule(maxHold: .milliseconds(10))
+        let changed = schedule.answered(after: .milliseconds(20))
+        #expect(!changed && !schedule.corks, "20 ms: not corked, no change")
+        var changes = 0
+        for _ in 0..<200 where schedule.answered(after: .milliseconds(400)) { changes += 1 }
+        #expect(changes == 1 && schedule.corks && schedule.hold == .milliseconds(10), "the average moved up to 400 ms: corked once, held the most")
+        schedule.wrote(at: t0)
+        // Answers of 35 ms bring the average below 50 ms but not below 25: still corked.
+        var changedAt35 = 0
+        for _ in 0..<200 where schedule.answered(after: .milliseconds(35)) { changedAt35 += 1 }
+        #expect(changedAt35 == 0)
+        #expect(schedule.corks && schedule.hold > .microseconds(3_490) && schedule.hold < .microseconds(3_510))
+        #expect(schedule.timeLeft(at: t0) != nil, "writes still wait")
+        var uncorked = false
+        for _ in 0..<200 where schedule.answered(after: .milliseconds(1)) { uncorked = true }
+        #expect(uncorked && !schedule.corks && schedule.hold == .zero)
+        #expect(schedule.timeLeft(at: t0) == nil, "uncorking sent what waited")
+    }
+
     @Test("nothing waits until libcurl runs; then the hold counts from the first run, not the last")
     func holdFromFirstWrite() {
-        var schedule = WriteFlushSchedule(hold: .milliseconds(10))
-        #expect(schedule.isOn)
+        var schedule = schedule(answers: .milliseconds(100))
+        #expect(schedule.corks)
         #expect(schedule.timeLeft(at: t0) == nil && !schedule.isDue(at: t0 + .seconds(5)), "nothing written, nothing to flush")
         schedule.wrote(at: t0)
         schedule.wrote(at: t0 + .milliseconds(6))
@@ -30,13 +70,12 @@ struct WriteFlushScheduleTests {
         #expect(schedule.timeLeft(at: t0 + .milliseconds(31)) == .milliseconds(10), "a new hold after a flush")
     }
 
-    @Test("a hold of zero corks nothing and never asks the loop to wake")
-    func zeroHoldIsOff() {
-        var schedule = WriteFlushSchedule(hold: .zero)
-        #expect(!schedule.isOn)
+    @Test("uncorked, writes never wait and the loop is never asked to wake")
+    func uncorkedWritesDoNotWait() {
+        var schedule = schedule(answers: .milliseconds(10))
         schedule.wrote(at: t0)
         #expect(schedule.timeLeft(at: t0) == nil && !schedule.isDue(at: t0 + .seconds(1)))
-        #expect(!WriteFlushSchedule(hold: .milliseconds(-5)).isOn, "a negative hold is none")
+        #expect(WriteFlushSchedule(maxHold: .milliseconds(-5)).maxHold == .zero, "a negative hold is none")
     }
 }
 
@@ -79,15 +118,17 @@ struct SocketCorkTests {
     /// What a corked socket is written stays in its send queue (the kernel sends a partial
     /// segment only after 200 ms, tcp(7)) until ``CurlConnectionCounter/flushWrites()``, which
     /// sends it at once and corks the socket again.
-    @Test("a write waits in the corked socket until flushWrites, which leaves the socket corked")
+    @Test("a write waits in the corked socket until flushWrites, which leaves it corked, or until uncorked")
     func flushSends() throws {
         let (client, server) = try Self.connectedPair()
         defer {
             close(client)
             close(server)
         }
-        let counter = CurlConnectionCounter(corked: true)
+        let counter = CurlConnectionCounter(corkable: true)
         counter.made(client, tcp: true)
+        #expect(counter.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(client), "kept, not corked until told")
+        counter.setCorking(true)
         #expect(counter.corkedNow == [client] && CorkedConnectionTests.isCorked(client))
         let frame = Array("a frame of a request".utf8)
         #expect(send(client, frame, frame.count, 0) == frame.count)
@@ -97,12 +138,16 @@ struct SocketCorkTests {
         var received = [UInt8](repeating: 0, count: 64)
         #expect(recv(server, &received, received.count, 0) == frame.count)
         #expect(CorkedConnectionTests.isCorked(client), "corked again for the next writes")
+        #expect(send(client, frame, frame.count, 0) == frame.count && Self.notSent(client) == Int32(frame.count))
+        counter.setCorking(false)
+        #expect(Self.notSent(client) == 0 && !CorkedConnectionTests.isCorked(client), "uncorking sends what was held")
+        #expect(recv(server, &received, received.count, 0) == frame.count)
         counter.closing(client)
         #expect(counter.corkedNow.isEmpty && counter.open.load(ordering: .relaxed) == 0)
     }
 
-    @Test("uncorked counters and other sockets are counted, not corked")
-    func onlyTCPWhenCorked() throws {
+    @Test("a counter that may not cork, and sockets other than TCP, are counted, never corked")
+    func onlyTCPWhenCorkable() throws {
         let (client, server) = try Self.connectedPair()
         defer {
             close(client)
@@ -110,8 +155,10 @@ struct SocketCorkTests {
         }
         let plain = CurlConnectionCounter()
         plain.made(client, tcp: true)
+        plain.setCorking(true)
         #expect(plain.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(client) && plain.opened.load(ordering: .relaxed) == 1)
-        let corked = CurlConnectionCounter(corked: true)
+        let corked = CurlConnectionCounter(corkable: true)
+        corked.setCorking(true)
         corked.made(server, tcp: false)
         #expect(corked.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(server) && corked.open.load(ordering: .relaxed) == 1)
     }
@@ -134,19 +181,20 @@ struct CorkedConnectionTests {
         return getsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &value, &size) == 0 && value != 0
     }
 
-    /// A request sent alone is held by its corked socket until the loop flushes it (or the
-    /// kernel, after 200 ms): the loop flushes at least once per lone request, as libcurl wrote
-    /// each and read each answer. Not timed: a loaded machine stretches every request.
-    @Test("every connection is corked, and the loop flushes what a request sent alone wrote")
+    /// Answers of 100 ms: the hold is 10 ms, and a request sent alone is held by its corked
+    /// socket until the loop flushes it (or the kernel, after 200 ms): the loop flushes at least
+    /// once per lone request after the first answer, as libcurl wrote each and read each
+    /// answer. Not timed: a loaded machine stretches every request.
+    @Test("with answers of 100 ms every connection is corked, and the loop flushes what a request sent alone wrote")
     func loneRequestsAreFlushed() async throws {
         let server = try await NginxServer.start()
         let client = try Self.client(server, hold: .milliseconds(10))
         let requests = 20
         for _ in 0..<requests {
-            let response = try await client.send(HTTPRequest(url: server.baseURL + "/ok", body: Array("{}".utf8)))
+            let response = try await client.send(HTTPRequest(url: server.baseURL + "/after100ms", body: Array("{}".utf8)))
             #expect(response.status == 200)
         }
-        #expect(client.writeFlushes >= requests, "\(client.writeFlushes) flushes for \(requests) lone requests")
+        #expect(client.writeFlushes >= requests - 1, "\(client.writeFlushes) flushes for \(requests) lone requests")
         let corked = client.corkedSockets
         #expect(corked.count == client.openConnections && !corked.isEmpty, "corked \(corked), open \(client.openConnections)")
         #expect(corked.allSatisfy(Self.isCorked), "TCP_CORK is set on \(corked)")
@@ -159,7 +207,7 @@ struct CorkedConnectionTests {
     func noHold() async throws {
         let server = try await NginxServer.start()
         let client = try Self.client(server, hold: .zero)
-        try await HTTP2ClientTests.loadExpectingOK(client, server, path: "/ok", total: 200, outstanding: 50)
+        try await HTTP2ClientTests.loadExpectingOK(client, server, path: "/after100ms", total: 200, outstanding: 50)
         #expect(client.openConnections > 0 && client.corkedSockets.isEmpty && client.writeFlushes == 0)
         await client.shutdown()
     }

@@ -10,8 +10,9 @@ import Synchronization
 /// when a host's connections have no free stream left, and closes one a server ends or that
 /// sat idle past `CURLOPT_MAXAGE_CONN`. What the client reports as its connections.
 ///
-/// With `corked`, each TCP socket it makes is corked (`TCP_CORK`) and kept until closed, so
-/// that ``flushWrites()`` can send what they hold (``WriteFlushSchedule``).
+/// With `corkable`, it keeps the TCP sockets it makes until they close, corks them while
+/// ``setCorking(_:)`` says so, and ``flushWrites()`` sends what they hold
+/// (``WriteFlushSchedule``).
 ///
 /// Handed to libcurl unretained: its ``CurlMultiLoop`` keeps it until the multi handle is
 /// cleaned up, after which libcurl opens and closes nothing.
@@ -20,47 +21,59 @@ final class CurlConnectionCounter: Sendable {
     let open = Atomic<Int>(0)
     /// Connections opened so far.
     let opened = Atomic<Int>(0)
-    /// Sockets are corked when made.
-    let corked: Bool
+    /// TCP sockets are kept, to be corked.
+    let corkable: Bool
     /// ``flushWrites()`` calls so far (for tests).
     let flushes = Atomic<Int>(0)
-    /// The corked sockets open now. libcurl opens and closes sockets only inside the
-    /// `curl_multi_*` calls of the multi thread, which also flushes, so the lock is never
-    /// contended.
-    private let corkedSockets = Mutex<Set<Int32>>([])
+    /// The TCP sockets open now, and whether they are corked. libcurl opens and closes sockets
+    /// only inside the `curl_multi_*` calls of the multi thread, which also corks and flushes,
+    /// so the lock is contended only by tests.
+    private let tcpSockets = Mutex<(open: Set<Int32>, corked: Bool)>(([], false))
 
-    init(corked: Bool = false) {
-        self.corked = corked
+    init(corkable: Bool = false) {
+        self.corkable = corkable
     }
 
     /// The corked sockets open now (for tests).
-    var corkedNow: [Int32] { corkedSockets.withLock { Array($0) } }
+    var corkedNow: [Int32] { tcpSockets.withLock { $0.corked ? Array($0.open) : [] } }
+
+    /// Corks every TCP socket, and those made later, or uncorks them all (which sends what they
+    /// hold).
+    func setCorking(_ on: Bool) {
+        tcpSockets.withLock { sockets in
+            sockets.corked = on
+            for fd in sockets.open { Self.setCork(fd, on) }
+        }
+    }
 
     /// Sends what every corked socket holds, and corks it again.
     func flushWrites() {
         flushes.add(1, ordering: .relaxed)
-        corkedSockets.withLock { sockets in
-            for fd in sockets {
+        tcpSockets.withLock { sockets in
+            guard sockets.corked else { return }
+            for fd in sockets.open {
                 Self.setCork(fd, false)  // sends what is held
                 Self.setCork(fd, true)
             }
         }
     }
 
-    /// libcurl made socket `fd` (`tcp`: a TCP one, which is corked if ``corked``).
+    /// libcurl made socket `fd` (`tcp`: a TCP one, kept if ``corkable``).
     func made(_ fd: Int32, tcp: Bool) {
         open.add(1, ordering: .relaxed)
         opened.add(1, ordering: .relaxed)
-        guard corked, tcp else { return }
-        Self.setCork(fd, true)
-        corkedSockets.withLock { _ = $0.insert(fd) }
+        guard corkable, tcp else { return }
+        tcpSockets.withLock { sockets in
+            sockets.open.insert(fd)
+            if sockets.corked { Self.setCork(fd, true) }
+        }
     }
 
     /// libcurl is about to close socket `fd`.
     func closing(_ fd: Int32) {
         open.subtract(1, ordering: .relaxed)
-        guard corked else { return }
-        corkedSockets.withLock { _ = $0.remove(fd) }
+        guard corkable else { return }
+        tcpSockets.withLock { _ = $0.open.remove(fd) }
     }
 
     /// A failure leaves the socket as it was: uncorked, it sends each write at once.

@@ -22,9 +22,9 @@ final class CurlMultiHandle: @unchecked Sendable {
     ///   - maxConcurrentStreams: streams per connection at most (the server may allow fewer).
     ///   - maxConnections: connections at most. libcurl opens another only when every stream
     ///     of the open ones is in use (`CURLPIPE_MULTIPLEX`); further transfers wait for a stream.
-    ///   - corked: its connections' sockets are corked (``WriteFlushSchedule``).
-    init(maxConcurrentStreams: Int, maxConnections: Int, corked: Bool) throws(HTTP2ClientError) {
-        self.connections = CurlConnectionCounter(corked: corked)
+    ///   - corkable: its connections' sockets may be corked (``WriteFlushSchedule``).
+    init(maxConcurrentStreams: Int, maxConnections: Int, corkable: Bool) throws(HTTP2ClientError) {
+        self.connections = CurlConnectionCounter(corkable: corkable)
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxConnections = maxConnections
         self.handle = try Self.make(maxConcurrentStreams: maxConcurrentStreams, maxConnections: maxConnections, sockets: sockets)

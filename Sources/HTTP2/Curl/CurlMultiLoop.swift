@@ -74,14 +74,15 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// the connections open when it went out.
     private var probe: (transfer: CurlTransfer, openBefore: Int)?
     /// When the corked sockets' writes go (``WriteFlushSchedule``).
-    private var flushes: WriteFlushSchedule
+    private var writeSchedule: WriteFlushSchedule
 
     init(configuration: HTTP2Client.Configuration, maxConnections: Int, pacer: RequestPacer) throws(HTTP2ClientError) {
         self.configuration = configuration
         self.pacer = pacer
-        self.flushes = WriteFlushSchedule(hold: configuration.writeHold)
+        self.writeSchedule = WriteFlushSchedule(maxHold: configuration.writeHold)
         self.multi = try CurlMultiHandle(
-            maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections, corked: flushes.isOn)
+            maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections,
+            corkable: configuration.writeHold > .zero)
         self.wakeup = try LoopWakeup()
         self.share = try CurlShareHandle()
         self.admission = StreamAdmission(streamsPerConnection: configuration.maxConcurrentStreams, maxConnections: maxConnections)
@@ -187,12 +188,12 @@ final class CurlMultiLoop: @unchecked Sendable {
                 let untilSlot = nextSlot.map { Self.wholeMilliseconds($0 - .now) } ?? 1000
                 return full ? min(20, untilSlot) : untilSlot
             }
-            let untilFlush = flushes.timeLeft(at: .now).map(Self.wholeMilliseconds) ?? longest
-            if wait(longest: min(longest, untilFlush)) { flushes.wrote(at: .now) }
+            let untilFlush = writeSchedule.timeLeft(at: .now).map(Self.wholeMilliseconds) ?? longest
+            if wait(longest: min(longest, untilFlush)) { writeSchedule.wrote(at: .now) }
             if longest > 0 { state.withLock { $0.parked = false } }
-            if flushes.isDue(at: .now) {
+            if writeSchedule.isDue(at: .now) {
                 multi.connections.flushWrites()
-                flushes.flushed()
+                writeSchedule.flushed()
             }
             // A probe's connection can take more streams once it is negotiated (the transfer
             // has begun to send), not only once the probe is answered.
@@ -311,6 +312,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         transfer.isFinished = true
         let outcome = transfer.outcome(result, proxy: configuration.proxy)
+        if case .success(let response) = outcome, let time = response.answerTime, writeSchedule.answered(after: time) {
+            multi.connections.setCorking(writeSchedule.corks)
+        }
         multi.remove(easy)
         // The transfer's buffers die with it: no pointer to them stays in a pooled handle.
         easy.set(CURLOPT_ERRORBUFFER, pointer: nil)

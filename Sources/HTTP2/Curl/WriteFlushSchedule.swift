@@ -1,4 +1,4 @@
-/// When ``CurlMultiLoop`` flushes the writes its corked sockets hold. Pure.
+/// Whether ``CurlMultiLoop`` corks its sockets, and when it flushes what they hold. Pure.
 ///
 /// libcurl 7.88 writes each HTTP/2 frame as a TLS record and a `send` of its own (a request's
 /// HEADERS, then its DATA; each WINDOW_UPDATE), so with `TCP_NODELAY`, libcurl's default, every
@@ -6,29 +6,61 @@
 /// (`TCP_CORK`), a socket keeps what libcurl writes until a full segment is ready or it is
 /// flushed: the frames of every transfer the loop ran in the last few milliseconds leave
 /// together. A frame waits at most ``hold`` (plus the loop's turn), counted from the first
-/// write not yet flushed; `.zero` sends each at once, as libcurl alone would.
+/// write not yet flushed.
 ///
-/// Measured on 2026-11-27 (docs/benchmarks.md, "Coalesced writes"): 10 ms cut the worker's CPU
-/// per event at 2,000 events/s by 9–19% (0 ms answers) and 2–23% (300 ms), and the stub
-/// server's by about a quarter, with p99 produce→ack at 2,000/s within the runs' spread.
-/// Nagle's algorithm (`TCP_NODELAY` off) saved as much but held requests for the server's
-/// delayed acknowledgment: 30–50 ms more p99.
+/// The hold follows the answer time: a tenth of a moving average of the answers' times, at most
+/// `maxHold`. Each request's time grows by at most a tenth, and the sends in flight follow
+/// answer times (FCM's `ConcurrencyLimit`), so long answers lose no rate to it. Answers under
+/// 50 ms are not held at all (uncorked again under 25 ms): there a fixed 10 ms tripled a
+/// request's time and cost the HTTP/2 client alone, with its 100 requests in flight on one
+/// connection, a third of its rate, and a hold of 1 ms at 10 ms answers still a third.
+///
+/// Measured on 2026-11-27 (docs/benchmarks.md, "Coalesced writes"): a 10 ms hold cut the
+/// worker's CPU per event at 2,000 events/s by 2–23%, and the stub server's by about a quarter,
+/// with p99 produce→ack at 2,000/s within the runs' spread. Nagle's algorithm (`TCP_NODELAY`
+/// off) saved as much but held requests for the server's delayed acknowledgment: 30–50 ms more
+/// p99.
 struct WriteFlushSchedule: Sendable {
-    /// How long a written frame may wait for others.
-    let hold: Duration
+    /// The longest hold; `.zero`: never corked.
+    let maxHold: Duration
+    /// The moving average of answer times: each answer weighs ``answerWeight``.
+    private(set) var answerTime: Duration?
+    /// Whether the sockets are corked now.
+    private(set) var corks = false
     /// Since when writes have waited, if any may.
     private(set) var pendingSince: ContinuousClock.Instant?
 
-    init(hold: Duration) {
-        self.hold = max(hold, .zero)
+    static let answerWeight = 1.0 / 16
+    /// Corked from a hold of this on (answers of 50 ms), and uncorked again below half of it.
+    static let shortestHold: Duration = .milliseconds(5)
+
+    init(maxHold: Duration) {
+        self.maxHold = max(maxHold, .zero)
     }
 
-    /// Whether sockets are corked at all.
-    var isOn: Bool { hold > .zero }
+    /// How long a written frame may wait for others now.
+    var hold: Duration {
+        guard corks, let answerTime else { return .zero }
+        return min(maxHold, answerTime / 10)
+    }
+
+    /// A transfer was answered after `time`. Returns whether ``corks`` changed, so that the
+    /// sockets must be corked or uncorked (uncorking sends what they hold).
+    mutating func answered(after time: Duration) -> Bool {
+        guard maxHold > .zero else { return false }
+        let average = answerTime.map { $0 + (time - $0) * Self.answerWeight } ?? time
+        answerTime = average
+        let wanted = min(maxHold, average / 10)
+        let corks = self.corks ? wanted >= Self.shortestHold / 2 : wanted >= Self.shortestHold
+        guard corks != self.corks else { return false }
+        self.corks = corks
+        if !corks { pendingSince = nil }
+        return true
+    }
 
     /// libcurl ran at `now` (and may have written).
     mutating func wrote(at now: ContinuousClock.Instant) {
-        guard isOn, pendingSince == nil else { return }
+        guard corks, pendingSince == nil else { return }
         pendingSince = now
     }
 
