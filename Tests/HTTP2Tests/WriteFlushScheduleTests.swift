@@ -27,6 +27,8 @@ struct WriteFlushScheduleTests {
         #expect(schedule(answers: .milliseconds(300)).hold == .milliseconds(10), "capped")
         let fast = schedule(answers: .milliseconds(40))
         #expect(!fast.corks && fast.hold == .zero)
+        let short = schedule(answers: .milliseconds(300), maxHold: .milliseconds(2))
+        #expect(short.corks && short.hold == .milliseconds(2), "a longest hold under 5 ms still corks, and holds that long")
         var off = schedule(answers: .milliseconds(300), maxHold: .zero)
         let changed = off.answered(after: .seconds(1))
         #expect(!off.corks && off.hold == .zero && !changed, "a longest hold of zero never corks")

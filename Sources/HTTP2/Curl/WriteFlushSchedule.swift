@@ -15,8 +15,8 @@
 /// request's time and cost the HTTP/2 client alone, with its 100 requests in flight on one
 /// connection, a third of its rate, and a hold of 1 ms at 10 ms answers still a third.
 ///
-/// Measured on 2026-11-27 (docs/benchmarks.md, "Coalesced writes"): a 10 ms hold cut the
-/// worker's CPU per event at 2,000 events/s by 2–23%, and the stub server's by about a quarter,
+/// Measured on 2026-11-27 (docs/benchmarks.md, "Coalesced writes"): at 300 ms answers a 10 ms
+/// hold cut the worker's CPU per event at 2,000 events/s by 2–23%, and the stub's by a quarter,
 /// with p99 produce→ack at 2,000/s within the runs' spread. Nagle's algorithm (`TCP_NODELAY`
 /// off) saved as much but held requests for the server's delayed acknowledgment: 30–50 ms more
 /// p99.
@@ -31,7 +31,7 @@ struct WriteFlushSchedule: Sendable {
     private(set) var pendingSince: ContinuousClock.Instant?
 
     static let answerWeight = 1.0 / 16
-    /// Corked from a hold of this on (answers of 50 ms), and uncorked again below half of it.
+    /// Corked from answers of ten times this on (50 ms), and uncorked again below half of that.
     static let shortestHold: Duration = .milliseconds(5)
 
     init(maxHold: Duration) {
@@ -50,8 +50,9 @@ struct WriteFlushSchedule: Sendable {
         guard maxHold > .zero else { return false }
         let average = answerTime.map { $0 + (time - $0) * Self.answerWeight } ?? time
         answerTime = average
-        let wanted = min(maxHold, average / 10)
-        let corks = self.corks ? wanted >= Self.shortestHold / 2 : wanted >= Self.shortestHold
+        // Against the answer time itself, so that a longest hold under 5 ms still corks.
+        let tenth = average / 10
+        let corks = self.corks ? tenth >= Self.shortestHold / 2 : tenth >= Self.shortestHold
         guard corks != self.corks else { return false }
         self.corks = corks
         if !corks { pendingSince = nil }
