@@ -87,6 +87,16 @@ private let siocOutqNotSent: UInt = 0x894B
 /// ``CurlConnectionCounter`` on a real loopback TCP connection, without libcurl.
 @Suite("CurlConnectionCounter corks the sockets it is given and flushes them")
 struct SocketCorkTests {
+    /// Runs `body` with a connected pair on loopback (client, server), closed afterwards.
+    static func withConnectedPair(_ body: (Int32, Int32) throws -> Void) throws {
+        let (client, server) = try connectedPair()
+        defer {
+            close(client)
+            close(server)
+        }
+        try body(client, server)
+    }
+
     /// A connected pair on loopback: (client, server).
     static func connectedPair() throws -> (Int32, Int32) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -122,47 +132,41 @@ struct SocketCorkTests {
     /// sends it at once and corks the socket again.
     @Test("a write waits in the corked socket until flushWrites, which leaves it corked, or until uncorked")
     func flushSends() throws {
-        let (client, server) = try Self.connectedPair()
-        defer {
-            close(client)
-            close(server)
+        try Self.withConnectedPair { client, server in
+            let counter = CurlConnectionCounter(corkable: true)
+            counter.made(client, tcp: true)
+            #expect(counter.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(client), "kept, not corked until told")
+            counter.setCorking(true)
+            #expect(counter.corkedNow == [client] && CorkedConnectionTests.isCorked(client))
+            let frame = Array("a frame of a request".utf8)
+            #expect(send(client, frame, frame.count, 0) == frame.count)
+            #expect(Self.notSent(client) == Int32(frame.count), "held by the cork")
+            counter.flushWrites()
+            #expect(Self.notSent(client) == 0, "sent by the flush")
+            var received = [UInt8](repeating: 0, count: 64)
+            #expect(recv(server, &received, received.count, 0) == frame.count)
+            #expect(CorkedConnectionTests.isCorked(client), "corked again for the next writes")
+            #expect(send(client, frame, frame.count, 0) == frame.count && Self.notSent(client) == Int32(frame.count))
+            counter.setCorking(false)
+            #expect(Self.notSent(client) == 0 && !CorkedConnectionTests.isCorked(client), "uncorking sends what was held")
+            #expect(recv(server, &received, received.count, 0) == frame.count)
+            counter.closing(client)
+            #expect(counter.corkedNow.isEmpty && counter.open.load(ordering: .relaxed) == 0)
         }
-        let counter = CurlConnectionCounter(corkable: true)
-        counter.made(client, tcp: true)
-        #expect(counter.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(client), "kept, not corked until told")
-        counter.setCorking(true)
-        #expect(counter.corkedNow == [client] && CorkedConnectionTests.isCorked(client))
-        let frame = Array("a frame of a request".utf8)
-        #expect(send(client, frame, frame.count, 0) == frame.count)
-        #expect(Self.notSent(client) == Int32(frame.count), "held by the cork")
-        counter.flushWrites()
-        #expect(Self.notSent(client) == 0, "sent by the flush")
-        var received = [UInt8](repeating: 0, count: 64)
-        #expect(recv(server, &received, received.count, 0) == frame.count)
-        #expect(CorkedConnectionTests.isCorked(client), "corked again for the next writes")
-        #expect(send(client, frame, frame.count, 0) == frame.count && Self.notSent(client) == Int32(frame.count))
-        counter.setCorking(false)
-        #expect(Self.notSent(client) == 0 && !CorkedConnectionTests.isCorked(client), "uncorking sends what was held")
-        #expect(recv(server, &received, received.count, 0) == frame.count)
-        counter.closing(client)
-        #expect(counter.corkedNow.isEmpty && counter.open.load(ordering: .relaxed) == 0)
     }
 
     @Test("a counter that may not cork, and sockets other than TCP, are counted, never corked")
     func onlyTCPWhenCorkable() throws {
-        let (client, server) = try Self.connectedPair()
-        defer {
-            close(client)
-            close(server)
+        try Self.withConnectedPair { client, server in
+            let plain = CurlConnectionCounter()
+            plain.made(client, tcp: true)
+            plain.setCorking(true)
+            #expect(plain.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(client) && plain.opened.load(ordering: .relaxed) == 1)
+            let corked = CurlConnectionCounter(corkable: true)
+            corked.setCorking(true)
+            corked.made(server, tcp: false)
+            #expect(corked.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(server) && corked.open.load(ordering: .relaxed) == 1)
         }
-        let plain = CurlConnectionCounter()
-        plain.made(client, tcp: true)
-        plain.setCorking(true)
-        #expect(plain.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(client) && plain.opened.load(ordering: .relaxed) == 1)
-        let corked = CurlConnectionCounter(corkable: true)
-        corked.setCorking(true)
-        corked.made(server, tcp: false)
-        #expect(corked.corkedNow.isEmpty && !CorkedConnectionTests.isCorked(server) && corked.open.load(ordering: .relaxed) == 1)
     }
 }
 
