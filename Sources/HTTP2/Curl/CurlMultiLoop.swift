@@ -189,7 +189,9 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return full ? min(20, untilSlot) : untilSlot
             }
             let untilFlush = writeSchedule.timeLeft(at: .now).map(Self.wholeMilliseconds) ?? longest
-            if wait(longest: min(longest, untilFlush)) { writeSchedule.wrote(at: .now) }
+            // A write waits from the start of the libcurl calls that made it: when they take
+            // longer than the hold (a busy turn), it goes at their end, not a turn later.
+            if let ranAt = wait(longest: min(longest, untilFlush)) { writeSchedule.wrote(at: ranAt) }
             if longest > 0 { state.withLock { $0.parked = false } }
             if writeSchedule.isDue(at: .now) {
                 multi.connections.flushWrites()
@@ -218,13 +220,14 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Waits up to `longest` ms (less if a libcurl timer is due sooner) for a socket of
     /// libcurl's or the wakeup pipe, then lets libcurl act on the ready sockets and due timers.
-    /// Returns whether libcurl ran (and so may have written).
-    private func wait(longest: Int) -> Bool {
+    /// Returns when libcurl began to run (and so may have written), nil if it did not.
+    private func wait(longest: Int) -> ContinuousClock.Instant? {
         let timer = multi.timeout()
         let timeout = min(longest, timer ?? longest)
         var set = multi.sockets.pollSet(after: pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0))
         let ready = timeout > 0 || set.count > 1 ? set.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), Int32(timeout)) } : 0
         var ran = false
+        let began = ContinuousClock.now
         if ready > 0 {
             if set[0].revents != 0 { wakeup.drain() }
             for entry in set.dropFirst() where entry.revents != 0 {
@@ -241,7 +244,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             multi.timeoutAction()
             ran = true
         }
-        return ran
+        return ran ? began : nil
     }
 
     /// When a paced `transfer` may go: its slot, reserved the first time it is asked with

@@ -5,8 +5,8 @@
 /// frame leaves as a TCP segment of its own, and the receiver wakes up for each. Corked
 /// (`TCP_CORK`), a socket keeps what libcurl writes until a full segment is ready or it is
 /// flushed: the frames of every transfer the loop ran in the last few milliseconds leave
-/// together. A frame waits at most ``hold`` (plus the loop's turn), counted from the first
-/// write not yet flushed.
+/// together. A frame waits at most ``hold``, counted from the start of the libcurl calls that
+/// made the first write not yet flushed, or until those calls end when they take longer.
 ///
 /// The hold follows the answer time: a tenth of a moving average of the answers' times, at most
 /// `maxHold`. Each request's time grows by at most a tenth, and the sends in flight follow
@@ -59,7 +59,9 @@ struct WriteFlushSchedule: Sendable {
         return true
     }
 
-    /// libcurl ran at `now` (and may have written).
+    /// libcurl began to run at `now` (and may have written since). The loop passes the start
+    /// of its libcurl calls, not their end: at 300 ms answers a busy turn took 30–80 ms, and
+    /// counted from its end, its writes waited for the end of the next turn as well.
     mutating func wrote(at now: ContinuousClock.Instant) {
         guard corks, pendingSince == nil else { return }
         pendingSince = now
