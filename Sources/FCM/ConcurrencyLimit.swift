@@ -16,9 +16,15 @@
 /// When the worker itself is the bottleneck (CPU), the extra sends the gain lets in wait in
 /// socket buffers and FCM's front end, so every answer time measured grows with the sends in
 /// flight, and the estimate would feed on itself up to the ceiling (measured: 2,600 in flight
-/// where 1,200 carried the rate, at 100 ms). So, as BBR's ProbeRTT, every `probeInterval` the
-/// limit is halved for two answer times: what waited drains, and the answers of that moment
-/// show the answer time without our queue, which the answer window then keeps.
+/// where 1,200 carried the rate, at 100 ms). So, as BBR's ProbeRTT, the limit is halved for two
+/// answer times when for a whole `probeInterval` no answer came within a tenth of the shortest
+/// known (the *baseline*: the shortest before the first halving, then the shortest each
+/// halving measured, or any shorter answer since): what waited drains, and the answers of that
+/// moment show the answer time without our queue, which the answer window then keeps. As
+/// BBR's, the halving is skipped while answers still come that fast: some sends then meet no
+/// queue of ours, and a halving would measure what the window already holds, at the cost of
+/// part of the rate for two answer times (at 300 ms, one halving every 8 s cost a saturated
+/// run about 4%; docs/benchmarks.md).
 public struct ConcurrencyLimit: Sendable {
     public struct Parameters: Sendable, Equatable {
         /// The limit at rest, and what is added above the estimate. Default 1,000: with fewer
@@ -37,9 +43,12 @@ public struct ConcurrencyLimit: Sendable {
         /// The shortest answer time over this many buckets counts. Default 100 (10 s), so the
         /// limit follows answer times that grow for good.
         public var answerBuckets = 100
-        /// How often the limit is halved to measure answer times without our queue. Default 8 s:
-        /// within the answer window, so the window always holds such a measurement.
+        /// How long answers may all stay above the baseline's tolerance before the limit is
+        /// halved to measure answer times without our queue. Default 8 s: within the answer
+        /// window, so the window always holds such a measurement.
         public var probeInterval: Duration = .seconds(8)
+        /// An answer within this share above the baseline met no queue of ours. Default 0.1.
+        public var baselineTolerance = 0.1
 
         public init() {}
     }
@@ -54,6 +63,10 @@ public struct ConcurrencyLimit: Sendable {
     /// The next halving, and the end of the one under way.
     private var nextProbe: ContinuousClock.Instant
     private var probeEnd: ContinuousClock.Instant?
+    /// The shortest answer time known to carry no queue of ours, and the shortest the halving
+    /// under way has seen.
+    private var baseline: Duration?
+    private var probeShortest: Duration?
 
     public init(_ parameters: Parameters = Parameters(), now: ContinuousClock.Instant = .now) {
         self.parameters = parameters
@@ -77,6 +90,7 @@ public struct ConcurrencyLimit: Sendable {
     public mutating func advance(to now: ContinuousClock.Instant) {
         guard now - bucketStart >= parameters.bucket else { return }
         let elapsed = Int((now - bucketStart) / parameters.bucket)
+        if let closing = buckets.last, closing.completions > 0 { observe(shortest: closing.shortest, closedAt: bucketStart + parameters.bucket) }
         // The open bucket closes; empty ones stand for the time nothing completed.
         for _ in 0..<min(elapsed, parameters.answerBuckets) { buckets.append((0, .seconds(3600))) }
         bucketStart += parameters.bucket * elapsed
@@ -90,16 +104,34 @@ public struct ConcurrencyLimit: Sendable {
             limit = max(min(parameters.floor, parameters.ceiling), estimate / 2)
             return
         }
-        probeEnd = nil
+        if probeEnd != nil {
+            // What the halving measured is the baseline now, even if longer than the last one:
+            // answers that slowed for good are FCM's, not our queue's.
+            probeEnd = nil
+            baseline = probeShortest ?? baseline
+            probeShortest = nil
+            nextProbe = now + parameters.probeInterval
+        }
         // Halving only matters when the gain's extra is more than the floor.
         if now >= nextProbe, estimate > 2 * parameters.floor, let shortest = shortestAnswer {
             probeEnd = now + max(.milliseconds(200), shortest * 2)
-            nextProbe = now + parameters.probeInterval
             limit = max(parameters.floor, estimate / 2)
             return
         }
         if now >= nextProbe { nextProbe = now + parameters.probeInterval }
         limit = estimate
+    }
+
+    /// A bucket that ended at `end` had `shortest` as its shortest answer time: one near the
+    /// baseline puts the next halving off by a `probeInterval`.
+    private mutating func observe(shortest: Duration, closedAt end: ContinuousClock.Instant) {
+        if probeEnd != nil {
+            probeShortest = min(probeShortest ?? shortest, shortest)
+            return
+        }
+        let known = baseline ?? shortest
+        baseline = min(known, shortest)
+        if shortest <= known * (1 + parameters.baselineTolerance) { nextProbe = max(nextProbe, end + parameters.probeInterval) }
     }
 
     private var shortestAnswer: Duration? {

@@ -19,15 +19,17 @@ struct ConcurrencyLimitTests {
 
     /// Runs `seconds` of simulated traffic; returns the limit at the end.
     func simulate(
-        _ limit: inout ConcurrencyLimit, answerTime: Duration, capacity: Double? = nil, seconds: Int, from start: ContinuousClock.Instant
+        _ limit: inout ConcurrencyLimit, answerTime: Duration, capacity: Double? = nil, seconds: Int, from start: ContinuousClock.Instant,
+        each: (Int) -> Void = { _ in }
     ) -> ContinuousClock.Instant {
-        simulate(&limit, answerTime: { _ in answerTime }, capacity: capacity, seconds: seconds, from: start)
+        simulate(&limit, answerTime: { _ in answerTime }, capacity: capacity, seconds: seconds, from: start, each: each)
     }
 
-    /// The same, with an answer time that depends on the sends in flight.
+    /// The same, with an answer time that depends on the sends in flight; `each` sees the limit
+    /// after every 10 ms.
     func simulate(
         _ limit: inout ConcurrencyLimit, answerTime answerTimeFor: (Int) -> Duration, capacity: Double? = nil, seconds: Int,
-        from start: ContinuousClock.Instant
+        from start: ContinuousClock.Instant, each: (Int) -> Void = { _ in }
     ) -> ContinuousClock.Instant {
         var now = start
         let step = Duration.milliseconds(10)
@@ -45,8 +47,19 @@ struct ConcurrencyLimitTests {
             for _ in 0..<completions { limit.completed(answerTime: answerTime, at: now) }
             now += step
             limit.advance(to: now)
+            each(limit.limit)
         }
         return now
+    }
+
+    /// How many times the limit fell to half or less of what it was just before: the halvings.
+    struct Halvings {
+        var count = 0
+        private var last: Int?
+        mutating func see(_ limit: Int) {
+            if let last, limit * 2 <= last + 1 { count += 1 }
+            last = limit
+        }
     }
 
     @Test("from the floor, the limit grows until it carries rate × answer time, at 20, 100 and 300 ms", arguments: [20, 100, 300])
@@ -98,6 +111,32 @@ struct ConcurrencyLimitTests {
         }
         let needed = Int(capacity * base)
         #expect(limit.limit >= needed && highest <= needed * 2 + 100, "limit \(limit.limit), at most \(highest); \(needed) carry the rate")
+    }
+
+    /// At 300 ms with no queue of ours, every answer comes at the shortest known: a halving would
+    /// measure nothing new, and it would cost the rate of two answer times at half the sends.
+    @Test("answers that keep coming near the shortest known leave the limit whole: no halving at 300 ms")
+    func noHalvingWithoutQueue() {
+        var limit = ConcurrencyLimit(Self.dynamics, now: t0)
+        var halvings = Halvings()
+        let now = simulate(&limit, answerTime: .milliseconds(300), capacity: 14_000, seconds: 10, from: t0)
+        #expect(limit.limit == Self.dynamics.ceiling)
+        _ = simulate(&limit, answerTime: .milliseconds(300), capacity: 14_000, seconds: 30, from: now) { halvings.see($0) }
+        #expect(halvings.count == 0, "halved \(halvings.count) times in 30 s")
+        #expect(limit.limit == Self.dynamics.ceiling)
+    }
+
+    /// FCM answering slower for good is not our queue: one halving measures the new answer time,
+    /// which becomes the baseline, and answers near it need no more.
+    @Test("answers that slow down for good are measured by one halving, which sets the new baseline")
+    func slowerForGoodHalvesOnce() {
+        var limit = ConcurrencyLimit(Self.dynamics, now: t0)
+        var now = simulate(&limit, answerTime: .milliseconds(50), capacity: 10_000, seconds: 15, from: t0)
+        var halvings = Halvings()
+        now = simulate(&limit, answerTime: .milliseconds(100), capacity: 10_000, seconds: 30, from: now) { halvings.see($0) }
+        #expect(halvings.count == 1, "halved \(halvings.count) times in 30 s")
+        // 10,000/s at 100 ms: 1,000 carry it, the gain and the floor allow more, never the ceiling.
+        #expect(limit.limit >= 1_000 && limit.limit <= 1_000 * 3 / 2 + 100 + 1, "\(limit.limit)")
     }
 
     @Test("when answers slow down for good, the limit follows within the answer window; idle, it falls back to the floor")
