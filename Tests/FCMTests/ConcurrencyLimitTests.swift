@@ -131,9 +131,9 @@ struct ConcurrencyLimitTests {
     @Test("answers that slow down for good are measured by one halving, which sets the new baseline")
     func slowerForGoodHalvesOnce() {
         var limit = ConcurrencyLimit(Self.dynamics, now: t0)
-        var now = simulate(&limit, answerTime: .milliseconds(50), capacity: 10_000, seconds: 15, from: t0)
+        let now = simulate(&limit, answerTime: .milliseconds(50), capacity: 10_000, seconds: 15, from: t0)
         var halvings = Halvings()
-        now = simulate(&limit, answerTime: .milliseconds(100), capacity: 10_000, seconds: 30, from: now) { halvings.see($0) }
+        _ = simulate(&limit, answerTime: .milliseconds(100), capacity: 10_000, seconds: 30, from: now) { halvings.see($0) }
         #expect(halvings.count == 1, "halved \(halvings.count) times in 30 s")
         // 10,000/s at 100 ms: 1,000 carry it, the gain and the floor allow more, never the ceiling.
         #expect(limit.limit >= 1_000 && limit.limit <= 1_000 * 3 / 2 + 100 + 1, "\(limit.limit)")
