@@ -91,8 +91,9 @@ struct ConcurrencyLimitTests {
 
     /// A worker short of CPU: sends beyond what it can process wait in the socket buffers and the
     /// server's queue, so the answer time measured is 100 ms plus that queue's wait, and it grows
-    /// with the limit. Without the periodic halving, each estimate would be 1.5 × the last, up to
-    /// the ceiling (memory for nothing: the rate cannot grow).
+    /// with the limit, and no answer comes near the shortest known, so the limit is halved every
+    /// 8 s. Without that, each estimate would be 1.5 × the last, up to the ceiling (memory for
+    /// nothing: the rate cannot grow).
     @Test("when the worker is the bottleneck, the answer times its own queue adds do not inflate the limit to the ceiling")
     func queueingDoesNotFeedItself() {
         var limit = ConcurrencyLimit(Self.dynamics, now: t0)
