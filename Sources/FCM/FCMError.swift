@@ -97,6 +97,7 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
         let code: Code =
             switch error.code {
             case .timeout: .timeout
+            case .deadConnection: .deadConnection
             case .tls: .tls
             case .proxy: .proxy
             case .shutdown: .shutdown

@@ -32,6 +32,10 @@ extension FCMError {
 
         /// The connection failed or broke before an answer.
         public static let transport = Code(fcm: "TRANSPORT")
+        /// The send's connection received nothing for the liveness timeout while sends waited
+        /// (``HTTP2/HTTP2ClientError/Code/deadConnection``): closed as dead. Sent again at once on
+        /// another connection, counting against neither the retry budget nor the attempts.
+        public static let deadConnection = Code(fcm: "DEAD_CONNECTION")
         /// No answer within the request timeout.
         public static let timeout = Code(fcm: "TIMEOUT")
         /// The egress proxy could not be found, or refused the tunnel to FCM or the token endpoint.

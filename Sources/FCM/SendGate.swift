@@ -20,6 +20,9 @@ final class SendGate: Sendable {
         var roomWaiters: Deque<RoomWaiter> = []
         var nextRoomWaiter: UInt64 = 0
         var concurrency: ConcurrencyLimit
+        /// The later of FCM's last answer and when a send last took a slot with none in flight:
+        /// with sends in flight, nothing has been heard from FCM since (``unanswered(at:)``).
+        var heard: ContinuousClock.Instant?
 
         /// A send that does not queue may take a slot now: one is free and no send waits for one.
         var hasRoom: Bool { waiters.isEmpty && inFlight < concurrency.limit }
@@ -72,6 +75,7 @@ final class SendGate: Sendable {
         return state.withLock { s in
             if let until = s.pausedUntil, until > now { return .failure(.paused) }
             guard s.hasRoom else { return .failure(.full) }
+            if s.inFlight == 0 { s.heard = now }
             s.inFlight += 1
             return .success(())
         }
@@ -126,6 +130,7 @@ final class SendGate: Sendable {
                 if let waiter { s.waiters.append(waiter) }  // a releaser hands its slot over
                 return false
             }
+            if s.inFlight == 0 { s.heard = .now }
             s.inFlight += 1
             return true
         }
@@ -137,7 +142,12 @@ final class SendGate: Sendable {
     func release(answerTime: Duration?) {
         let now = ContinuousClock.now
         let (next, room) = state.withLock { s -> ([CheckedContinuation<Void, Never>], [RoomWaiter]) in
-            if let answerTime { s.concurrency.completed(answerTime: answerTime, at: now) } else { s.concurrency.advance(to: now) }
+            if let answerTime {
+                s.concurrency.completed(answerTime: answerTime, at: now)
+                s.heard = now
+            } else {
+                s.concurrency.advance(to: now)
+            }
             s.inFlight -= 1
             var next: [CheckedContinuation<Void, Never>] = []
             while s.inFlight < s.concurrency.limit, let waiter = s.waiters.popFirst() {
@@ -185,6 +195,16 @@ final class SendGate: Sendable {
 
     /// Waiters for room (``waitForRoom()``, ``whenRoom(_:)``) not yet told of any.
     var roomWaitersCount: Int { state.withLock { $0.roomWaiters.count } }
+
+    /// How long sends have been in flight with no answer from FCM at all, and how many are:
+    /// nil while none is in flight. A stall that fails nothing (a connection that went silent,
+    /// a token that does not come) shows here before any send fails.
+    func unanswered(at now: ContinuousClock.Instant) -> (duration: Duration, sends: Int)? {
+        state.withLock { s in
+            guard s.inFlight > 0, let heard = s.heard else { return nil }
+            return (max(.zero, now - heard), s.inFlight)
+        }
+    }
 
     /// Sends in flight at most now.
     var concurrencyLimit: Int { state.withLock { $0.concurrency.limit } }

@@ -2,6 +2,20 @@ import Foundation
 import Synchronization
 import Threading
 
+/// A connection the client judged dead and closed (``HTTP2Client/Configuration/livenessTimeout``).
+public struct DeadConnection: Sendable, CustomStringConvertible {
+    /// The server's `host:port`, as the requests named it.
+    public var authority: String
+    /// The requests that were waiting on it, each failed with ``HTTP2ClientError/Code/deadConnection``.
+    public var requests: Int
+    /// How long it had received nothing.
+    public var silentFor: Duration
+
+    public var description: String {
+        "the connection to \(authority) received nothing for \(silentFor.components.seconds) s with \(requests) requests waiting: closed as dead"
+    }
+}
+
 /// An HTTP/2 client over libcurl's multi interface: many concurrent requests multiplexed as
 /// streams on TLS connections (ALPN `h2`), as many connections as the requests in flight need.
 ///
@@ -43,6 +57,17 @@ public final class HTTP2Client: Sendable {
         /// The egress proxy every connection goes through; nil: direct, whatever `HTTPS_PROXY`
         /// says (libcurl's reading of the environment is turned off).
         public var proxy: HTTPProxy?
+        /// A connection with a request waiting that receives nothing at all for this long is
+        /// judged dead and closed: its requests fail with ``HTTP2ClientError/Code/deadConnection``
+        /// (retryable; sent again, they go on another connection) and no request is given to it
+        /// again. A path that died without a word (a NAT or load balancer that forgot the
+        /// connection, a silent proxy tunnel) costs this long instead of the kernel's ~15 minutes
+        /// (``ConnectionLiveness``). A request timing out on a connection that received nothing
+        /// since it was sent has the same effect. Default 10 s; `.zero` turns it off.
+        public var livenessTimeout: Duration = .seconds(10)
+        /// Told of each connection judged dead, once, on the client's own thread: it must be
+        /// quick (log it, count it).
+        public var onDeadConnection: (@Sendable (DeadConnection) -> Void)?
 
         public init(caFile: String? = nil) {
             self.caFile = caFile
@@ -145,6 +170,9 @@ public final class HTTP2Client: Sendable {
         }
         return loops[choice.chosen]
     }
+
+    /// Connections judged dead and closed since the client started (``Configuration/livenessTimeout``).
+    public var deadConnectionsClosed: Int { loops.reduce(0) { $0 + $1.deadConnections.load(ordering: .relaxed) } }
 
     /// The corked sockets of every thread's connections (for tests).
     var corkedSockets: [Int32] { loops.flatMap(\.connections.corkedNow) }

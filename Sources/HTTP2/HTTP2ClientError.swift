@@ -20,6 +20,11 @@ public struct HTTP2ClientError: Error, Sendable, CustomStringConvertible {
         public static let tls = Code(name: "tls")
         /// The connection broke or the server reset the stream before the response was complete.
         public static let connectionClosed = Code(name: "connectionClosed")
+        /// The request was on a connection that received nothing for the client's
+        /// ``HTTP2Client/Configuration/livenessTimeout`` while requests waited on it: judged dead
+        /// and closed (``DeadConnection``). Nothing says the server saw the request; sending it
+        /// again goes on another connection. Retryable.
+        public static let deadConnection = Code(name: "deadConnection")
         /// The client was shut down before the request completed.
         public static let shutdown = Code(name: "shutdown")
         /// The request itself is malformed (e.g. a bad URL).

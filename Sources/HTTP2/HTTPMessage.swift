@@ -42,6 +42,14 @@ public struct HTTPRequest: Sendable {
     /// with the other paced requests, until its turn comes. Default false.
     public var paced: Bool
 
+    /// `host:port` of ``url`` (`host` alone if it names no port), for messages and logs.
+    public var authority: String {
+        let afterScheme = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
+        let end = afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex
+        let hostPart = afterScheme[..<end]
+        return String(hostPart.split(separator: "@", maxSplits: 1).last ?? hostPart)
+    }
+
     public init(
         method: String = "POST", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [], timeout: Duration? = nil, paced: Bool = false
     ) {

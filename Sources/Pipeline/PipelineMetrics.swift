@@ -135,6 +135,12 @@ public final class PipelineMetrics: Sendable {
         counter("pushbridge_events_too_old_total", [("event_type", eventType)]).increment()
     }
 
+    /// A connection closed as dead after a silence with requests waiting (FCM's, the token
+    /// endpoint's, the Schema Registry's), by `host:port`.
+    public func deadConnection(host: String) {
+        counter("pushbridge_dead_connections_total", [("host", host)]).increment()
+    }
+
     func tokenInvalidated(code: String) {
         counter("pushbridge_invalidated_tokens_total", [("reason", code)]).increment()
     }

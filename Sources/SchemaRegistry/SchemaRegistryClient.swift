@@ -55,6 +55,12 @@ public final class SchemaRegistryClient: Sendable {
         http.connectTimeout = min(configuration.requestTimeout, .seconds(10))
         http.threads = 1
         http.maxConnections = 4
+        // A connection silent with a request waiting is closed as dead; the retry takes another.
+        http.onDeadConnection = { dead in
+            logger.warning(
+                "Schema Registry connection closed as dead: \(dead)", metadata: ["host": "\(dead.authority)", "streams": "\(dead.requests)"])
+            Counter(label: "pushbridge_dead_connections_total", dimensions: [("host", dead.authority)]).increment()
+        }
         self.http = try HTTP2Client(configuration: http)
         self.logger = logger
         var base = configuration.url

@@ -53,6 +53,13 @@ struct Delivery: Sendable {
             fcm.maxSendsPerSecond = maxSendsPerSecond ?? project?.maxSendsPerSecond ?? fcmSettings.maxSendsPerSecond
             fcm.concurrency.ceiling = settings.delivery.maxSendsInFlight
             fcm.requestTimeout = fcmSettings.requestTimeout
+            fcm.livenessTimeout = fcmSettings.livenessTimeout
+            fcm.onDeadConnection = { [logger, metrics] dead in
+                logger.warning(
+                    "FCM connection closed as dead: \(dead)",
+                    metadata: ["host": "\(dead.authority)", "streams": "\(dead.requests)", "project": "\(name)"])
+                metrics.deadConnection(host: dead.authority)
+            }
             fcm.retry.maxAttempts = fcmSettings.retry.maxAttempts
             fcm.retry.initialBackoff = fcmSettings.retry.initialBackoff
             fcm.retry.maxBackoff = fcmSettings.retry.maxBackoff

@@ -73,7 +73,7 @@ final class Worker: Service, Sendable {
         }
         for client in delivery.projects.clients.values {
             metrics.fcm(
-                project: client.projectID, waiting: client.availability.waiting(at: .now), heldTargets: client.heldTargets,
+                project: client.projectID, waiting: client.waitingOnFCM(at: .now)?.duration, heldTargets: client.heldTargets,
                 connections: client.connections.open, sendsInFlightLimit: client.concurrencyLimit, maxSendsPerSecond: client.maxSendsPerSecond,
                 waitingForRoom: client.waitingForRoom, accessTokenTimeLeft: client.accessTokenTimeLeft)
         }
@@ -173,8 +173,8 @@ final class Worker: Service, Sendable {
         return caughtUp
     }
 
-    /// FCM has not answered for this long before readiness says so: a lone 503 among
-    /// successes is not an outage.
+    /// FCM has not answered for this long (sends failing without an answer, or in flight with
+    /// none) before readiness says so: a lone 503 among successes is not an outage.
     static let waitingReadinessThreshold: Duration = .seconds(5)
 
     /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM
@@ -195,11 +195,10 @@ final class Worker: Service, Sendable {
                 let seconds = left.components.seconds
                 return (false, "the FCM access token\(which) expires in \(seconds) s and refreshing it has failed; sends wait for a new one")
             }
-            let availability = client.availability
-            if let waiting = availability.waiting(at: .now), waiting >= Self.waitingReadinessThreshold {
+            if let waiting = client.waitingOnFCM(at: .now), waiting.duration >= Self.waitingReadinessThreshold {
                 return (
                     false,
-                    "waiting on FCM\(which) for \(waiting.components.seconds) s (\(availability.lastFailure ?? "no answer")); events are held and retried, not dead-lettered"
+                    "waiting on FCM\(which) for \(waiting.duration.components.seconds) s (\(waiting.reason)); events are held and retried, not dead-lettered"
                 )
             }
         }

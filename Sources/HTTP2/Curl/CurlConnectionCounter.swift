@@ -10,8 +10,8 @@ import Synchronization
 /// when a host's connections have no free stream left, and closes one a server ends or that
 /// sat idle past `CURLOPT_MAXAGE_CONN`. What the client reports as its connections.
 ///
-/// With `corkable`, it keeps the TCP sockets it makes until they close, corks them while
-/// ``setCorking(_:)`` says so, and ``flushWrites()`` sends what they hold
+/// It keeps the TCP sockets it makes until they close (``tcpSocketsNow``); with `corkable`, it
+/// corks them while ``setCorking(_:)`` says so, and ``flushWrites()`` sends what they hold
 /// (``WriteFlushSchedule``).
 ///
 /// Handed to libcurl unretained: its ``CurlMultiLoop`` keeps it until the multi handle is
@@ -21,7 +21,7 @@ final class CurlConnectionCounter: Sendable {
     let open = Atomic<Int>(0)
     /// Connections opened so far.
     let opened = Atomic<Int>(0)
-    /// TCP sockets are kept, to be corked.
+    /// TCP sockets may be corked.
     let corkable: Bool
     /// ``flushWrites()`` calls so far (for tests).
     let flushes = Atomic<Int>(0)
@@ -37,9 +37,13 @@ final class CurlConnectionCounter: Sendable {
     /// The corked sockets open now (for tests).
     var corkedNow: [Int32] { tcpSockets.withLock { $0.corked ? Array($0.open) : [] } }
 
+    /// The TCP sockets open now, idle connections' included.
+    var tcpSocketsNow: Set<Int32> { tcpSockets.withLock { $0.open } }
+
     /// Corks every TCP socket, and those made later, or uncorks them all (which sends what they
     /// hold).
     func setCorking(_ on: Bool) {
+        guard corkable else { return }
         tcpSockets.withLock { sockets in
             sockets.corked = on
             for fd in sockets.open { Self.setCork(fd, on) }
@@ -62,17 +66,16 @@ final class CurlConnectionCounter: Sendable {
     func made(_ fd: Int32, tcp: Bool) {
         open.add(1, ordering: .relaxed)
         opened.add(1, ordering: .relaxed)
-        guard corkable, tcp else { return }
+        guard tcp else { return }
         tcpSockets.withLock { sockets in
             sockets.open.insert(fd)
-            if sockets.corked { Self.setCork(fd, true) }
+            if corkable, sockets.corked { Self.setCork(fd, true) }
         }
     }
 
     /// libcurl is about to close socket `fd`.
     func closing(_ fd: Int32) {
         open.subtract(1, ordering: .relaxed)
-        guard corkable else { return }
         tcpSockets.withLock { _ = $0.open.remove(fd) }
     }
 

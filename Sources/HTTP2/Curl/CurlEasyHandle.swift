@@ -53,6 +53,7 @@ final class CurlEasyHandle {
         easy.set(CURLOPT_MAXAGE_CONN, max(1, Int(config.idleConnectionTimeout.milliseconds / 1000)))
         easy.set(CURLOPT_WRITEFUNCTION, callback: writeCallback)
         easy.set(CURLOPT_HEADERFUNCTION, callback: headerCallback)
+        _ = easy.withPointer { ccurl_easy_setopt_prereq_callback($0, prereqCallback) }
         connections.install(on: easy)
         return easy
     }

@@ -75,11 +75,18 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var probe: (transfer: CurlTransfer, openBefore: Int)?
     /// When the corked sockets' writes go (``WriteFlushSchedule``).
     private var writeSchedule: WriteFlushSchedule
+    /// Which connections are dead (nil: the client's `livenessTimeout` is zero), and when to
+    /// look next.
+    private var liveness: ConnectionLiveness?
+    private var nextLivenessCheck = ContinuousClock.now
+    /// Connections judged dead and closed so far (read by tests).
+    let deadConnections = Atomic<Int>(0)
 
     init(configuration: HTTP2Client.Configuration, maxConnections: Int, pacer: RequestPacer) throws(HTTP2ClientError) {
         self.configuration = configuration
         self.pacer = pacer
         self.writeSchedule = WriteFlushSchedule(maxHold: configuration.writeHold)
+        self.liveness = configuration.livenessTimeout > .zero ? ConnectionLiveness(silence: configuration.livenessTimeout) : nil
         self.multi = try CurlMultiHandle(
             maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections,
             corkable: configuration.writeHold > .zero)
@@ -209,6 +216,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 finish(easy, result)
                 finished += 1
             }
+            closeDeadConnections(at: .now)
             let open = multi.connections.open.load(ordering: .relaxed)
             if !active.isEmpty || !incoming.isEmpty || finished > 0 {
                 lastBusy = .now
@@ -290,6 +298,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             return false
         }
         easy.withPointer { active[$0] = transfer }
+        transfer.startedAt = .now
         if CurlEasyHandle.canReleaseUploadBuffer { uploading.append(transfer) }
         return true
     }
@@ -314,6 +323,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             admission.probeFinished()
         }
         transfer.isFinished = true
+        if result == CURLE_OPERATION_TIMEDOUT { closeIfSilent(timedOut: transfer) }
         let outcome = transfer.outcome(result, proxy: configuration.proxy)
         if case .success(let response) = outcome, let time = response.answerTime, writeSchedule.answered(after: time) {
             multi.connections.setCorking(writeSchedule.corks)
@@ -325,8 +335,69 @@ final class CurlMultiLoop: @unchecked Sendable {
         easy.set(CURLOPT_PRIVATE, pointer: nil)
         easy.set(CURLOPT_WRITEDATA, pointer: nil)
         easy.set(CURLOPT_HEADERDATA, pointer: nil)
+        easy.set(CURLOPT_PREREQDATA, pointer: nil)
         if idleHandles.count < Self.idleHandleLimit { idleHandles.append(easy) }  // else curl_easy_cleanup
         transfer.complete(outcome)
+    }
+
+    /// How often ``closeDeadConnections(at:)`` looks: a dead connection is closed at most this
+    /// long after its silence ran out.
+    static let livenessCheckInterval: Duration = .milliseconds(500)
+
+    /// Closes the connections ``ConnectionLiveness`` judges dead. Looks at most every
+    /// ``livenessCheckInterval`` and only with requests in flight: a `getsockopt` per
+    /// connection, and the requests only when one has been silent.
+    private func closeDeadConnections(at now: ContinuousClock.Instant) {
+        guard let liveness, !active.isEmpty, now >= nextLivenessCheck else { return }
+        nextLivenessCheck = now + Self.livenessCheckInterval
+        let sockets = multi.connections.tcpSocketsNow
+        let silences = sockets.compactMap { socket in TCPSocketState.silentFor(socket).map { (socket, $0) } }
+        guard liveness.anySilent(silences.map(\.1)) else { return }
+        let bySocket = transfersBySocket(sockets)
+        let connections = silences.map { socket, silentFor in
+            ConnectionLiveness.Connection(
+                socket: socket, silentFor: silentFor, oldestRequest: bySocket[socket]?.map { now - $0.startedAt }.max())
+        }
+        for socket in liveness.dead(connections) {
+            close(socket, asDead: bySocket[socket] ?? [], silentFor: connections.first { $0.socket == socket }?.silentFor ?? .zero)
+        }
+    }
+
+    /// A transfer timed out: if its connection received nothing since the transfer was handed to
+    /// libcurl, it is dead too (``ConnectionLiveness/diedUnder(requestThatWaited:silentFor:)``).
+    private func closeIfSilent(timedOut transfer: CurlTransfer) {
+        guard liveness != nil, let port = transfer.localPort else { return }
+        let sockets = multi.connections.tcpSocketsNow
+        guard let socket = sockets.first(where: { TCPSocketState.localPort($0) == port }),
+            let silentFor = TCPSocketState.silentFor(socket),
+            ConnectionLiveness.diedUnder(requestThatWaited: .now - transfer.startedAt, silentFor: silentFor)
+        else { return }
+        close(socket, asDead: [transfer] + (transfersBySocket(sockets)[socket] ?? []), silentFor: silentFor)
+    }
+
+    /// The transfers in libcurl's hands on one of `sockets`, by socket: a transfer names its
+    /// connection by local port (``CurlTransfer/localPort``).
+    private func transfersBySocket(_ sockets: Set<Int32>) -> [Int32: [CurlTransfer]] {
+        var byPort: [Int: Int32] = [:]
+        for socket in sockets { if let port = TCPSocketState.localPort(socket) { byPort[port] = socket } }
+        var bySocket: [Int32: [CurlTransfer]] = [:]
+        for transfer in active.values {
+            guard let port = transfer.localPort, let socket = byPort[port] else { continue }
+            bySocket[socket, default: []].append(transfer)
+        }
+        return bySocket
+    }
+
+    /// Shuts `socket` down and lets libcurl see it at once, before it can give the connection
+    /// another request: its transfers fail (``CurlTransfer/connectionDied``), and libcurl
+    /// closes the connection. Reported once (``HTTP2Client/Configuration/onDeadConnection``).
+    private func close(_ socket: Int32, asDead transfers: [CurlTransfer], silentFor: Duration) {
+        for transfer in transfers { transfer.connectionDied = true }
+        _ = Glibc.shutdown(socket, Int32(SHUT_RDWR))
+        multi.socketAction(socket)
+        deadConnections.add(1, ordering: .relaxed)
+        let authority = transfers.first?.request.authority ?? "?"
+        configuration.onDeadConnection?(DeadConnection(authority: authority, requests: transfers.count, silentFor: silentFor))
     }
 
     private func failAllActive() {

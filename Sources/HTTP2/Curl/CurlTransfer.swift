@@ -22,6 +22,15 @@ final class CurlTransfer: @unchecked Sendable {
     var isFinished = false
     /// When it may go, if it is paced and its slot is reserved (``RequestPacer``).
     var slot: ContinuousClock.Instant?
+    /// When it was handed to libcurl.
+    var startedAt = ContinuousClock.now
+    /// The local port of the connection it went on, once libcurl has one for it
+    /// (`CURLOPT_PREREQFUNCTION`, called as a new connection is up or a reused one confirmed):
+    /// `CURLINFO_ACTIVESOCKET` names no connection while a transfer runs in libcurl 7.88.
+    var localPort: Int?
+    /// Its connection was judged dead (``ConnectionLiveness``) and closed while it waited: a
+    /// failure is ``HTTP2ClientError/Code/deadConnection``, whatever libcurl made of the close.
+    var connectionDied = false
     /// Kept alive while libcurl may read it; shared by transfers with the same headers.
     private var headerList: CurlHeaderList?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -56,6 +65,7 @@ final class CurlTransfer: @unchecked Sendable {
         easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         easy.set(CURLOPT_WRITEDATA, pointer: me)
         easy.set(CURLOPT_HEADERDATA, pointer: me)
+        easy.set(CURLOPT_PREREQDATA, pointer: me)
         guard easy.set(CURLOPT_URL, string: request.url) == CURLE_OK else {
             throw HTTP2ClientError(code: .invalidRequest, message: "bad URL \(request.url)", isRetryable: false)
         }
@@ -102,6 +112,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// client's, named in errors.
     func outcome(_ result: CURLcode, proxy: HTTPProxy?) -> Result<CurlResponse, HTTP2ClientError> {
         guard let easy else { return .failure(.shutdownError) }
+        if result != CURLE_OK, connectionDied { return .failure(deadConnectionError(proxy: proxy)) }
         guard result == CURLE_OK else { return .failure(error(for: result, proxy: proxy)) }
         let version: String
         switch easy.info(CURLINFO_HTTP_VERSION) {
@@ -144,6 +155,14 @@ final class CurlTransfer: @unchecked Sendable {
             hint += " [egress proxy \(proxy)" + (proxy.noProxy.isEmpty ? "" : ", not for \(proxy.noProxy.joined(separator: ","))") + "]"
         }
         return HTTP2ClientError(code: code, message: message + hint, curlCode: Int32(result.rawValue), isRetryable: retryable)
+    }
+
+    private func deadConnectionError(proxy: HTTPProxy?) -> HTTP2ClientError {
+        HTTP2ClientError(
+            code: .deadConnection,
+            message:
+                "the connection to \(request.authority)\(proxy.map { " through the egress proxy \($0)" } ?? "") received nothing while requests waited: closed as dead",
+            isRetryable: true)
     }
 
     /// The proxy answered the tunnel's `CONNECT` with an error status (curl reports it as
@@ -195,6 +214,12 @@ let writeCallback: ccurl_data_callback = { data, size, count, userdata in
     Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
         .appendBody(UnsafeRawBufferPointer(start: data, count: bytes))
     return bytes
+}
+
+/// Notes the local port of the connection a transfer is about to use.
+let prereqCallback: ccurl_prereq_callback = { clientp, _, _, _, localPort in
+    if let clientp { Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue().localPort = Int(localPort) }
+    return CURL_PREREQFUNC_OK
 }
 
 let headerCallback: ccurl_data_callback = { data, size, count, userdata in

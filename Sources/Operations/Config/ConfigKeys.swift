@@ -42,6 +42,10 @@ extension ConfigSchema {
         ),
         Key("fcm.request_timeout_ms", \.fcm.requestTimeout, .milliseconds(min: 1), "Time allowed for one attempt."),
         Key(
+            "fcm.liveness_timeout_ms", \.fcm.livenessTimeout, .milliseconds(min: 0),
+            "A connection to FCM or the token endpoint with sends waiting that receives nothing for this long is closed as dead and its sends go again at once on another, not counted against the retry budget; 0: off."
+        ),
+        Key(
             "fcm.proxy", \.fcm.proxy, .proxy,
             "Egress proxy for FCM and the OAuth2 token endpoint, scheme://[user:password@]host:port (an http:// proxy tunnels with CONNECT), or off; null: HTTPS_PROXY (then ALL_PROXY) from the environment."
         ),

@@ -81,6 +81,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
         /// The project's send rate for the whole group, split by partitions held.
         public var projectSendsPerSecond: Double?
         public var requestTimeout: Duration = .seconds(30)
+        /// A connection with sends waiting that receives nothing this long is closed as dead.
+        public var livenessTimeout: Duration = .seconds(10)
         public var retry = Retry()
         /// The egress proxy's URL, `off`, or nil: none. Filled from `HTTPS_PROXY` (and the like)
         /// by the loader when neither the file nor `PUSHBRIDGE_FCM_PROXY` sets it.

@@ -1,0 +1,247 @@
+import Foundation
+import PipelineTestSupport
+import ProcessHarness
+import Synchronization
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A test's own network namespace (``NetworkNamespace``) with tansu, the FCM emulator and
+/// `pushbridge run` workers inside it, all separate processes on the namespace's loopback, so
+/// that its firewall can make their connections fail: blackholed (every packet dropped, no RST,
+/// no FIN, as a cloud NAT or a failed-over load balancer does), lossy, or refused.
+///
+/// Nothing of the test process lives in the namespace but short synchronous calls
+/// (``NetworkNamespace/perform(_:)``): the events come from a Python producer run inside it, the
+/// emulator is `pushbridge emulator` recording what it accepts into a file, and the workers are
+/// observed through their `/metrics`.
+final class FaultNetwork: @unchecked Sendable {
+    let namespace: NetworkNamespace
+    let tansu: Tansu
+    let directory: URL
+    let topic = "events"
+    let deadLetterTopic = "dead-letter"
+    let invalidationTopic = "invalidations"
+    /// `pushbridge emulator`, and where it listens.
+    let emulator: ChildProcess
+    let emulatorPort: Int
+    /// The messages the emulator accepted, one JSON line each (`--record`).
+    let recordFile: String
+    /// The next offset per partition after everything produced so far.
+    private let ends = Mutex<[Int32: Int64]>([:])
+
+    /// - Parameters:
+    ///   - emulatorArguments: more `pushbridge emulator` options, e.g. `--token-lifetime 75`.
+    init(partitions: Int32 = 4, emulatorArguments: [String] = []) async throws {
+        let namespace = try NetworkNamespace(prefix: "pbnet")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-netfault-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let record = directory.appendingPathComponent("accepted.jsonl").path
+        (tansu, emulator, emulatorPort) = try await namespace.perform { [topic, deadLetterTopic, invalidationTopic] in
+            let tansu = try Tansu()
+            try tansu.createTopic(topic, partitions: partitions)
+            try tansu.createTopic(deadLetterTopic, partitions: 1)
+            try tansu.createTopic(invalidationTopic, partitions: 1)
+            let (port, emulator) = try FreePort.startServer { port in
+                let child = try ChildProcess(
+                    executable: pushbridgeExecutable,
+                    arguments: [
+                        "emulator", "--port", String(port), "--state-dir", directory.appendingPathComponent("emulator").path, "--record", record,
+                    ] + emulatorArguments,
+                    logFile: directory.appendingPathComponent("emulator.log").path)
+                try child.waitUntilListening(port: port, timeout: .seconds(30))
+                return (port, child)
+            }
+            return (tansu, emulator, port)
+        }
+        (self.namespace, self.directory, recordFile) = (namespace, directory, record)
+        try WelcomeEvents.mapping.write(to: directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        emulator.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var bootstrapServers: String { tansu.bootstrapServers }
+    var emulatorDirectory: String { directory.appendingPathComponent("emulator").path }
+
+    /// Produces `count` welcome events (tokens and keys `prefix-i`) from inside the namespace, at
+    /// most `rate` a second (nil: at once); returns the tokens once all are acknowledged.
+    @discardableResult
+    func produce(_ count: Int, prefix: String, rate: Double? = nil) async throws -> [String] {
+        try await finish(startProducing(count, prefix: prefix, rate: rate))
+    }
+
+    /// Starts producing as ``produce(_:prefix:rate:)`` does, in the background: ``finish(_:)``
+    /// waits for it.
+    func startProducing(_ count: Int, prefix: String, rate: Double? = nil) async throws -> Producer {
+        let script = Repository.root + "/Tests/TestSupport/Resources/produce_events.py"
+        var arguments = ["python3", script, "--bootstrap", bootstrapServers, "--topic", topic, "--count", String(count), "--prefix", prefix]
+        if let rate { arguments += ["--rate", String(rate)] }
+        let log = directory.appendingPathComponent("producer-\(prefix).log").path
+        let process = try await namespace.perform { [arguments] in
+            try ChildProcess(executable: "/usr/bin/env", arguments: arguments, logFile: log, environment: ["PYTHONPATH": Repository.tool("python")])
+        }
+        return Producer(process: process, tokens: (0..<count).map { "\(prefix)-\($0)" })
+    }
+
+    /// A producer started by ``startProducing(_:prefix:rate:)``.
+    struct Producer: Sendable {
+        let process: ChildProcess
+        let tokens: [String]
+    }
+
+    /// Waits for `producer` to finish and notes what it produced; returns its tokens.
+    func finish(_ producer: Producer, timeout: Duration = .seconds(300)) async throws -> [String] {
+        let status = await producer.process.wait(timeout: timeout)
+        let output = (try? String(contentsOfFile: producer.process.logFile, encoding: .utf8)) ?? ""
+        guard status == 0, let line = output.split(separator: "\n").last,
+            case let object as [String: Any] = try? JSONSerialization.jsonObject(with: Data(line.utf8)),
+            let produced = object["ends"] as? [String: Int]
+        else { throw TestSupportError("produce_events.py failed (\(status.map(String.init) ?? "timed out")): \(output.suffix(1000))") }
+        ends.withLock { ends in
+            for (partition, end) in produced { ends[Int32(partition)!] = max(ends[Int32(partition)!] ?? 0, Int64(end)) }
+        }
+        return producer.tokens
+    }
+
+    /// The next offset per partition after everything produced.
+    var producedEnds: [Int32: Int64] { ends.withLock { $0 } }
+
+    /// Writes a worker's config and starts it inside the namespace. `fcm` lines are added to the
+    /// `fcm` section, `delivery` lines to `delivery`, `kafka` lines to `kafka`; `serviceAccount`
+    /// is the key file (the emulator's, unless a test rewrote it).
+    func startWorker(
+        group: String = "netfault", fcm: [String] = [], delivery: [String] = [], kafka: [String] = [],
+        serviceAccount: String? = nil
+    ) async throws -> WorkerProcess {
+        let account = serviceAccount ?? emulatorDirectory + "/service-account.json"
+        return try await namespace.perform { [self] in
+            try FreePort.startServer { port in
+                let text = """
+                    kafka:
+                      brokers: [\(bootstrapServers)]
+                      group: \(group)
+                      topics: [\(topic)]
+                      session_timeout_ms: 6000
+                    \(kafka.map { "  " + $0 }.joined(separator: "\n"))
+                    mappings: [mappings.yaml]
+                    fcm:
+                      service_account: \(account)
+                      endpoint: https://127.0.0.1:\(emulatorPort)
+                      ca_file: \(emulatorDirectory)/ca.pem
+                      retry: {\(EndToEnd.testRetry)}
+                    \(fcm.map { "  " + $0 }.joined(separator: "\n"))
+                    topics: {dead_letter: \(deadLetterTopic), token_invalidation: \(invalidationTopic)}
+                    delivery:
+                      commit_interval_ms: 200
+                    \(delivery.map { "  " + $0 }.joined(separator: "\n"))
+                    http: {listen: "127.0.0.1:\(port)"}
+                    log: {level: info, format: json}
+                    """
+                let config = directory.appendingPathComponent("\(group)-\(port).yaml").path
+                try text.write(toFile: config, atomically: true, encoding: .utf8)
+                let log = directory.appendingPathComponent("worker-\(port).log").path
+                return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log)
+            }
+        }
+    }
+
+    /// A worker's metric (``WorkerProcess/metric(_:)``), read from inside the namespace.
+    func metric(_ worker: WorkerProcess, _ series: String) async throws -> Double {
+        try await namespace.perform { try worker.metric(series) }
+    }
+
+    /// `GET path` of a worker's HTTP endpoint, from inside the namespace.
+    func get(_ worker: WorkerProcess, _ path: String) async throws -> (status: Int, body: String) {
+        try await namespace.perform { try worker.get(path) }
+    }
+
+    /// Tokens the emulator accepted, with how often each was.
+    func accepted() -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for message in acceptedMessages() { counts[message.token, default: 0] += 1 }
+        return counts
+    }
+
+    /// What the emulator accepted, in order: the token and when (seconds since it started).
+    func acceptedMessages() -> [(token: String, time: Double)] {
+        let text = (try? String(contentsOfFile: recordFile, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard case let object as [String: Any] = try? JSONSerialization.jsonObject(with: Data(line.utf8)),
+                let token = object["token"] as? String, let time = object["time"] as? Double
+            else { return nil }
+            return (token, time)
+        }
+    }
+
+    /// The established TCP connections of `process` (its own ends) to `remotePort`.
+    func connections(of process: pid_t, to remotePort: Int) async throws -> [TCPSocket] {
+        let sockets = try await namespace.perform { try TCPSocket.all() }
+        let mine = TCPSocket.inodes(ofProcess: process)
+        return sockets.filter { $0.isEstablished && $0.remotePort == remotePort && mine.contains($0.inode) }
+    }
+
+    /// Makes these connections drop every packet, both ways, from now on: no RST, no FIN.
+    func blackhole(_ connections: [TCPSocket]) async throws {
+        for c in connections {
+            try await namespace.perform { [namespace] in
+                try namespace.iptables(["-A", "INPUT", "-p", "tcp", "--sport", String(c.localPort), "-j", "DROP"])
+                try namespace.iptables(["-A", "INPUT", "-p", "tcp", "--dport", String(c.localPort), "-j", "DROP"])
+            }
+        }
+    }
+
+    /// Drops this share of every TCP packet in the namespace, both ways.
+    func dropRandomly(_ probability: Double) async throws {
+        try await namespace.perform { [namespace] in
+            try namespace.iptables([
+                "-A", "INPUT", "-p", "tcp", "-m", "statistic", "--mode", "random", "--probability", String(probability), "-j", "DROP",
+            ])
+        }
+    }
+
+    /// Takes every rule out again.
+    func heal() async throws {
+        try await namespace.perform { [namespace] in try namespace.iptables(["-F", "INPUT"]) }
+    }
+
+    /// The sum of a worker's committed offsets, sampled every `every` until `done` holds or
+    /// `timeout` passes, with when each sample was taken.
+    func commitTimeline(
+        _ worker: WorkerProcess, every: Duration = .milliseconds(200), timeout: Duration, until done: @Sendable (Double) -> Bool
+    ) async -> [(at: ContinuousClock.Instant, committed: Double)] {
+        var samples: [(at: ContinuousClock.Instant, committed: Double)] = []
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let committed = try? await metric(worker, "pushbridge_committed_offset") {
+                samples.append((.now, committed))
+                if done(committed) { break }
+            }
+            try? await Task.sleep(for: every)
+        }
+        return samples
+    }
+}
+
+/// The longest time committed offsets stood still in `samples` from `from` on, counting a
+/// stretch still open at the end if it is below `target`: how long a fault stalled delivery.
+func longestStall(_ samples: [(at: ContinuousClock.Instant, committed: Double)], from: ContinuousClock.Instant, target: Double) -> Duration {
+    var longest: Duration = .zero
+    var current: (value: Double, since: ContinuousClock.Instant)?
+    for sample in samples where sample.at >= from {
+        guard let held = current else {
+            current = (sample.committed, sample.at)
+            continue
+        }
+        if sample.committed != held.value {
+            longest = max(longest, sample.at - held.since)
+            current = (sample.committed, sample.at)
+        }
+    }
+    if let held = current, held.value < target, let end = samples.last?.at { longest = max(longest, end - held.since) }
+    return longest
+}
