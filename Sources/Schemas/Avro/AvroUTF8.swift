@@ -4,11 +4,6 @@
 /// The standard library's `String(validating:as:)` does the same but goes through generic
 /// metadata on every call, which cost more than the rest of a small record's decoding.
 enum AvroUTF8 {
-    /// The text of `bytes`, or nil when they are not valid UTF-8.
-    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        isValid(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
-    }
-
     static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         let count = bytes.count
