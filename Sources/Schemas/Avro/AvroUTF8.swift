@@ -7,6 +7,11 @@ enum AvroUTF8 {
     static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         let count = bytes.count
+        // ASCII, the common case, eight bytes at a time until a byte has its high bit set.
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+        }
         while i < count {
             let lead = bytes[i]
             if lead < 0x80 {
