@@ -220,7 +220,7 @@ let package = Package(
         .testTarget(name: "SchemasTests", dependencies: ["Schemas", "JSON", "TestSupport"], exclude: ["Fixtures", "ProtoFixtures"]),
         .testTarget(
             name: "SchemaRegistryTests",
-            dependencies: ["SchemaRegistry", "Schemas", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SchemaRegistry", "Schemas", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],

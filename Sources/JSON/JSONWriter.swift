@@ -87,14 +87,16 @@ public enum JSONWriter {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Decimal digits, without making a String.
     /// The shortest decimal that reads back as `d`; integral values below 2^53 without a
-    /// fraction part (`2.0` is `2`).
+    /// fraction part (`2.0` is `2`). Negative zero keeps its sign (`-0`, as Protobuf's JSON
+    /// printer writes it): `0` would read back as +0.0.
     public static func shortest(_ d: Double) -> String {
+        if d == 0 { return d.sign == .minus ? "-0" : "0" }
         if d == d.rounded(), abs(d) < 9_007_199_254_740_992 { return String(Int64(d)) }
         return d.description  // Swift prints the shortest digits that round-trip
     }
 
+    /// Decimal digits, without making a String.
     package static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude

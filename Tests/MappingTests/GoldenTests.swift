@@ -113,6 +113,10 @@ struct GoldenTests {
             ("2.50", "2.5"),
             ("1e3", "1000"),
             ("1.5e-7", "1.5e-07"),
+            ("-0.0", "-0"),  // negative zero keeps its sign: "0" reads back as +0.0
+            ("-0e3", "-0"),
+            ("0.0", "0"),
+            ("-0", "0"),  // an integer has no negative zero
             ("true", "true"),  // booleans
             ("false", "false"),
             (#""Zoë 👋 \"x\"""#, #"Zoë 👋 \"x\""#),  // unicode and escapes survive (JSON-escaped in the body)
@@ -129,6 +133,36 @@ struct GoldenTests {
             """)
         let out = try bodies(set, #"{"type":"e","v":\#(raw)}"#)
         #expect(out == [#"{"message":{"android":{"notification":{"body_loc_args":["\#(expected)"],"body_loc_key":"k"}},"token":"t"}}"#])
+    }
+
+    /// Negative zero keeps its sign whatever the source: a JSON number (above), an Avro or a
+    /// Protobuf double and float, each the sign bit alone.
+    @Test("-0.0 is \"-0\" from Avro and Protobuf doubles and floats too")
+    func negativeZeroFromSchemaRecords() throws {
+        let set = try load(
+            """
+            version: 1
+            events:
+              acme.Z:
+                target: {token: t}
+                body: {key: k, args: [{field: /d}, {field: /f}]}
+                platforms: [android]
+            """)
+        let avro = try AvroSchema(
+            parsing: #"{"type":"record","name":"Z","namespace":"acme","fields":[{"name":"d","type":"double"},{"name":"f","type":"float"}]}"#)
+        let proto = try ProtobufSchema(schema: #"syntax = "proto3"; package acme; message Z { double d = 1; float f = 2; }"#)
+        let negativeZero: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0x80]
+        // Confluent's frame (ID 1; Protobuf: message indexes [0]), then Avro's little-endian
+        // values, or Protobuf's fixed64 (tag 0x09) and fixed32 (tag 0x15).
+        let records: [(WriterSchema, [UInt8])] = [
+            (.avro(avro), [0, 0, 0, 0, 1] + negativeZero + negativeZero.suffix(4)),
+            (.protobuf(proto), [0, 0, 0, 0, 1, 0, 0x09] + negativeZero + [0x15] + negativeZero.suffix(4)),
+        ]
+        for (schema, value) in records {
+            let rendered = try set.render(EventRecord(value: value), schema: schema, now: renderNow).get()
+            let body = String(decoding: try #require(rendered.messages.first).requestBody(), as: UTF8.self)
+            #expect(body.contains(#""body_loc_args":["-0","-0"]"#), "\(schema.kind): \(body)")
+        }
     }
 
     @Test("null or missing takes the default; without one the event fails naming the field")

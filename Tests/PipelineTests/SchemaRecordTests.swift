@@ -82,16 +82,20 @@ struct SchemaRecordTests {
 
     /// Confluent's frame around a JSON document: magic byte 0, the ID big-endian, the JSON.
     static func framed(id: UInt32, _ json: String, topic: String = "orders", offset: Int64 = 0) -> KafkaMessage {
+        framed(id: id, body: Array(json.utf8), topic: topic, offset: offset)
+    }
+
+    static func framed(id: UInt32, body: [UInt8], topic: String = "orders", offset: Int64 = 0) -> KafkaMessage {
         let header: [UInt8] = [0, UInt8(id >> 24), UInt8(id >> 16 & 0xff), UInt8(id >> 8 & 0xff), UInt8(id & 0xff)]
-        return KafkaMessage(topic: topic, partition: 0, offset: offset, key: nil, value: header + Array(json.utf8))
+        return KafkaMessage(topic: topic, partition: 0, offset: offset, key: nil, value: header + body)
     }
 
     static let shipped = #"{"type":"order.shipped","token":"t1","order":"A-17"}"#
 
-    static func reasonCode(_ producer: FakeProducer) -> String? {
-        producer.written.first { $0.topic == "dead" }?.headers.first { $0.name == "pushbridge-reason-code" }?.value.map {
-            String(decoding: $0, as: UTF8.self)
-        }
+    static func reasonCode(_ producer: FakeProducer) -> String? { deadLetterHeader(producer, "pushbridge-reason-code") }
+
+    static func deadLetterHeader(_ producer: FakeProducer, _ name: String) -> String? {
+        producer.written.first { $0.topic == "dead" }?.headers.first { $0.name == name }?.value.map { String(decoding: $0, as: UTF8.self) }
     }
 
     @Test("a framed record is decoded with the schema its ID names; plain JSON on the same topic never asks the registry")
@@ -178,5 +182,41 @@ struct SchemaRecordTests {
         let p = try Self.processor(source, sender, producer)
         let untyped = await p.process(Self.framed(id: 7, #"{"token":"t1","order":"A-17"}"#))
         #expect(untyped.done && Self.reasonCode(producer) == "missing_event_type")
+    }
+
+    /// Decoding comes before the type's lookup, and checks the strings no mapping reads (`note`)
+    /// as it checks those one does (`order`): otherwise, under `unknown_event_types: skip`, a
+    /// broken record of a type no mapping names would be skipped silently.
+    @Test("a record of a type no mapping names that does not decode is undecodable_record, not skipped as unknown_event_type (Avro, Protobuf)")
+    func undecodableBeforeUnknownType() async throws {
+        let avro = try AvroSchema(
+            parsing:
+                #"{"type":"record","name":"Viewed","namespace":"acme.audit","fields":[{"name":"order","type":"string"},{"name":"note","type":"string"}]}"#
+        )
+        let proto = try ProtobufSchema(schema: #"syntax = "proto3"; package acme.audit; message Viewed { string order = 1; string note = 2; }"#)
+        let source = Source([8: .avro(avro), 9: .protobuf(proto)])
+        // order "A-17" and note "ok": Avro's zigzag lengths; Protobuf's message-index count 0, tags and lengths.
+        let bodies: [(id: UInt32, order: [UInt8], note: [UInt8])] = [
+            (8, [0x08] + Array("A-17".utf8), [0x04] + Array("ok".utf8)),
+            (9, [0x00, 0x0a, 0x04] + Array("A-17".utf8), [0x12, 0x02] + Array("ok".utf8)),
+        ]
+        for (id, order, note) in bodies {
+            for broken in [nil, "order", "note"] {
+                var (o, n) = (order, note)
+                if broken == "order" { o[o.count - 1] = 0xff }
+                if broken == "note" { n[n.count - 1] = 0xff }
+                let (sender, producer) = (FakeSender(), FakeProducer())
+                let outcome = try await Self.processor(source, sender, producer).process(Self.framed(id: id, body: o + n))
+                #expect(outcome.done && sender.started == 0)
+                guard let broken else {
+                    #expect(outcome.verdict.disposition == .skipped(reason: #"no mapping for event type "acme.audit.Viewed""#), "\(id)")
+                    #expect(producer.written.isEmpty)
+                    continue
+                }
+                #expect(Self.reasonCode(producer) == "undecodable_record", "schema \(id), \(broken)")
+                let reason = Self.deadLetterHeader(producer, "pushbridge-reason") ?? ""
+                #expect(reason.contains("/\(broken)") && reason.contains("not valid UTF-8"), "\(reason)")
+            }
+        }
     }
 }

@@ -149,6 +149,25 @@ import Testing
         #expect(failure == (valid ? nil : "top level: a string that is not valid UTF-8 at byte 0"))
     }
 
+    /// The validator agrees with the standard library's where a bad or a good character follows
+    /// an ASCII run of each length, so its eight-bytes-at-a-time ASCII path hands over at the
+    /// right byte.
+    @Test func utf8ValidationAfterASCIIRuns() throws {
+        let schema = try AvroSchema(parsing: #""string""#)
+        let characters: [[UInt8]] = [
+            [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x9c], [0x80], [0xff], [0xf0, 0x9f, 0x9a, 0x80], [0xc2, 0xa0], [0x41],
+        ]
+        for run in 0...24 {
+            for character in characters {
+                for tail in [0, 1, 9] {
+                    let text = [UInt8](repeating: 0x61, count: run) + character + [UInt8](repeating: 0x62, count: tail)
+                    let decodes = (try? schema.decode([UInt8(text.count * 2)] + text, from: 0, keeping: .all)) != nil
+                    #expect(decodes == (String(validating: text, as: UTF8.self) != nil), "\(run) \(character) \(tail)")
+                }
+            }
+        }
+    }
+
     @Test func badEnumIndex() throws {
         #expect(try complexFailure { $0[4] = 6 } == "field /status: enum index 3 out of range (3 symbols) at byte 4")
     }

@@ -77,16 +77,27 @@ import Testing
                 == "field /scores/p: a block of 63 items, more than the 11 bytes that remain at byte 25")
     }
 
-    /// Skipped values are checked as far as finding their end takes: running out of bytes, a
-    /// bad union index or a bad length fails; a skipped string's UTF-8 is not looked at.
-    @Test func skippedValuesAreCheckedEnoughToFindTheirEnd() throws {
+    /// Skipped values are checked as finding their end takes (running out of bytes, a bad union
+    /// index or length) and as decoding them would (a string's or map key's UTF-8): a record
+    /// fails alike whatever is kept.
+    @Test func skippedValuesAreCheckedAsDecodingThemWould() throws {
         let keepAfter = AvroTest.keeping("/after")
-        var bytes = hexBytes(AvroFixtures.complex)
-        bytes[1] = 0xff
-        #expect(try complex.decode(bytes, from: 0, keeping: keepAfter) == AvroTest.json(#"{"after":42}"#))
-        #expect(AvroTest.failure { _ = try complex.decode(bytes, from: 0, keeping: AvroTest.keeping("/id")) } != nil)
+        // The byte spoiled (what it was), the path kept (all but `/id` skip the spoiled value), the failure.
+        let spoiled: [(at: Int, was: Character, keeping: String, failure: String)] = [
+            (1, "o", "/id", "field /id: a string that is not valid UTF-8 at byte 0"),
+            (1, "o", "/after", "field /id: a string that is not valid UTF-8 at byte 0"),
+            (17, "c", "/after", "field /items/0/tags: a map key that is not valid UTF-8 at byte 16"),  // tags: "color": "red"
+            (23, "r", "/after", "field /items/0/tags/color: a string that is not valid UTF-8 at byte 22"),
+            (36, "a", "/counts/b", "field /counts: a map key that is not valid UTF-8 at byte 35"),  // a key a kept map passes over
+        ]
+        for (at, was, keeping, failure) in spoiled {
+            var bytes = hexBytes(AvroFixtures.complex)
+            #expect(bytes[at] == was.asciiValue)
+            bytes[at] = 0xff
+            #expect(AvroTest.failure { _ = try complex.decode(bytes, from: 0, keeping: AvroTest.keeping(keeping)) } == failure, "\(keeping)")
+        }
 
-        bytes = hexBytes(AvroFixtures.complex)
+        var bytes = hexBytes(AvroFixtures.complex)
         bytes[42] = 4
         #expect(
             AvroTest.failure { _ = try complex.decode(bytes, from: 0, keeping: keepAfter) }

@@ -60,6 +60,11 @@ import Testing
         let message = try lineError([0x0a, 0x02, 0xc3, 0x28])
         #expect(message.contains("not valid UTF-8"))
         #expect(message.contains("/sku"))
+        // A string no mapping reads is checked too, so the record fails alike whatever is kept.
+        var quantityOnly = JSONPathSet()
+        quantityOnly.insert(["quantity"])
+        #expect(try lineError([0x0a, 0x02, 0xc3, 0x28], keeping: quantityOnly) == message)
+        #expect(try lineError([0x0a, 0x02, 0xc3, 0x28], keeping: JSONPathSet()) == message)
     }
 
     @Test func badMessageIndexes() throws {

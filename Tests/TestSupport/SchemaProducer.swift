@@ -35,10 +35,16 @@ public enum SchemaProducer {
         public var schemaIDs: [Int]
         public var subject: String
         public var references: [Reference]
+        /// ``serialize(format:schema:message:records:registry:protoPaths:topic:)``'s values, in base64.
+        var encodedValues: [String]?
+
+        /// The serialized values (frames included), when nothing was produced.
+        public var values: [[UInt8]] { (encodedValues ?? []).compactMap { Data(base64Encoded: $0).map { Array($0) } } }
 
         enum CodingKeys: String, CodingKey {
             case produced, subject, references
             case schemaIDs = "schema_ids"
+            case encodedValues = "values"
         }
     }
 
@@ -83,12 +89,7 @@ public enum SchemaProducer {
         auth: SchemaRegistryServer.Auth = .server, trust: SchemaRegistryServer.Trust = .serverCA, mode: Mode = .autoRegister,
         registryRetries: Int = 3, producerProperties: [String: String] = [:]
     ) async throws -> Produced {
-        let python = Repository.tool("python")
-        guard FileManager.default.fileExists(atPath: python + "/confluent_kafka") else {
-            throw TestSupportError("\(python) has no confluent_kafka: run scripts/setup.sh")
-        }
         var arguments = [
-            "PYTHONPATH=\(python)", SchemaRegistryServer.python, "-B", SchemaRegistryServer.resources + "/produce_records.py",
             "--format", format.rawValue, "--schema", schema, "--records", records, "--topic", topic,
             "--bootstrap-servers", brokers, "--registry", registry.url, "--registry-retries", String(registryRetries),
         ]
@@ -108,7 +109,36 @@ public enum SchemaProducer {
             case .basic(let given): given
             }
         if let credentials { arguments += ["--registry-user", credentials.user, "--registry-password", credentials.password] }
-        let (status, output) = try await ChildProcess.run("/usr/bin/env", arguments, timeout: .seconds(120))
+        return try await script(arguments)
+    }
+
+    /// Serializes every record of `records` as ``produce(format:schema:message:records:topic:brokers:registry:references:protoPaths:auth:trust:mode:registryRetries:producerProperties:)``
+    /// does (registering the schema), and writes nothing to Kafka: ``Produced/values`` has them.
+    public static func serialize(
+        format: Format, schema: String, message: String? = nil, records: String, registry: SchemaRegistryServer, protoPaths: [String] = [],
+        topic: String = "values"
+    ) async throws -> Produced {
+        var arguments = [
+            "--format", format.rawValue, "--schema", schema, "--records", records, "--topic", topic, "--registry", registry.url,
+            "--print-values",
+        ]
+        if let message { arguments += ["--message", message] }
+        arguments += protoPaths.flatMap { ["--proto-path", $0] }
+        if let caFile = registry.caFile { arguments += ["--registry-ca", caFile] }
+        if let credentials = registry.credentials {
+            arguments += ["--registry-user", credentials.user, "--registry-password", credentials.password]
+        }
+        return try await script(arguments)
+    }
+
+    /// Runs produce_records.py with `arguments` and reads the line it prints.
+    private static func script(_ arguments: [String]) async throws -> Produced {
+        let python = Repository.tool("python")
+        guard FileManager.default.fileExists(atPath: python + "/confluent_kafka") else {
+            throw TestSupportError("\(python) has no confluent_kafka: run scripts/setup.sh")
+        }
+        let command = ["PYTHONPATH=\(python)", SchemaRegistryServer.python, "-B", SchemaRegistryServer.resources + "/produce_records.py"]
+        let (status, output) = try await ChildProcess.run("/usr/bin/env", command + arguments, timeout: .seconds(120))
         guard status == 0, let line = output.split(separator: "\n").last(where: { $0.hasPrefix("{\"produced\"") }) else {
             throw Failure(status: status, output: output)
         }

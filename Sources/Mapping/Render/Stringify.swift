@@ -4,7 +4,7 @@
 /// |---|---|
 /// | string | itself |
 /// | integer (`3`, `-12`, `12345678901234567890`) | its decimal form, every digit kept: `"3"` |
-/// | number with a fraction or exponent (`11.8`, `2.50`, `1e3`) | the shortest decimal that reads back as the same double: `"11.8"`, `"2.5"`, `"1000"` |
+/// | number with a fraction or exponent (`11.8`, `2.50`, `1e3`) | the shortest decimal that reads back as the same double: `"11.8"`, `"2.5"`, `"1000"`; `-0.0` keeps its sign, `"-0"` |
 /// | `true` / `false` | `"true"` / `"false"` |
 /// | null or missing | the source's `default`; without one, the event fails naming the field |
 /// | array or object | the event fails (wrong type) |

@@ -1,8 +1,9 @@
 /// Moving past a value without building it: for the members an event's mappings never use.
 ///
-/// A skip checks only what finding the value's end needs (lengths, union and enum indexes,
-/// booleans, depth); strings are not checked for UTF-8, and an array or map block whose writer
-/// gave its byte size is jumped over whole.
+/// A skip checks what finding the value's end needs (lengths, union and enum indexes, booleans,
+/// depth) and that strings and map keys are UTF-8, as decoding them does: a record that would
+/// fail to decode fails whatever the mappings read (an event type no mapping names included).
+/// Only an array or map block whose writer gave its byte size is jumped over whole, unread.
 extension AvroDecoder {
     mutating func skip(_ n: Int, depth: Int) throws(DecodeFailure) {
         let start = at
@@ -14,7 +15,7 @@ extension AvroDecoder {
         case .float: try advance(4, "a float")
         case .double: try advance(8, "a double")
         case .bytes: at += try length(of: "bytes value")
-        case .string: at += try length(of: "string")
+        case .string: _ = try text("string")
         case .fixed:
             guard nodes[n].size <= remaining else { throw DecodeFailure("a fixed of \(nodes[n].size) bytes runs past the end", at: start) }
             at += nodes[n].size
@@ -75,9 +76,7 @@ extension AvroDecoder {
                 continue
             }
             for _ in 0..<count {
-                let keyCount = try length(of: "map key")
-                let key = UnsafeBufferPointer(rebasing: bytes[at..<at + keyCount])
-                at += keyCount
+                let key = try text("map key")
                 do {
                     try skip(valueType, depth: depth)
                 } catch {

@@ -43,13 +43,7 @@ struct AvroDecoder {
             }
         case .float: return Self.number(try float())
         case .double: return Self.number(try double())
-        case .string:
-            let count = try length(of: "string")
-            guard let text = AvroUTF8.string(UnsafeBufferPointer(rebasing: bytes[at..<at + count])) else {
-                throw DecodeFailure("a string that is not valid UTF-8", at: start)
-            }
-            at += count
-            return .string(text)
+        case .string: return .string(String(decoding: try text("string"), as: UTF8.self))
         case .bytes: return try binary(count: try length(of: "bytes value"), nodes[n].logical, start)
         case .fixed:
             guard nodes[n].size <= remaining else { throw DecodeFailure("a fixed of \(nodes[n].size) bytes runs past the end", at: start) }
@@ -143,21 +137,9 @@ struct AvroDecoder {
             if count == 0 { return .object(members) }
             let blockStart = at
             for _ in 0..<count {
-                let keyStart = at
-                let keyCount = try length(of: "map key")
-                let key = UnsafeBufferPointer(rebasing: bytes[at..<at + keyCount])
-                at += keyCount
-                let wanted: JSONPathSet?
-                let name: String
-                if paths.whole {
-                    guard let valid = AvroUTF8.string(key) else { throw DecodeFailure("a map key that is not valid UTF-8", at: keyStart) }
-                    wanted = paths
-                    name = valid
-                } else {
-                    wanted = paths.member(key)
-                    // A key equal to a member name is valid UTF-8; another is only needed for a message.
-                    name = wanted == nil ? "" : String(decoding: key, as: UTF8.self)
-                }
+                let key = try text("map key")
+                let wanted = paths.whole ? paths : paths.member(key)
+                let name = wanted == nil ? "" : String(decoding: key, as: UTF8.self)
                 do {
                     if let wanted {
                         members.append((name, try value(valueType, wanted, depth: depth)))

@@ -4,14 +4,14 @@
 /// The standard library's `String(validating:as:)` does the same but goes through generic
 /// metadata on every call, which cost more than the rest of a small record's decoding.
 enum AvroUTF8 {
-    /// The text of `bytes`, or nil when they are not valid UTF-8.
-    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        isValid(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
-    }
-
     static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var i = 0
         let count = bytes.count
+        // ASCII, the common case, eight bytes at a time until a byte has its high bit set.
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+        }
         while i < count {
             let lead = bytes[i]
             if lead < 0x80 {

@@ -31,7 +31,8 @@ enum ProtoSlot {
 /// - A singular scalar repeated on the wire: the last wins; a singular message: the occurrences
 ///   merge. Of a oneof, only the member set last appears.
 /// - Fields outside `keeping` are skipped without building their values, but their wire type
-///   is still checked, so a record decodes or fails the same whatever is kept. Repeated fields
+///   is still checked, and a string's UTF-8, so a record decodes or fails the same whatever is
+///   kept; a skipped message or map is not opened. Repeated fields
 ///   on a kept path are kept whole; a map keeps only the keys the paths name.
 struct ProtoMessageDecoder {
     let bytes: UnsafeBufferPointer<UInt8>
@@ -214,7 +215,7 @@ struct ProtoMessageDecoder {
         }
     }
 
-    /// Moves past a field that is not kept, checking only that its wire type fits.
+    /// Moves past a field that is not kept, checking that its wire type fits (and a string's UTF-8).
     private func skipField(_ field: ProtoFieldPlan, _ wireType: UInt8, _ tagStart: Int, _ reader: inout ProtoWireReader) throws(DecodeFailure) {
         guard field.kind != .group else { throw DecodeFailure("groups are not supported", at: tagStart) }
         let fits: Bool
@@ -225,6 +226,8 @@ struct ProtoMessageDecoder {
         case .map: fits = wireType == ProtoWireType.lengthDelimited
         }
         guard fits else { throw wrongWireType(wireType, field, tagStart) }
+        // Checked as a kept string is: whether a record decodes must not hang on what mappings read.
+        if field.kind == .string { return try reader.checkString(reader.lengthDelimited()) }
         try reader.skip(wireType: wireType, number: UInt64(field.number), at: tagStart)
     }
 

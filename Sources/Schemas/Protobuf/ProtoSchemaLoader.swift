@@ -8,8 +8,9 @@
 /// source never takes the first path, and the fallback covers the degenerate rest (a file of
 /// comments only, say). When both readings fail, the error gives both reasons.
 ///
-/// Imports are looked up by path: the well-known `google/protobuf/*.proto` files are built in
-/// (and win over a reference of the same name), then `references`. Files are loaded
+/// Imports are looked up by path: the files serializers never register (``builtIn(_:)``:
+/// `google/protobuf/*.proto`, `google/type/*.proto`, Confluent's) are built in and win over a
+/// reference of the same name; then `references`. Files are loaded
 /// dependencies first; an import cycle or a missing import is a SchemaError naming the path.
 struct ProtoSchemaLoader {
     /// What a schema given as `.proto` text is called when it imports nothing that names it.
@@ -41,16 +42,32 @@ struct ProtoSchemaLoader {
             throw SchemaError("import cycle: \((inProgress + [path]).joined(separator: " -> "))")
         }
         let file: ProtoFile
-        if let builtIn = ProtoWellKnownFiles.file(path) {
+        if let builtIn = Self.builtIn(path) {
             file = builtIn
+            try loadDependencies(of: builtIn)
         } else if let text = references[path] {
             file = try read(text, path: path)
         } else {
-            throw SchemaError("\(importer) imports \(path), which is neither among the schema's references nor built in")
+            throw SchemaError("\(importer) imports \(path), which is neither among the schema's references nor built in\(Self.hint(path))")
         }
         loaded[path] = file
         order.append(path)
         return file
+    }
+
+    /// The file pushbridge builds in for `path`, if any: the well-known types, the rest of
+    /// `google/protobuf/` that Confluent's registry knows, Confluent's own, and `google/type/`.
+    static func builtIn(_ path: String) -> ProtoFile? {
+        ProtoWellKnownFiles.file(path) ?? ProtoApiFiles.file(path) ?? ProtoGoogleTypeFiles.file(path)
+    }
+
+    /// Why a missing import is missing: serializers never register the folders they take for
+    /// built in, so one of those pushbridge lacks is not the producer's doing.
+    private static func hint(_ path: String) -> String {
+        guard ["google/protobuf/", "google/type/", "confluent/"].contains(where: { path.hasPrefix($0) }) else {
+            return " (the schema was registered without a reference of that name)"
+        }
+        return " (serializers never register files under google/protobuf/, google/type/ or confluent/, and pushbridge does not build this one in)"
     }
 
     /// Reads one text in either form; `path` is its import path (nil for the schema itself).

@@ -123,6 +123,17 @@ struct ProtoWireReader {
         }
     }
 
+    /// Checks that `range` is UTF-8, as ``string(_:)`` would, building nothing when it is ASCII.
+    func checkString(_ range: Range<Int>) throws(DecodeFailure) {
+        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        for byte in slice where byte >= 0x80 {
+            guard String(validating: slice, as: UTF8.self) != nil else {
+                throw DecodeFailure("a string that is not valid UTF-8", at: range.lowerBound)
+            }
+            return
+        }
+    }
+
     /// The UTF-8 text in `range`, or an error when it is not valid UTF-8.
     func string(_ range: Range<Int>) throws(DecodeFailure) -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])

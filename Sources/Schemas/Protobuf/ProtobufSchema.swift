@@ -4,9 +4,10 @@ import JSON
 /// ProtobufSerializer framed (magic byte, schema ID, message indexes, then the message).
 ///
 /// The schema and each reference may be a base64 serialized `FileDescriptorProto` or `.proto`
-/// source (see ``ProtoSchemaLoader`` for how they are told apart). The well-known
-/// `google/protobuf/*.proto` imports (timestamp, duration, wrappers, struct, any, empty,
-/// field_mask) are built in and need no reference. Decoded records follow
+/// source (see ``ProtoSchemaLoader`` for how they are told apart). The imports serializers never
+/// register are built in and need no reference: `google/protobuf/*.proto` (the well-known types,
+/// and those Confluent's registry knows), `google/type/*.proto` and Confluent's decimal and
+/// metadata (``ProtoSchemaLoader/builtIn(_:)``). Decoded records follow
 /// ``ProtoMessageDecoder``: field names as declared in the `.proto` (`order_id`, not `orderId`),
 /// the well-known types as the proto3 JSON mapping writes them.
 public struct ProtobufSchema: Sendable {

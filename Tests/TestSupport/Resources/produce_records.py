@@ -21,14 +21,17 @@ its full name, before the main schema, with a Confluent schema reference {name: 
 subject: full name, version} for each earlier reference whose full name it mentions; the main
 schema references those it mentions. Protobuf imports are registered by the serializer itself,
 each file under its own path as subject (reference.subject.name.strategy's default);
-google/protobuf/* are not (skip.known.types).
+google/protobuf/*, google/type/* and confluent/* are not (skip.known.types: _is_builtin).
+protoc finds google/protobuf/* in grpcio-tools and google/type/* in googleapis-common-protos.
 
 Prints one JSON line: {"produced": N, "schema_ids": [IDs in the records' frames], "subject": ...,
 "references": [{name, subject, version, id}]}. Exits 1 on any registry, serialization or
-delivery error.
+delivery error. With --print-values nothing goes to Kafka: the line has "values", each record's
+serialized value in base64, and --bootstrap-servers is not needed.
 """
 
 import argparse
+import base64
 import json
 import os
 import sys
@@ -93,6 +96,14 @@ def avro_serializer(args, client):
     return serializer, to_value, references
 
 
+def googleapis_root():
+    """The import root of googleapis-common-protos' .proto files (google/type/*.proto), which it
+    installs beside its modules."""
+    from google.type import date_pb2
+
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(date_pb2.__file__))))
+
+
 def protobuf_serializer(args, client):
     from importlib.resources import files
 
@@ -109,7 +120,7 @@ def protobuf_serializer(args, client):
     schema = os.path.abspath(args.schema)
     if not any(schema.startswith(root + os.sep) for root in roots):
         roots.append(os.path.dirname(schema))
-    include = roots + [str(files("grpc_tools") / "_proto")]
+    include = roots + [str(files("grpc_tools") / "_proto"), googleapis_root()]
     with tempfile.TemporaryDirectory() as directory:
         out = os.path.join(directory, "set.pb")
         arguments = ["protoc"] + ["-I" + p for p in include]
@@ -140,7 +151,8 @@ def main():
     parser.add_argument("--reference", action="append", default=[], help="avro: an .avsc the schema refers to")
     parser.add_argument("--proto-path", action="append", default=[], help="protobuf: another import root")
     parser.add_argument("--topic", required=True)
-    parser.add_argument("--bootstrap-servers", required=True)
+    parser.add_argument("--bootstrap-servers", help="needed unless --print-values")
+    parser.add_argument("--print-values", action="store_true", help="serialize only: print the values in base64, produce nothing")
     parser.add_argument("--producer-property", action="append", default=[], metavar="KEY=VALUE",
                         help="a librdkafka property (security.protocol, ssl.ca.location, ...)")
     parser.add_argument("--registry", required=True, help="the Schema Registry URL")
@@ -154,14 +166,19 @@ def main():
                         help="use.latest.version=true: write with the subject's latest version")
     args = parser.parse_args()
 
+    if not args.print_values and not args.bootstrap_servers:
+        parser.error("--bootstrap-servers is needed unless --print-values")
     client = registry_client(args)
     make = avro_serializer if args.format == "avro" else protobuf_serializer
-    producer_conf = {"bootstrap.servers": args.bootstrap_servers, "enable.idempotence": False, "acks": "all"}
-    for item in args.producer_property:
-        key, _, value = item.partition("=")
-        producer_conf[key] = value
-    producer = Producer(producer_conf)
+    producer = None
+    if not args.print_values:
+        producer_conf = {"bootstrap.servers": args.bootstrap_servers, "enable.idempotence": False, "acks": "all"}
+        for item in args.producer_property:
+            key, _, value = item.partition("=")
+            producer_conf[key] = value
+        producer = Producer(producer_conf)
     failures = []
+    values = []
 
     def delivered(error, message):
         if error is not None:
@@ -181,21 +198,27 @@ def main():
                 schema_id = int.from_bytes(value[1:5], "big")
                 if schema_id not in ids:
                     ids.append(schema_id)
+                count += 1
+                if producer is None:
+                    values.append(base64.b64encode(value).decode("ascii"))
+                    continue
                 headers = [(k, str(v).encode()) for k, v in (record.get("headers") or {}).items()]
                 key = record.get("key")
                 producer.produce(args.topic, value=value, key=key.encode() if key is not None else None,
                                  headers=headers, on_delivery=delivered)
                 producer.poll(0)
-                count += 1
     except Exception as e:  # the client's SchemaRegistryError, a serialization error, bad input
         print("produce_records: %s: %s" % (type(e).__name__, e), file=sys.stderr)
         return 1
-    remaining = producer.flush(30)
+    remaining = producer.flush(30) if producer is not None else 0
     if remaining or failures:
         print("produce_records: %d undelivered, errors: %s" % (remaining, failures), file=sys.stderr)
         return 1
     subject = "%s-value" % args.topic  # topic_subject_name_strategy, the serializers' default
-    print(json.dumps({"produced": count, "schema_ids": ids, "subject": subject, "references": references}))
+    result = {"produced": count, "schema_ids": ids, "subject": subject, "references": references}
+    if producer is None:
+        result["values"] = values
+    print(json.dumps(result))
     return 0
 
 
