@@ -12,6 +12,8 @@ extension KafkaConsumerConfiguration {
             ("heartbeat.interval.ms", String(heartbeatInterval.milliseconds)),
             ("max.poll.interval.ms", String(maxPollInterval.milliseconds)),
             ("auto.offset.reset", autoOffsetReset.rawValue),
+            ("socket.timeout.ms", String(requestTimeout.milliseconds)),
+            ("socket.connection.setup.timeout.ms", String(connectTimeout.milliseconds)),
             ("enable.auto.offset.store", "false"),
             ("enable.partition.eof", "false"),
         ]
@@ -34,6 +36,8 @@ extension KafkaProducerConfiguration {
             ("enable.idempotence", enableIdempotence ? "true" : "false"),
             ("message.timeout.ms", String(deliveryTimeout.milliseconds)),
             ("linger.ms", String(linger.milliseconds)),
+            ("socket.timeout.ms", String(requestTimeout.milliseconds)),
+            ("socket.connection.setup.timeout.ms", String(connectTimeout.milliseconds)),
         ]
         p += properties.forClient(.producer)
         return p

@@ -35,6 +35,15 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var maxPollInterval: Duration = .seconds(300)
     public var autoOffsetReset: OffsetReset = .earliest
     public var clientID: String = "pushbridge"
+    /// A request a broker leaves unanswered this long fails, and its connection is closed and
+    /// made again (`socket.timeout.ms`): how long a connection that died without a word (no RST,
+    /// no FIN) holds fetches, commits and heartbeats. Default 10 s, not librdkafka's 60 s:
+    /// every connection always has a request out (a fetch waits at most `fetch.wait.max.ms`, the
+    /// coordinator gets a heartbeat every 3 s), so the request timeout is the liveness check.
+    public var requestTimeout: Duration = .seconds(10)
+    /// Connecting to a broker, TLS and SASL included (`socket.connection.setup.timeout.ms`).
+    /// Default 10 s, not librdkafka's 30 s.
+    public var connectTimeout: Duration = .seconds(10)
     /// Messages held on the Swift side between the poll thread and ``KafkaConsumer/messages``.
     /// When full, the poll thread waits. Default 10,000.
     public var messageBufferCapacity: Int = 10_000
@@ -60,6 +69,13 @@ public struct KafkaProducerConfiguration: Sendable {
     public var deliveryTimeout: Duration = .seconds(30)
     /// How long to wait to fill a batch. Default 5 ms.
     public var linger: Duration = .milliseconds(5)
+    /// A produce request left unanswered this long fails and its connection is made again
+    /// (`socket.timeout.ms`), within ``deliveryTimeout``. Default 10 s, not librdkafka's 60 s
+    /// (see ``KafkaConsumerConfiguration/requestTimeout``).
+    public var requestTimeout: Duration = .seconds(10)
+    /// Connecting to a broker, TLS and SASL included (`socket.connection.setup.timeout.ms`).
+    /// Default 10 s, not librdkafka's 30 s.
+    public var connectTimeout: Duration = .seconds(10)
     /// When librdkafka's local queue is full, ``KafkaProducer/send(_:)`` waits this long for room
     /// before failing with a retryable `.queueFull`. Default 10 s.
     public var queueFullTimeout: Duration = .seconds(10)

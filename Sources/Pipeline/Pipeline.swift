@@ -70,12 +70,13 @@ public final class Pipeline: Sendable {
         for (key, value) in Self.consumerDefaults where consumerConfiguration.properties[key] == nil {
             consumerConfiguration.properties[key] = value
         }
+        let logs = KafkaLogs(logger: logger)
         try self.init(configuration: configuration, processor: processor, metrics: metrics, logger: logger) { handler throws(KafkaError) in
             try KafkaConsumer(
                 configuration: consumerConfiguration,
                 rebalanceHandler: handler,
-                errorHandler: logger.kafkaErrorHandler,
-                logHandler: logger.librdkafkaHandler)
+                errorHandler: logs.errorHandler,
+                logHandler: logs.lineHandler)
         }
     }
 

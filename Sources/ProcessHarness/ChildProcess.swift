@@ -91,7 +91,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// /proc figures, or to signal it directly so that its own exit status comes back.
     public var programPID: pid_t? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8) else { return nil }
-        return text.split(separator: " ").first.flatMap { pid_t($0) }
+        // The watchdog's own `sleep 0.5` is a child too, now and then.
+        return text.split(separator: " ").compactMap { pid_t($0) }.first { child in
+            (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8))?.hasPrefix("sleep\n") != true
+        }
     }
 
     public var isRunning: Bool {

@@ -75,7 +75,7 @@ public final class NetworkNamespace: Sendable {
         guard status == 0 else { throw HarnessError("iptables \(arguments.joined(separator: " ")) in \(name): \(output)") }
     }
 
-    /// The TCP connections (IPv4) in the namespace now, from its `/proc/net/tcp`.
+    /// The TCP connections in the namespace now, from its `/proc/net/tcp` and `tcp6`.
     public func connections() throws -> [TCPSocket] {
         try perform { try TCPSocket.all() }
     }
@@ -121,10 +121,11 @@ public struct TCPSocket: Sendable, Equatable {
     public var isEstablished: Bool { state == 0x01 }
     public var isListening: Bool { state == 0x0A }
 
-    /// Every IPv4 TCP socket of the calling thread's network namespace.
+    /// Every TCP socket (IPv4 and IPv6) of the calling thread's network namespace.
     public static func all() throws -> [TCPSocket] {
-        let text = try String(contentsOfFile: "/proc/thread-self/net/tcp", encoding: .utf8)
-        return text.split(separator: "\n").dropFirst().compactMap(parse)
+        let v4 = try String(contentsOfFile: "/proc/thread-self/net/tcp", encoding: .utf8)
+        let v6 = (try? String(contentsOfFile: "/proc/thread-self/net/tcp6", encoding: .utf8)) ?? ""  // none without IPv6
+        return [v4, v6].flatMap { $0.split(separator: "\n").dropFirst().compactMap(parse) }
     }
 
     /// A line of `/proc/net/tcp`: `sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …`,

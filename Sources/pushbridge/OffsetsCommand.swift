@@ -66,8 +66,8 @@ struct OffsetsCommand: AsyncParsableCommand {
 
         /// A consumer whose errors and librdkafka lines go to the log (after ``resolve()``).
         static func consumer(_ configuration: KafkaConsumerConfiguration) throws -> KafkaConsumer {
-            let logger = Logger(label: "pushbridge.offsets")
-            return try KafkaConsumer(configuration: configuration, errorHandler: logger.kafkaErrorHandler, logHandler: logger.librdkafkaHandler)
+            let logs = KafkaLogs(logger: Logger(label: "pushbridge.offsets"))
+            return try KafkaConsumer(configuration: configuration, errorHandler: logs.errorHandler, logHandler: logs.lineHandler)
         }
     }
 

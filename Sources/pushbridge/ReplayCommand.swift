@@ -154,9 +154,10 @@ struct ReplayCommand: AsyncParsableCommand {
         let plan: ReplayPlan
         do {
             // Closed before the replay starts: it only answers the planning questions.
+            let logs = KafkaLogs(logger: logger)
             let planner = try KafkaConsumer(
                 configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties),
-                errorHandler: logger.kafkaErrorHandler, logHandler: logger.librdkafkaHandler)
+                errorHandler: logs.errorHandler, logHandler: logs.lineHandler)
             let resolved: Result<ReplayPlan, any Error>
             do {
                 resolved = .success(

@@ -66,6 +66,8 @@ final class FaultNetwork: @unchecked Sendable {
     }
 
     var bootstrapServers: String { tansu.bootstrapServers }
+    /// The port clients reach the broker on.
+    var brokerPort: Int { Int(bootstrapServers.split(separator: ":").last!)! }
     var emulatorDirectory: String { directory.appendingPathComponent("emulator").path }
 
     /// Produces `count` welcome events (tokens and keys `prefix-i`) from inside the namespace, at
@@ -111,12 +113,13 @@ final class FaultNetwork: @unchecked Sendable {
     /// The next offset per partition after everything produced.
     var producedEnds: [Int32: Int64] { ends.withLock { $0 } }
 
-    /// Writes a worker's config and starts it inside the namespace. `fcm` lines are added to the
+    /// Writes a worker's config and starts it inside the namespace. `sessionTimeout`: 6 s, as in
+    /// every test (tansu's first join waits half of it, brokers.md). `fcm` lines are added to the
     /// `fcm` section, `delivery` lines to `delivery`, `kafka` lines to `kafka`; `serviceAccount`
     /// is the key file (the emulator's, unless a test rewrote it).
     func startWorker(
-        group: String = "netfault", fcm: [String] = [], delivery: [String] = [], kafka: [String] = [],
-        serviceAccount: String? = nil
+        group: String = "netfault", sessionTimeout: Duration = .seconds(6), fcm: [String] = [], delivery: [String] = [],
+        kafka: [String] = [], serviceAccount: String? = nil
     ) async throws -> WorkerProcess {
         let account = serviceAccount ?? emulatorDirectory + "/service-account.json"
         return try await namespace.perform { [self] in
@@ -126,7 +129,7 @@ final class FaultNetwork: @unchecked Sendable {
                       brokers: [\(bootstrapServers)]
                       group: \(group)
                       topics: [\(topic)]
-                      session_timeout_ms: 6000
+                      session_timeout_ms: \(sessionTimeout.milliseconds)
                     \(kafka.map { "  " + $0 }.joined(separator: "\n"))
                     mappings: [mappings.yaml]
                     fcm:
@@ -227,21 +230,23 @@ final class FaultNetwork: @unchecked Sendable {
     }
 }
 
-/// The longest time committed offsets stood still in `samples` from `from` on, counting a
-/// stretch still open at the end if it is below `target`: how long a fault stalled delivery.
+/// The longest time in `samples`, from `from` on, between one sum of committed offsets and the
+/// first larger one (a worker that lost its partitions reports none for a while: that is no
+/// progress either), counting a stretch still open at the end if it is below `target`: how
+/// long a fault stalled delivery.
 func longestStall(_ samples: [(at: ContinuousClock.Instant, committed: Double)], from: ContinuousClock.Instant, target: Double) -> Duration {
     var longest: Duration = .zero
-    var current: (value: Double, since: ContinuousClock.Instant)?
+    var best: (value: Double, since: ContinuousClock.Instant)?
     for sample in samples where sample.at >= from {
-        guard let held = current else {
-            current = (sample.committed, sample.at)
+        guard let held = best else {
+            best = (sample.committed, sample.at)
             continue
         }
-        if sample.committed != held.value {
+        if sample.committed > held.value {
             longest = max(longest, sample.at - held.since)
-            current = (sample.committed, sample.at)
+            best = (sample.committed, sample.at)
         }
     }
-    if let held = current, held.value < target, let end = samples.last?.at { longest = max(longest, end - held.since) }
+    if let held = best, held.value < target, let end = samples.last?.at { longest = max(longest, end - held.since) }
     return longest
 }

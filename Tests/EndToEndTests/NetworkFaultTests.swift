@@ -45,6 +45,37 @@ struct NetworkFaultTests {
     }
 }
 
+extension NetworkFaultTests {
+    @Test func blackholedBrokerConnectionsAreReplaced() async throws {
+        let net = try await FaultNetwork()
+        // The default session timeout (45 s) outlasts a dead connection; a test's usual 6 s would
+        // lose the partitions first. 20 s: tansu's first join waits half of it.
+        let worker = try await net.startWorker(sessionTimeout: .seconds(20))
+        let events = 4_500
+        let producer = try await net.startProducing(events, prefix: "kafka", rate: 150)
+        #expect(await eventually(timeout: .seconds(60)) { net.acceptedMessages().count >= 1_000 })
+        let program = try #require(worker.process.programPID)
+        let kafka = try await net.connections(of: program, to: net.brokerPort)
+        try #require(!kafka.isEmpty, "the worker holds no connection to the broker")
+        let injected = ContinuousClock.now
+        let target = Double(events)
+        async let timeline = net.commitTimeline(worker, timeout: .seconds(150)) { $0 >= target }
+        try await net.blackhole(kafka)
+        let tokens = try await net.finish(producer)
+        let samples = await timeline
+        let stall = longestStall(samples, from: injected, target: target)
+        print("netfault_kafka_blackhole_stall_seconds: \(stall.seconds)")
+        print(samples.map { "\(($0.at - injected).seconds):\(Int($0.committed))" }.joined(separator: " "))
+        #expect(samples.last?.committed == target, "committed \(samples.last?.committed ?? 0) of \(target)")
+        #expect(stall < Self.recoveryBound)
+        let accepted = net.accepted()
+        #expect(tokens.filter { accepted[$0] == nil }.isEmpty)
+        #expect(try await net.metric(worker, "pushbridge_events_total{result=\"dead_lettered\"}") == 0)
+        print(worker.output.split(separator: "\n").filter { !$0.contains("\"info\"") }.prefix(40).joined(separator: "\n"))
+        await expectCleanExit(worker)
+    }
+}
+
 extension Duration {
     /// In seconds, to a tenth.
     var seconds: Double { ((Double(components.seconds) + Double(components.attoseconds) / 1e18) * 10).rounded() / 10 }

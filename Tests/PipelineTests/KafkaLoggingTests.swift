@@ -1,8 +1,9 @@
 import Kafka
 import Logging
-import Pipeline
 import Synchronization
 import Testing
+
+@testable import Pipeline
 
 /// librdkafka's lines and errors as entries of the worker's logger.
 @Suite("librdkafka's log lines and errors in the logger")
@@ -32,13 +33,89 @@ struct KafkaLoggingTests {
     func errors() {
         let captured = Captured()
         let logger = Logger(label: "pushbridge") { _ in captured.handler }
-        let handler = logger.kafkaErrorHandler
+        let handler = KafkaLogs(logger: logger).errorHandler
         handler(KafkaError(code: .transport, message: "b/1: Disconnected", isRetryable: true))
         handler(KafkaError(code: .authentication, message: "SASL authentication error"))
         handler(KafkaError(code: .ssl, message: "certificate verify failed"))
         handler(KafkaError(code: .requestTimedOut, message: "x", isFatal: true))
         #expect(captured.entries.map(\.level) == [.warning, .error, .error, .error])
         #expect(captured.entries[1].message.hasPrefix("kafka: KafkaError(_AUTHENTICATION"), "\(captured.entries[1].message)")
+    }
+}
+
+/// A broker that is down: librdkafka fails a connection every 50 ms, and the client reports each
+/// as an error too.
+@Suite("Kafka logs while a broker is down: one line when it goes down, then one per period")
+struct KafkaLogRepeatsTests {
+    static let refused = "127.0.0.1:9/bootstrap: Connect to ipv4#127.0.0.1:9 failed: Connection refused (after 0ms in state CONNECT)"
+
+    /// A clock the test moves.
+    final class Clock: Sendable {
+        let start = ContinuousClock.now
+        private let offset = Mutex<Duration>(.zero)
+        func advance(_ by: Duration) { offset.withLock { $0 += by } }
+        var now: ContinuousClock.Instant { start + offset.withLock { $0 } }
+    }
+
+    @Test(
+        "a refused connection every 50 ms for 65 s: the librdkafka line and the client error alike make three lines, the later two counting what was held back"
+    )
+    func brokerDown() {
+        let captured = Captured()
+        let logger = Logger(label: "pushbridge") { _ in captured.handler }
+        let clock = Clock()
+        let logs = KafkaLogs(logger: logger, period: .seconds(30), now: { clock.now })
+        for attempt in 0..<1_300 {
+            let ms = attempt % 3  // librdkafka's own count varies from line to line
+            logs.lineHandler(
+                KafkaLogEntry(
+                    level: 3, facility: "FAIL",
+                    message: "[thrd:127.0.0.1:9/bootstrap]: " + Self.refused.replacingOccurrences(of: "after 0ms", with: "after \(ms)ms")))
+            logs.errorHandler(KafkaError(code: .transport, message: Self.refused, isRetryable: true))
+            clock.advance(.milliseconds(50))
+        }
+        let entries = captured.entries
+        #expect(entries.count == 3, "\(entries.map(\.message))")
+        #expect(entries.map { $0.metadata["repeated"] } == [nil, "1199", "1199"])
+        #expect(entries.first?.metadata["librdkafka"] == "FAIL")
+    }
+
+    @Test("a different line is written at once: the state changed")
+    func change() {
+        let captured = Captured()
+        let logger = Logger(label: "pushbridge") { _ in captured.handler }
+        let clock = Clock()
+        let logs = KafkaLogs(logger: logger, period: .seconds(30), now: { clock.now })
+        logs.errorHandler(KafkaError(code: .transport, message: Self.refused, isRetryable: true))
+        logs.errorHandler(KafkaError(code: .allBrokersDown, message: "1/1 brokers are down", isRetryable: true))
+        logs.errorHandler(KafkaError(code: .transport, message: Self.refused, isRetryable: true))
+        #expect(
+            captured.entries.map(\.message) == [
+                "kafka: KafkaError(_TRANSPORT, retryable): " + Self.refused, "kafka: KafkaError(_ALL_BROKERS_DOWN, retryable): 1/1 brokers are down",
+            ])
+    }
+
+    @Test("lines are alike but for librdkafka's thread prefix and the numbers that change with every attempt")
+    func kinds() {
+        #expect(
+            KafkaLogs.kind(of: "[thrd:GroupCoordinator]: GroupCoordinator/1: Timed out HeartbeatRequest in flight (after 6005ms, timeout #0)")
+                == KafkaLogs.kind(of: "GroupCoordinator/1: Timed out HeartbeatRequest in flight (after 12ms, timeout #3)"))
+        #expect(KafkaLogs.kind(of: "b-1:9092/1: Connect failed") != KafkaLogs.kind(of: "b-2:9092/2: Connect failed"))
+        #expect(KafkaLogs.kind(of: "2/3 brokers are down") != KafkaLogs.kind(of: "3/3 brokers are down"))
+    }
+
+    @Test("RepeatedLines: the first of a kind, then one per period with the count held back; forgotten kinds beyond its capacity are written again")
+    func repeatedLines() {
+        let t0 = ContinuousClock.now
+        var lines = RepeatedLines(period: .seconds(30))
+        #expect(lines.admit("a", at: t0) == .write(heldBack: 0))
+        #expect(lines.admit("a", at: t0 + .seconds(29)) == .hold)
+        #expect(lines.admit("b", at: t0 + .seconds(29)) == .write(heldBack: 0))
+        #expect(lines.admit("a", at: t0 + .seconds(30)) == .write(heldBack: 1))
+        #expect(lines.admit("a", at: t0 + .seconds(31)) == .hold)
+        for i in 0..<RepeatedLines.capacity { _ = lines.admit("k\(i)", at: t0 + .seconds(31)) }
+        #expect(lines.admit("k0", at: t0 + .seconds(32)) == .hold)
+        #expect(lines.admit("a", at: t0 + .seconds(32)) == .write(heldBack: 0))  // forgotten: written anew
     }
 }
 

@@ -120,10 +120,11 @@ public final class Replay: Sendable {
         self.shared = shared
         var consumerConfiguration = configuration.consumer
         if !configuration.commit { consumerConfiguration.groupID = nil }
+        let logs = KafkaLogs(logger: logger)
         self.consumer = try KafkaConsumer(
             configuration: consumerConfiguration,
-            errorHandler: logger.kafkaErrorHandler,
-            logHandler: logger.librdkafkaHandler,
+            errorHandler: logs.errorHandler,
+            logHandler: logs.lineHandler,
             endOfPartitionHandler: { shared.endOfPartition($0) })
     }
 
