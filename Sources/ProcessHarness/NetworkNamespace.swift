@@ -123,9 +123,27 @@ public struct TCPSocket: Sendable, Equatable {
 
     /// Every TCP socket (IPv4 and IPv6) of the calling thread's network namespace.
     public static func all() throws -> [TCPSocket] {
-        let v4 = try String(contentsOfFile: "/proc/thread-self/net/tcp", encoding: .utf8)
-        let v6 = (try? String(contentsOfFile: "/proc/thread-self/net/tcp6", encoding: .utf8)) ?? ""  // none without IPv6
+        let v4 = try read("/proc/thread-self/net/tcp")
+        let v6 = (try? read("/proc/thread-self/net/tcp6")) ?? ""  // none without IPv6
         return [v4, v6].flatMap { $0.split(separator: "\n").dropFirst().compactMap(parse) }
+    }
+
+    /// A `/proc/net` table in one `read(2)`: read in pieces while connections come and go, the
+    /// kernel resumes each piece by position and skips sockets (a test's established connections
+    /// went missing that way).
+    private static func read(_ path: String) throws -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw HarnessError("open \(path): errno \(errno)") }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 1 << 22)
+        var length = 0
+        while true {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + length, $0.count - length) }
+            guard n > 0 else { break }
+            length += n
+            if length == bytes.count { bytes += [UInt8](repeating: 0, count: bytes.count) }
+        }
+        return String(decoding: bytes[..<length], as: UTF8.self)
     }
 
     /// A line of `/proc/net/tcp`: `sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …`,

@@ -3,6 +3,7 @@ import PipelineTestSupport
 import ProcessHarness
 import Synchronization
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -52,6 +53,13 @@ final class FaultNetwork: @unchecked Sendable {
                     ] + emulatorArguments,
                     logFile: directory.appendingPathComponent("emulator.log").path)
                 try child.waitUntilListening(port: port, timeout: .seconds(30))
+                // It writes its CA and key file just after it listens.
+                let files = ["ca.pem", "service-account.json"].map { directory.appendingPathComponent("emulator/\($0)").path }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !files.allSatisfy(FileManager.default.fileExists(atPath:)) {
+                    guard ContinuousClock.now < deadline else { throw TestSupportError("the emulator wrote no \(files)") }
+                    usleep(20_000)
+                }
                 return (port, child)
             }
             return (tansu, emulator, port)
@@ -181,11 +189,22 @@ final class FaultNetwork: @unchecked Sendable {
         }
     }
 
-    /// The established TCP connections of `process` (its own ends) to `remotePort`.
-    func connections(of process: pid_t, to remotePort: Int) async throws -> [TCPSocket] {
+    /// The established TCP connections to `remotePort` (their client ends), of `process` only
+    /// if given.
+    func connections(of process: pid_t? = nil, to remotePort: Int) async throws -> [TCPSocket] {
         let sockets = try await namespace.perform { try TCPSocket.all() }
-        let mine = TCPSocket.inodes(ofProcess: process)
-        return sockets.filter { $0.isEstablished && $0.remotePort == remotePort && mine.contains($0.inode) }
+        let mine = process.map { TCPSocket.inodes(ofProcess: $0) }
+        return sockets.filter { socket in socket.isEstablished && socket.remotePort == remotePort && (mine?.contains(socket.inode) ?? true) }
+    }
+
+    /// A copy of the emulator's service-account key file whose `token_uri` is `tokenURI`.
+    func serviceAccount(tokenURI: String) throws -> String {
+        let original = emulatorDirectory + "/service-account.json"
+        var account = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: original))) as? [String: Any])
+        account["token_uri"] = tokenURI
+        let path = directory.appendingPathComponent("service-account-\(UUID().uuidString).json").path
+        try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     /// Makes these connections drop every packet, both ways, from now on: no RST, no FIN.
