@@ -217,13 +217,21 @@ final class FaultNetwork: @unchecked Sendable {
         }
     }
 
-    /// Drops this share of every TCP packet in the namespace, both ways.
-    func dropRandomly(_ probability: Double) async throws {
-        try await namespace.perform { [namespace] in
-            try namespace.iptables([
-                "-A", "INPUT", "-p", "tcp", "-m", "statistic", "--mode", "random", "--probability", String(probability), "-j", "DROP",
-            ])
-        }
+    /// Drops this share of every TCP packet in the namespace, both ways, while `on`; takes the
+    /// rule out again when not.
+    func dropRandomly(_ probability: Double, _ on: Bool = true) async throws {
+        try await rule(["INPUT", "-p", "tcp", "-m", "statistic", "--mode", "random", "--probability", String(probability), "-j", "DROP"], on)
+    }
+
+    /// Makes every packet to and from `port` drop (new connections too) while `on`; takes the
+    /// rules out again when not.
+    func unreachable(_ port: Int, _ on: Bool = true) async throws {
+        for direction in ["--dport", "--sport"] { try await rule(["INPUT", "-p", "tcp", direction, String(port), "-j", "DROP"], on) }
+    }
+
+    /// Adds a firewall rule (`-A`), or deletes it (`-D`).
+    private func rule(_ rule: [String], _ on: Bool) async throws {
+        try await namespace.perform { [namespace] in try namespace.iptables([on ? "-A" : "-D"] + rule) }
     }
 
     /// Takes every rule out again.

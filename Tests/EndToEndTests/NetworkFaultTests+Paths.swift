@@ -63,11 +63,7 @@ extension NetworkFaultTests {
         let net = try await FaultNetwork()
         let worker = try await net.startWorker()
         try await Self.stall("fcm_unreachable_15s", net, worker) {
-            try await net.namespace.perform { [net] in
-                for direction in ["--dport", "--sport"] {
-                    try net.namespace.iptables(["-A", "INPUT", "-p", "tcp", direction, String(net.emulatorPort), "-j", "DROP"])
-                }
-            }
+            try await net.unreachable(net.emulatorPort)
             let stalledLooksStalled = await eventually(timeout: .seconds(15)) {
                 (try? await net.get(worker, "/readyz")).map { $0.status == 503 && $0.body.contains("waiting on FCM") } ?? false
             }
