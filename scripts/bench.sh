@@ -34,12 +34,29 @@
 #                               (LATENCY_BENCH_RATE): CPU per request at partial load, beside bare
 #                               libcurl in C at the same rate (bare_curl_dN_rate_2000_*) and, at 0 ms,
 #                               flat out (bare_curl_d0_*): what libcurl itself costs at partial load
+#   scripts/bench.sh netfault   how long connections that die without a word stall delivery
+#                               (netfault_*_stall_seconds): NetworkFaultTests, each a worker, tansu and
+#                               the emulator in a network namespace whose firewall blackholes FCM, broker,
+#                               token-endpoint or proxy connections, drops 10% of packets, or takes FCM out
+#                               of reach, at 150 events/s (a debug build: the stalls are timeouts, not CPU;
+#                               needs root and iptables; docs/reliability.md#network-faults)
 # Builds pushbridge-bench in release mode; starts its servers on free loopback ports and stops
 # them on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh >/dev/null
 which=${1:-all}
+if [ "$which" = netfault ]; then
+    swift build --build-tests >/dev/null
+    log=$(mktemp)
+    status=0
+    PUSHBRIDGE_TOOLS="$PWD/.tools" LD_LIBRARY_PATH="$PWD/.tools/librdkafka${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        swift test --skip-build --filter NetworkFaultTests >"$log" 2>&1 || status=$?
+    grep -a -E '^netfault_|skipped' "$log"
+    [ "$status" -eq 0 ] || grep -a -A3 -E '^✘' "$log" | head -40
+    rm -f "$log"
+    exit "$status"
+fi
 swift build -c release --product pushbridge-bench >/dev/null
 bench=$(swift build -c release --show-bin-path)/pushbridge-bench
 if [ "$which" = all ] || [ "$which" = e2e ] || [ "$which" = latency ]; then swift build -c release --product pushbridge >/dev/null; fi
