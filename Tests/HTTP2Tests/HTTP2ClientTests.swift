@@ -6,10 +6,15 @@ import Testing
 @Suite("HTTP2Client against a real TLS HTTP/2 server (nginx)")
 struct HTTP2ClientTests {
     /// A client of `server`; `threads` and `idleTimeout` left out keep the configuration's defaults.
+    /// `liveness`: `.zero` for tests whose requests wait on `/slow` (nginx sends nothing for
+    /// 30 s) longer than a loaded machine takes to reach their point: they are about something
+    /// else than a connection judged dead (``DeadConnectionTests``).
     static func client(
-        _ server: NginxServer, streams: Int = 100, timeout: Duration = .seconds(30), threads: Int? = nil, idleTimeout: Duration? = nil
+        _ server: NginxServer, streams: Int = 100, timeout: Duration = .seconds(30), threads: Int? = nil, idleTimeout: Duration? = nil,
+        liveness: Duration? = nil
     ) throws -> HTTP2Client {
         var config = HTTP2Client.Configuration(caFile: server.caFile)
+        if let liveness { config.livenessTimeout = liveness }
         config.maxConcurrentStreams = streams
         config.requestTimeout = timeout
         if let threads { config.threads = threads }
@@ -288,7 +293,7 @@ struct HTTP2ClientTests {
     @Test("when the server drops the connection mid-flight, every request fails retryably and the client reconnects")
     func connectionDroppedMidFlight() async throws {
         let server = try await NginxServer.start()
-        let client = try Self.client(server)
+        let client = try Self.client(server, liveness: .zero)
         let status = try Self.client(server)  // watches nginx on its own connection
         #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200)
 
@@ -363,7 +368,7 @@ struct HTTP2ClientTests {
     @Test("shutdown fails pending and in-flight requests with .shutdown; later sends fail at once")
     func shutdownFailsPending() async throws {
         let server = try await NginxServer.start()
-        let client = try Self.client(server, streams: 2)
+        let client = try Self.client(server, streams: 2, liveness: .zero)
         try await withThrowingTaskGroup(of: HTTP2ClientError.Code?.self) { group in
             for _ in 0..<6 {  // 2 on the wire, 4 queued
                 group.addTask {
