@@ -6,14 +6,15 @@ import PackageDescription
 //   Threading              OS threads for blocking C loops; SpawnGuard; ChangeSignal (waits on a change)
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
-//   Schemas                pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
+//   Dates                  pure: RFC 3339 timestamps and civil dates (events' times, Avro/Protobuf times, logs)
+//   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
 //   Localization           pure: app string resources, `lint` and `preview` (no Mapping)
 //   MappingLocalization    the keys the mappings send, for lint and preview
 //   FCM                    FCM HTTP v1: OAuth2, error classification, retries, quotas, send gate
 //   FCMEmulator            FCM on loopback: the oracle for tests and the demo
 //   Operations             config, logs, metrics, the ops HTTP endpoint
 //   SchemaRegistry         writer schemas by ID from a Confluent-compatible Schema Registry (over HTTP2)
-//   Registry               the device registry: a Kafka topic in a local SQLite file (C calls in SQLite/)
+//   DeviceRegistry         the device registry: a Kafka topic in a local SQLite file (C calls in SQLite/)
 //   Pipeline               consume -> map -> send -> commit after ack; replay; offsets
 //   ProcessHarness         servers as child processes on free ports, for tests and the bench
 //   pushbridge             the executable (CLI)
@@ -71,9 +72,10 @@ let package = Package(
         // MARK: Pure mapping core
         // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
         .target(name: "JSON"),
+        .target(name: "Dates"),
         // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
-        .target(name: "Schemas", dependencies: ["JSON"]),
-        .target(name: "Mapping", dependencies: ["JSON", "Schemas", .product(name: "Yams", package: "Yams")]),
+        .target(name: "RecordDecoding", dependencies: ["JSON", "Dates"]),
+        .target(name: "Mapping", dependencies: ["JSON", "Dates", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
         // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
         .target(name: "Localization"),
         // Where the two meet: the keys and argument counts the mappings send, for `lint` and `preview`.
@@ -114,7 +116,7 @@ let package = Package(
         .target(
             name: "Operations",
             dependencies: [
-                "JSON", "Mapping",
+                "JSON", "Dates", "Mapping",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -131,7 +133,7 @@ let package = Package(
         // The registry topic materialized in a local SQLite file (C calls only in SQLite/), and
         // the follower that keeps it current.
         .target(
-            name: "Registry",
+            name: "DeviceRegistry",
             dependencies: ["CSQLite", "Kafka", "JSON", "Threading", .product(name: "Logging", package: "swift-log")]
         ),
 
@@ -141,7 +143,7 @@ let package = Package(
         .target(
             name: "SchemaRegistry",
             dependencies: [
-                "HTTP2", "JSON", "Schemas",
+                "HTTP2", "JSON", "RecordDecoding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -151,7 +153,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Kafka", "FCM", "Mapping", "Threading",
+                "Kafka", "FCM", "Mapping", "Dates", "Threading",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -167,9 +169,9 @@ let package = Package(
         .executableTarget(
             name: "pushbridge",
             dependencies: [
-                "Mapping",
+                "Mapping", "Dates",
                 "Localization", "MappingLocalization",
-                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "Registry", "SchemaRegistry",
+                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "DeviceRegistry", "SchemaRegistry",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -179,7 +181,7 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "JSON", "Mapping", "FCM", "FCMEmulator", "ProcessHarness", "Registry",
+                "Kafka", "HTTP2", "JSON", "Mapping", "FCM", "FCMEmulator", "ProcessHarness", "DeviceRegistry",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -189,10 +191,10 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["ProcessHarness", "Threading"], path: "Tests/TestSupport", exclude: ["Resources"]),
         // Welcome events on a topic and what a group made of them, for the pipeline and end-to-end tests.
-        .target(name: "PipelineTestSupport", dependencies: ["Kafka", "FCMEmulator"], path: "Tests/PipelineTestSupport"),
+        .target(name: "PipelineTestSupport", dependencies: ["Kafka", "FCMEmulator", "Dates"], path: "Tests/PipelineTestSupport"),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "pushbridge", "TestSupport"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "Dates", "pushbridge", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
             dependencies: ["Localization", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],
@@ -201,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Threading", "TestSupport", "PipelineTestSupport",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Threading", "TestSupport", "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -210,17 +212,17 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pushbridge", "TestSupport", "PipelineTestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping", "Pipeline",
+                "pushbridge", "TestSupport", "PipelineTestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Pipeline",
             ]
         ),
         .testTarget(
-            name: "RegistryTests",
-            dependencies: ["Registry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            name: "DeviceRegistryTests",
+            dependencies: ["DeviceRegistry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "SchemasTests", dependencies: ["Schemas", "JSON", "TestSupport"], exclude: ["Fixtures", "ProtoFixtures"]),
+        .testTarget(name: "RecordDecodingTests", dependencies: ["RecordDecoding", "JSON", "TestSupport"], exclude: ["Fixtures", "ProtoFixtures"]),
         .testTarget(
             name: "SchemaRegistryTests",
-            dependencies: ["SchemaRegistry", "Schemas", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],

@@ -1,4 +1,4 @@
-import Schemas
+import RecordDecoding
 
 /// All loaded mappings: event in, FCM messages out. Pure: no I/O.
 ///

@@ -1,5 +1,5 @@
 import JSON
-import Schemas
+import RecordDecoding
 
 /// What one answer of a Confluent-compatible Schema Registry means. Pure.
 ///

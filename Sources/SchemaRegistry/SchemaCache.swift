@@ -1,4 +1,4 @@
-import Schemas
+import RecordDecoding
 import Synchronization
 
 /// Writer schemas by ID, each fetched once however many records ask at the same time.

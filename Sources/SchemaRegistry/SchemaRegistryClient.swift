@@ -2,7 +2,7 @@ import CoreMetrics
 import Foundation
 import HTTP2
 import Logging
-import Schemas
+import RecordDecoding
 
 /// Writer schemas by ID from a Confluent-compatible Schema Registry (Confluent's, Redpanda's,
 /// Karapace, Apicurio's `ccompat` API): `GET /schemas/ids/{id}`, then each reference by

@@ -1,8 +1,8 @@
+import DeviceRegistry
 import Foundation
 import Kafka
 import Logging
 import ProcessHarness
-import Registry
 
 /// The device registry at scale (docs/benchmarks.md, "Device registry"): a store filled
 /// directly with `users` × `devicesPerUser` devices, then the same through Kafka at a smaller

@@ -3,7 +3,7 @@ import Mapping
 /// The mapping bench's event as Confluent's Avro and Protobuf serializers frame it, so decode +
 /// map is measured for each format on the same content. Encoded here by the formats' documented
 /// rules (Avro 1.11 binary encoding; Protobuf's wire format): the bench needs no registry and no
-/// Python, and SchemasTests hold the decoders to bytes made by the real libraries.
+/// Python, and RecordDecodingTests hold the decoders to bytes made by the real libraries.
 enum SchemaRecordEncoding {
     static let avroSchema = """
         {"type": "record", "name": "MessageReceived", "namespace": "chat", "fields": [

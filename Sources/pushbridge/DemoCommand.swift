@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceRegistry
 import FCM
 import FCMEmulator
 import Foundation
@@ -8,7 +9,6 @@ import Localization
 import Logging
 import Mapping
 import Pipeline
-import Registry
 import Synchronization
 
 struct DemoCommand: AsyncParsableCommand {

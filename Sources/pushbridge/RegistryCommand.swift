@@ -1,9 +1,9 @@
 import ArgumentParser
+import DeviceRegistry
 import Foundation
 import Logging
 import Operations
 import Pipeline
-import Registry
 
 /// `pushbridge registry`: a worker's device registry for support work: a user's devices as the
 /// worker sees them, and how far its store is behind the registry topic.

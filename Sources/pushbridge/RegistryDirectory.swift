@@ -1,8 +1,8 @@
+import DeviceRegistry
 import Logging
 import Mapping
 import Operations
 import Pipeline
-import Registry
 import Threading
 
 /// The device registry as the pipeline sees it (``DeviceDirectory``): a user's devices from the

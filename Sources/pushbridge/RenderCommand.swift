@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dates
 import Foundation
 import Mapping
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceRegistry
 import FCM
 import Foundation
 import JSON
@@ -7,7 +8,6 @@ import Logging
 import Mapping
 import Operations
 import Pipeline
-import Registry
 import SchemaRegistry
 import Synchronization
 import UnixSignals

@@ -1,3 +1,4 @@
+import DeviceRegistry
 import FCM
 import Foundation
 import Kafka
@@ -5,7 +6,6 @@ import Logging
 import Mapping
 import Operations
 import Pipeline
-import Registry
 import ServiceLifecycle
 import Synchronization
 import Threading

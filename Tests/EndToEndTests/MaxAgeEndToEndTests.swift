@@ -1,3 +1,4 @@
+import Dates
 import FCMEmulator
 import Foundation
 import Kafka

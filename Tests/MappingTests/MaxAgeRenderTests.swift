@@ -1,3 +1,4 @@
+import Dates
 import Testing
 
 @testable import Mapping

@@ -1,3 +1,4 @@
+import Dates
 import JSON
 import Kafka
 

@@ -1,3 +1,4 @@
+import Dates
 import FCM
 import Kafka
 import Mapping

@@ -11,7 +11,7 @@ import Testing
 /// such schema" a dead-letter record with its reason.
 ///
 /// These records are JSON Schema's (magic byte, ID, JSON), so the plumbing is tested here
-/// without Avro or Protobuf; SchemasTests test those decoders, and the end-to-end suite all of it.
+/// without Avro or Protobuf; RecordDecodingTests test those decoders, and the end-to-end suite all of it.
 @Suite("Schema Registry records: the processor with a schema source")
 struct SchemaRecordTests {
     /// The registry as ``SchemaSource`` documents it: known IDs answered, unknown ones

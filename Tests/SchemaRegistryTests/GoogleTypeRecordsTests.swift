@@ -1,7 +1,7 @@
 import Foundation
 import JSON
 import Logging
-import Schemas
+import RecordDecoding
 import TestSupport
 import Testing
 

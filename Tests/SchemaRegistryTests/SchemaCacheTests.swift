@@ -1,4 +1,4 @@
-import Schemas
+import RecordDecoding
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Schemas
+import RecordDecoding
 import TestSupport
 import Testing
 

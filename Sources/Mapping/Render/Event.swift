@@ -1,5 +1,5 @@
 import JSON
-import Schemas
+import RecordDecoding
 
 /// A Kafka record as the mapping core sees it: bytes, headers and where it came from.
 public struct EventRecord: Sendable {

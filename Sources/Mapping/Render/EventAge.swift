@@ -1,3 +1,5 @@
+import Dates
+
 /// How old an event is, and what its mapping's ``MaxAge`` makes of it: the one place the age
 /// is computed. Pure: the caller passes the time of sending, so tests fix it.
 public enum EventAge {

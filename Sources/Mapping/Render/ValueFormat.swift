@@ -1,4 +1,4 @@
-import Schemas
+import RecordDecoding
 
 /// How a topic's record values are read (`kafka.value_formats`).
 ///

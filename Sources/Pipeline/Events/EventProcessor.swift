@@ -1,0 +1,310 @@
+import Dates
+import FCM
+import Kafka
+import Logging
+import Mapping
+
+/// Takes one event from Kafka record to *done*: render, send every message, write the
+/// dead-letter and token-invalidation records it calls for, and wait until Kafka has them.
+public final class EventProcessor: Sendable {
+    public struct Options: Sendable {
+        public var deadLetterTopic: String
+        public var tokenInvalidationTopic: String
+        /// FCM's dry run: validated, not delivered.
+        public var validateOnly = false
+        /// Unmapped event types are done without a send (otherwise dead-lettered).
+        public var skipUnknownEventTypes = true
+        /// A `user` target whose user has no device is done without a send (otherwise
+        /// dead-lettered; `registry.no_devices`).
+        public var skipUsersWithoutDevices = true
+        /// `.ignore` sends events older than their mapping's `max_age` too
+        /// (`replay --ignore-max-age`).
+        public var maxAge = MaxAgeCheck.enforce
+        /// How each topic's values are read (`kafka.value_formats`); a topic not named: `auto`.
+        public var valueFormats: [String: ValueFormat] = [:]
+
+        public init(deadLetterTopic: String, tokenInvalidationTopic: String) {
+            self.deadLetterTopic = deadLetterTopic
+            self.tokenInvalidationTopic = tokenInvalidationTopic
+        }
+    }
+
+    /// How one event ended.
+    public struct Outcome: Sendable {
+        public var verdict: EventVerdict
+        /// The event is done and may be committed past. False only when a record could not be
+        /// written before the worker stopped, or the verdict is fatal.
+        public var done: Bool
+    }
+
+    let mappings: MappingSet
+    let sender: any PushSending
+    let producer: any RecordProducing
+    /// Users' devices, for `user` targets; nil: no registry.
+    let directory: (any DeviceDirectory)?
+    /// ``directory``'s lookup, made once.
+    let lookup: MappingSet.DeviceLookup?
+    /// Writer schemas of Schema Registry records, by the topics' value formats.
+    public let schemas: RecordSchemas
+    let options: Options
+    let metrics: PipelineMetrics
+    let logger: Logger
+
+    public init(
+        mappings: MappingSet, sender: any PushSending, producer: any RecordProducing, directory: (any DeviceDirectory)? = nil,
+        schemas: (any SchemaSource)? = nil, options: Options, metrics: PipelineMetrics, logger: Logger
+    ) {
+        self.mappings = mappings
+        self.schemas = RecordSchemas(source: schemas, valueFormats: options.valueFormats)
+        self.sender = sender
+        self.producer = producer
+        self.directory = directory
+        if let directory {
+            self.lookup = { @Sendable user throws -> [UserDevice] in try directory.devices(ofUser: user) }
+        } else {
+            self.lookup = nil
+        }
+        self.options = options
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    public func process(_ message: KafkaMessage) async -> Outcome {
+        // An event processed here (a replay's; a worker's that could not be begun without a
+        // task) waits in this frame while FCM answers: what lives across the sends is kept to
+        // the message and the rendered event; rendering and the records an event ends with are
+        // functions of their own (2,960 bytes of frame per event before, docs/benchmarks.md).
+        let record = EventRecord(message)
+        let schema = await schemas.writerSchema(of: record)
+        var facts = EventFacts()
+        let plan = plan(record, schema, &facts)
+        return await sendAndConclude(Prepared(plan: plan, facts: facts), of: message)
+    }
+
+    /// What an event's records need to say of it, once it is rendered.
+    struct EventFacts: Sendable {
+        var eventType: String?
+        var eventID: String?
+        /// Each message with the Firebase project ID it was sent with, once the event has them.
+        var sent: [(message: FCMMessage, projectID: String)] = []
+        var user: String?
+    }
+
+    enum Plan: Sendable {
+        case verdict(EventVerdict)
+        /// Send ``EventFacts/sent``.
+        case send
+    }
+
+    /// Renders the event: the sends it calls for, or its verdict without any.
+    @inline(never)
+    func plan(_ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts) -> Plan {
+        let rendering: Result<MappingSet.Rendered, MappingFailure>
+        switch schema {
+        case .success(let schema): rendering = mappings.render(record, schema: schema, maxAge: options.maxAge, devices: lookup)
+        case .failure(.cancelled): return .verdict(EventVerdict(disposition: .abandoned))
+        case .failure(.failed(let failure)): rendering = .failure(failure)
+        }
+        switch rendering {
+        case .failure(let failure):
+            if case .tooOld(let old) = failure {  // decoded, unlike most failures: its record can say what it was
+                facts.eventType = old.eventType
+                facts.eventID = old.eventID
+            }
+            return .verdict(
+                .mappingFailed(failure, skipUnknownTypes: options.skipUnknownEventTypes, skipUsersWithoutDevices: options.skipUsersWithoutDevices))
+        case .success(let rendered):
+            facts.eventType = rendered.event.type
+            facts.eventID = rendered.event.id
+            facts.user = rendered.user
+            switch projects(of: rendered) {
+            case .success(let sends) where sends.isEmpty:
+                // Every device of the user named an app the config lacks.
+                return .verdict(
+                    .mappingFailed(
+                        .noDevices(user: rendered.user ?? ""), skipUnknownTypes: options.skipUnknownEventTypes,
+                        skipUsersWithoutDevices: options.skipUsersWithoutDevices))
+            case .success(let sends):
+                facts.sent = sends
+                return .send
+            case .failure(let unknown):
+                return .verdict(.unknownProject(unknown.name))
+            }
+        }
+    }
+
+    /// Writes the records `verdict` calls for and counts the event: done, or not when a write
+    /// could not be made before the worker stopped.
+    @inline(never)
+    func conclude(_ message: KafkaMessage, _ verdict: EventVerdict, _ facts: EventFacts) async -> Outcome {
+        let (eventType, eventID, sent, user) = (facts.eventType, facts.eventID, facts.sent, facts.user)
+        let now = RFC3339.nowMilliseconds()
+        for invalidation in verdict.invalidations {
+            let out = OutputRecords.tokenInvalidation(
+                invalidation, topic: options.tokenInvalidationTopic, source: message,
+                eventType: eventType, eventID: eventID, project: sent.first { $0.message.target.value == invalidation.device }?.projectID,
+                nowMilliseconds: now)
+            guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
+            metrics.tokenInvalidated(code: invalidation.code.name)
+            // A registry device FCM says is dead leaves the local view now; the backend deletes
+            // it at the source from the record just written. SENDER_ID_MISMATCH is not dead: the
+            // device is another project's app (its registry `app` may be wrong), so it stays.
+            if let user, let directory, invalidation.code != .senderIDMismatch {
+                await directory.drop(invalidation.device, ofUser: user)
+            }
+        }
+        switch verdict.disposition {
+        case .delivered, .skipped:
+            return counted(verdict, eventType: eventType)
+        case .deadLetter(let reason):
+            let out = OutputRecords.deadLetter(
+                message, reason: reason, topic: options.deadLetterTopic,
+                eventType: eventType, eventID: eventID, project: Self.projectIDs(sent), nowMilliseconds: now)
+            guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
+            metrics.deadLettered(code: reason.code)
+            logger.warning(
+                "dead-lettered",
+                metadata: [
+                    "source": "\(message.topic)/\(message.partition)/\(message.offset)",
+                    "reason_code": "\(reason.code)", "reason": "\(reason.reason)",
+                ])
+        case .fatal(let why):
+            logger.critical("cannot send: \(why)")
+            return Outcome(verdict: verdict, done: false)
+        case .abandoned:
+            return Outcome(verdict: verdict, done: false)
+        }
+        return counted(verdict, eventType: eventType)
+    }
+
+    /// Counts a verdict whose records (if any) are written: the event is done.
+    func counted(_ verdict: EventVerdict, eventType: String?) -> Outcome {
+        switch verdict.disposition {
+        case .delivered: metrics.eventsDelivered.increment()
+        case .skipped: metrics.eventsSkipped.increment()
+        case .deadLetter, .fatal, .abandoned: break  // dead-lettered: counted with its record
+        }
+        // Once done, so an event retried after a failed write is counted once.
+        if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
+        if verdict.noDevices { metrics.usersWithoutDevices.increment() }
+        return Outcome(verdict: verdict, done: true)
+    }
+
+    /// The Firebase project IDs an event's messages went to, for its dead-letter record; nil
+    /// when it sent nothing.
+    static func projectIDs(_ sent: [(message: FCMMessage, projectID: String)]) -> String? {
+        guard let first = sent.first?.projectID else { return nil }
+        if sent.allSatisfy({ $0.projectID == first }) { return first }
+        return Set(sent.map(\.projectID)).sorted().joined(separator: ",")
+    }
+
+    /// A project named where the config has none.
+    struct UnknownProject: Error {
+        var name: String?
+    }
+
+    /// Each message with the Firebase project ID it goes to: its device's app's project, else
+    /// the event's. A project the config lacks named by the event (or its mapping) fails the
+    /// event (nothing is sent); a registry device naming an app the config lacks is left out,
+    /// logged and counted (bad registry data should not cost the user's other devices).
+    private func projects(of rendered: MappingSet.Rendered) -> Result<[(message: FCMMessage, projectID: String)], UnknownProject> {
+        var sends: [(message: FCMMessage, projectID: String)] = []
+        sends.reserveCapacity(rendered.messages.count)
+        for var message in rendered.messages {
+            let name = message.project ?? rendered.project
+            guard let id = sender.projectID(of: name) else {
+                guard message.project != nil, rendered.user != nil else { return .failure(UnknownProject(name: name)) }
+                metrics.devicesWithUnknownApp.increment()
+                logger.warning(
+                    "a registry device names an app that is not one of fcm.projects: not sent to",
+                    metadata: ["user": "\(rendered.user ?? "")", "app": "\(name ?? "")", "device": "…\(message.target.value.suffix(6))"])
+                continue
+            }
+            message.project = name
+            sends.append((message, id))
+        }
+        return .success(sends)
+    }
+
+    @inline(never)
+    func sendAll(_ sends: [(message: FCMMessage, projectID: String)]) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
+        if sends.count == 1 { return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID))] }
+        return await withTaskGroup(of: (Int, FCMClient.SendResult).self) { group in
+            for (i, s) in sends.enumerated() {
+                group.addTask { (i, await self.send(s.message, projectID: s.projectID)) }
+            }
+            var results = [FCMClient.SendResult?](repeating: nil, count: sends.count)
+            for await (i, r) in group { results[i] = r }
+            return sends.indices.map { (sends[$0].message, results[$0]!) }
+        }
+    }
+
+    /// - Parameter projectID: the Firebase project ID of `message.project`, for the metrics.
+    private func send(_ message: FCMMessage, projectID: String) async -> FCMClient.SendResult {
+        metrics.sendStarted()
+        let start = ContinuousClock.now
+        let result = await sender.send(
+            message.encoded, project: message.project, to: SendTarget(message.target), validateOnly: options.validateOnly)
+        record(result, of: message, projectID: projectID, started: start)
+        return result
+    }
+
+    /// Counts a send's result, outside ``send(_:projectID:)``'s frame, which waits while FCM answers.
+    @inline(never)
+    func record(_ result: FCMClient.SendResult, of message: FCMMessage, projectID: String, started: ContinuousClock.Instant) {
+        metrics.sendFinished(
+            result.outcome, project: projectID, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - started)
+        if case .failure(let error) = result.outcome, let device = message.device, error.invalidatesToken {
+            logger.info("device refused", metadata: [message.target.kind.rawValue: "\(device)", "code": "\(error.code)"])
+        }
+    }
+
+    /// Writes `record` until Kafka acknowledges it, backing off between failures. Gives up only
+    /// when the task is cancelled (the worker is stopping), leaving the event unfinished.
+    private func write(_ record: KafkaProducerRecord, for source: KafkaMessage) async -> Bool {
+        var backoff = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                _ = try await producer.send(record)
+                return true
+            } catch {
+                metrics.recordWriteErrors.increment()
+                logger.error(
+                    "cannot write to \(record.topic), will retry",
+                    metadata: [
+                        "source": "\(source.topic)/\(source.partition)/\(source.offset)", "error": "\(error)",
+                    ])
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+            }
+        }
+        return false
+    }
+}
+
+extension FCMError: CodedError {
+    var metricCode: String { code.name }
+}
+
+extension SendTarget {
+    /// The FCM client's view of a rendered message's target.
+    init(_ target: MessageTarget) {
+        let kind: SendTarget.Kind =
+            switch target.kind {
+            case .fid: .fid
+            case .token: .token
+            case .topic: .topic
+            case .condition: .condition
+            }
+        self.init(kind, target.value)
+    }
+}
+
+extension EventRecord {
+    /// The mapping core's view of a Kafka record.
+    public init(_ message: KafkaMessage) {
+        self.init(
+            value: message.value, headers: message.headers.map { ($0.name, $0.value) },
+            topic: message.topic, partition: message.partition, offset: message.offset, timestamp: message.timestamp?.milliseconds)
+    }
+}
