@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh machine: installs what is missing (scripts/setup.sh), checks that
-# each C library is imported by its own layer only (scripts/check-layers.sh) and that the code is
-# formatted as .swift-format says (`swift format -i -r Sources Tests Package.swift` fixes it), builds,
+# each C library is imported by its own layer only (scripts/check-layers.sh), that
+# docs/architecture.md's dependency table matches Package.swift (scripts/check-architecture.sh),
+# and that the code is formatted as .swift-format says (`swift format -i -r Sources Tests Package.swift` fixes it), builds,
 # checks deploy/ (scripts/check-deploy.sh), then runs the suite twice where the Kafka runtime
 # matters (see docs/testing.md):
 #   1. all tests with librdkafka 2.16 from .tools (tansu needs librdkafka >= 2.1);
@@ -14,6 +15,7 @@ cd "$(dirname "$0")/.."
 export PUSHBRIDGE_TOOLS="$PWD/.tools"
 
 ./scripts/check-layers.sh
+./scripts/check-architecture.sh
 echo "== swift format lint (.swift-format)"
 swift format lint --strict -r Sources Tests Package.swift
 
