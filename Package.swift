@@ -205,6 +205,7 @@ let package = Package(
             dependencies: [
                 "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Threading", "TestSupport", "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport", .product(name: "Logging", package: "swift-log")]),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Threading
 
 #if canImport(Glibc)
@@ -12,12 +13,13 @@ import Threading
 /// dies (e.g. a test run killed by a timeout), so no broker outlives the run. Spawned with
 /// `posix_spawn` and reaped with `waitpid`: Foundation's `Process.waitUntilExit` can hang on
 /// Linux when called from a Swift concurrency thread.
-public final class ChildProcess: @unchecked Sendable {
-    // `pid` is immutable; `reaped` is only touched by terminate(), which callers serialise.
+public final class ChildProcess: Sendable {
     public let pid: pid_t
     /// Where its standard output and error go.
     public let logFile: String
-    private var reaped = false
+    /// Its exit status once it has been reaped (`waitpid`), which happens once: any thread may
+    /// ask whether it runs, wait for it or stop it.
+    private let exit = Mutex<Int32?>(nil)
 
     /// - Parameter coreDirectory: if set, the program runs there (its working directory) with
     ///   core dumps allowed, so a crash leaves `core` in it (the kernel's `core_pattern` here is
@@ -97,15 +99,7 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    public var isRunning: Bool {
-        if reaped { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            reaped = true
-            return false
-        }
-        return true
-    }
+    public var isRunning: Bool { exitStatus() == nil }
 
     /// Waits for the process to exit by itself and returns its exit status (nil on timeout).
     public func wait(timeout: Duration) -> Int32? {
@@ -170,10 +164,13 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// The exit status if the process has exited (it is reaped then), else nil.
     private func exitStatus() -> Int32? {
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
-        reaped = true
-        return (status >> 8) & 0xff
+        exit.withLock { exit in
+            if let exit { return exit }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+            exit = (status >> 8) & 0xff
+            return exit
+        }
     }
 
     /// Sends `signal` to the program (``programPID``) as soon as `condition` holds, from a
@@ -192,20 +189,20 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// SIGTERM, wait up to `timeout`, then SIGKILL. Idempotent.
     public func terminate(timeout: Duration = .seconds(10)) {
-        guard !reaped else { return }
+        guard exitStatus() == nil else { return }
         kill(pid, SIGTERM)
         let deadline = ContinuousClock.now + timeout
-        var status: Int32 = 0
         while ContinuousClock.now < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid {
-                reaped = true
-                return
-            }
+            if exitStatus() != nil { return }
             usleep(10_000)
         }
         kill(-pid, SIGKILL)
-        _ = waitpid(pid, &status, 0)
-        reaped = true
+        exit.withLock { exit in
+            guard exit == nil else { return }
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+            exit = (status >> 8) & 0xff
+        }
     }
 }
 

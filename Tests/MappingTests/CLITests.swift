@@ -26,6 +26,22 @@ struct CLITests {
         #expect(r.err.hasSuffix("2 errors\n"))
     }
 
+    /// More than a pipe holds (64 KiB) on standard error, while standard output is read too: the
+    /// harness reads both at once, or the command would block on its full stderr for ever.
+    @Test("validate of 2,000 bad mappings writes every error, over 64 KiB of them")
+    func validateManyErrors() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.yaml").path
+        let events = (0..<2_000).map { "  e\($0):\n    target: {token: t, topic: x}\n    body: {key: k}\n" }.joined()
+        try ("version: 1\nevents:\n" + events).write(toFile: bad, atomically: true, encoding: .utf8)
+        let r = try await runPushbridge(["validate", bad])
+        #expect(r.status == 1)
+        #expect(r.err.utf8.count > 65_536)
+        #expect(r.err.hasSuffix("2000 errors\n"), "\(r.err.suffix(200))")
+    }
+
     @Test("validate prints a warning with file:line for a collapse key per event, and still exits 0")
     func validateWarnings() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-cli-\(UUID().uuidString)")

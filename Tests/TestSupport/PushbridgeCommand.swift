@@ -1,5 +1,6 @@
 import Foundation
 import ProcessHarness
+import Synchronization
 import Threading
 
 /// Runs the built `pushbridge` executable (beside the test bundle) in the repository root with
@@ -22,10 +23,20 @@ private func runPushbridgeBlocking(_ args: [String], stdin: String?) throws -> (
     p.standardError = err
     p.standardInput = input
     try SpawnGuard.withLock { try p.run() }
+    // Both streams are read at once: read one to its end first, and a command that fills the
+    // other's pipe (64 KiB) blocks on it for ever.
+    let errors = Mutex(Data())
+    let errorsRead = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        errors.withLock { $0 = e }
+        errorsRead.signal()
+    }
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
+    errorsRead.wait()
+    let e = errors.withLock { $0 }
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
 }

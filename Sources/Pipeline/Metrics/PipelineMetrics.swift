@@ -29,23 +29,27 @@ public final class PipelineMetrics: Sendable {
     /// The registry's counts at the last scrape.
     private let registryCounts = Mutex<(applied: Int, invalid: Int)>((0, 0))
 
-    public init() {
-        eventsConsumed = Counter(label: "pushbridge_events_consumed_total")
-        eventsDelivered = Counter(label: "pushbridge_events_total", dimensions: [("result", "delivered")])
-        eventsSkipped = Counter(label: "pushbridge_events_total", dimensions: [("result", "skipped")])
-        eventsAlreadyDone = Counter(label: "pushbridge_events_total", dimensions: [("result", "already_done")])
-        eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")])
-        usersWithoutDevices = Counter(label: "pushbridge_users_without_devices_total")
-        devicesWithUnknownApp = Counter(label: "pushbridge_registry_devices_unknown_app_total")
-        commitErrors = Counter(label: "pushbridge_commit_errors_total")
-        recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total")
-        eventsInFlight = Meter(label: "pushbridge_events_in_flight")
-        sendsInFlight = Gauge(label: "pushbridge_sends_in_flight")
-        pausedPartitions = Gauge(label: "pushbridge_partitions_paused")
-        assignedPartitions = Gauge(label: "pushbridge_partitions_assigned")
+    /// Where the metrics go: the global one the executable bootstraps, or a test's own.
+    private let factory: MetricsFactory
+
+    public init(factory: MetricsFactory = MetricsSystem.factory) {
+        self.factory = factory
+        eventsConsumed = Counter(label: "pushbridge_events_consumed_total", factory: factory)
+        eventsDelivered = Counter(label: "pushbridge_events_total", dimensions: [("result", "delivered")], factory: factory)
+        eventsSkipped = Counter(label: "pushbridge_events_total", dimensions: [("result", "skipped")], factory: factory)
+        eventsAlreadyDone = Counter(label: "pushbridge_events_total", dimensions: [("result", "already_done")], factory: factory)
+        eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")], factory: factory)
+        usersWithoutDevices = Counter(label: "pushbridge_users_without_devices_total", factory: factory)
+        devicesWithUnknownApp = Counter(label: "pushbridge_registry_devices_unknown_app_total", factory: factory)
+        commitErrors = Counter(label: "pushbridge_commit_errors_total", factory: factory)
+        recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total", factory: factory)
+        eventsInFlight = Meter(label: "pushbridge_events_in_flight", factory: factory)
+        sendsInFlight = Gauge(label: "pushbridge_sends_in_flight", factory: factory)
+        pausedPartitions = Gauge(label: "pushbridge_partitions_paused", factory: factory)
+        assignedPartitions = Gauge(label: "pushbridge_partitions_assigned", factory: factory)
         assignedPartitions.record(0)  // present from the start, so "no assignment" can alert
-        sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds)
-        lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds)
+        sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds, factory: factory)
+        lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds, factory: factory)
     }
 
     func sendStarted() {
@@ -73,7 +77,7 @@ public final class PipelineMetrics: Sendable {
             // The hot path: one lookup by project, no key built.
             okCounters.withLock { counters in
                 if let c = counters[project] { return c }
-                let c = Counter(label: "pushbridge_sends_total", dimensions: [("result", "ok"), ("project", project)])
+                let c = Counter(label: "pushbridge_sends_total", dimensions: [("result", "ok"), ("project", project)], factory: factory)
                 counters[project] = c
                 return c
             }.increment()
@@ -95,24 +99,27 @@ public final class PipelineMetrics: Sendable {
         waitingForRoom: Int, accessTokenTimeLeft: Duration
     ) {
         let dimensions = [("project", project)]
-        Gauge(label: "pushbridge_fcm_waiting_seconds", dimensions: dimensions).record(Double((waiting ?? .zero).nanoseconds) / 1e9)
-        Gauge(label: "pushbridge_fcm_held_targets", dimensions: dimensions).record(heldTargets)
-        Gauge(label: "pushbridge_fcm_connections", dimensions: dimensions).record(connections)
-        Gauge(label: "pushbridge_fcm_sends_in_flight_limit", dimensions: dimensions).record(sendsInFlightLimit)
-        Gauge(label: "pushbridge_fcm_max_sends_per_second", dimensions: dimensions).record(maxSendsPerSecond ?? 0)
-        Gauge(label: "pushbridge_fcm_waiting_for_room", dimensions: dimensions).record(waitingForRoom)
-        Gauge(label: "pushbridge_fcm_access_token_seconds_left", dimensions: dimensions).record(Double(accessTokenTimeLeft.components.seconds))
+        Gauge(label: "pushbridge_fcm_waiting_seconds", dimensions: dimensions, factory: factory).record(Double((waiting ?? .zero).nanoseconds) / 1e9)
+        Gauge(label: "pushbridge_fcm_held_targets", dimensions: dimensions, factory: factory).record(heldTargets)
+        Gauge(label: "pushbridge_fcm_connections", dimensions: dimensions, factory: factory).record(connections)
+        Gauge(label: "pushbridge_fcm_sends_in_flight_limit", dimensions: dimensions, factory: factory).record(sendsInFlightLimit)
+        Gauge(label: "pushbridge_fcm_max_sends_per_second", dimensions: dimensions, factory: factory).record(maxSendsPerSecond ?? 0)
+        Gauge(label: "pushbridge_fcm_waiting_for_room", dimensions: dimensions, factory: factory).record(waitingForRoom)
+        Gauge(label: "pushbridge_fcm_access_token_seconds_left", dimensions: dimensions, factory: factory).record(
+            Double(accessTokenTimeLeft.components.seconds))
     }
 
     /// The device registry's state, refreshed per scrape: records behind the end offsets it
     /// knows, whether it has caught up with those seen at start, and the records applied and
     /// skipped as invalid since the start (counters, moved on by what is new).
     public func registry(lag: Int64, caughtUp: Bool, applied: Int, invalid: Int) {
-        Gauge(label: "pushbridge_registry_lag_records").record(lag)
-        Gauge(label: "pushbridge_registry_caught_up").record(caughtUp ? 1 : 0)
+        Gauge(label: "pushbridge_registry_lag_records", factory: factory).record(lag)
+        Gauge(label: "pushbridge_registry_caught_up", factory: factory).record(caughtUp ? 1 : 0)
         registryCounts.withLock { last in
-            if applied > last.applied { Counter(label: "pushbridge_registry_records_total").increment(by: applied - last.applied) }
-            if invalid > last.invalid { Counter(label: "pushbridge_registry_invalid_records_total").increment(by: invalid - last.invalid) }
+            if applied > last.applied { Counter(label: "pushbridge_registry_records_total", factory: factory).increment(by: applied - last.applied) }
+            if invalid > last.invalid {
+                Counter(label: "pushbridge_registry_invalid_records_total", factory: factory).increment(by: invalid - last.invalid)
+            }
             last = (max(applied, last.applied), max(invalid, last.invalid))
         }
     }
@@ -148,8 +155,8 @@ public final class PipelineMetrics: Sendable {
     /// Per-partition progress, refreshed after commits.
     func partition(_ p: TopicPartition, committed: Int64?, uncommitted: Int) {
         let dims = [("topic", p.topic), ("partition", String(p.partition))]
-        if let committed { Gauge(label: "pushbridge_committed_offset", dimensions: dims).record(committed) }
-        Gauge(label: "pushbridge_uncommitted_events", dimensions: dims).record(uncommitted)
+        if let committed { Gauge(label: "pushbridge_committed_offset", dimensions: dims, factory: factory).record(committed) }
+        Gauge(label: "pushbridge_uncommitted_events", dimensions: dims, factory: factory).record(uncommitted)
     }
 
     /// Partitions this worker no longer holds: their series go, so a dashboard or an alert
@@ -157,8 +164,8 @@ public final class PipelineMetrics: Sendable {
     func forget(_ partitions: [TopicPartition]) {
         for p in partitions {
             let dims = [("topic", p.topic), ("partition", String(p.partition))]
-            Gauge(label: "pushbridge_committed_offset", dimensions: dims).destroy()
-            Gauge(label: "pushbridge_uncommitted_events", dimensions: dims).destroy()
+            Gauge(label: "pushbridge_committed_offset", dimensions: dims, factory: factory).destroy()
+            Gauge(label: "pushbridge_uncommitted_events", dimensions: dims, factory: factory).destroy()
         }
     }
 
@@ -169,7 +176,7 @@ public final class PipelineMetrics: Sendable {
         for (_, value) in dimensions { key += "\u{0}" + value }
         return counters.withLock { counters in
             if let c = counters[key] { return c }
-            let c = Counter(label: label, dimensions: dimensions)
+            let c = Counter(label: label, dimensions: dimensions, factory: factory)
             counters[key] = c
             return c
         }
