@@ -165,11 +165,21 @@ let package = Package(
         // watched from outside (/metrics, /proc). No Testing: the bench links it.
         .target(name: "ProcessHarness", dependencies: ["Threading"]),
 
+        // The composition root: a worker and its parts put together from the config.
+        .target(
+            name: "Jobs",
+            dependencies: [
+                "Mapping", "Pipeline", "Kafka", "HTTP2", "FCM", "Operations", "DeviceRegistry", "SchemaRegistry", "Threading",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "pushbridge",
             dependencies: [
-                "Mapping", "Dates",
+                "Mapping", "Dates", "Jobs",
                 "Localization", "MappingLocalization",
                 "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "DeviceRegistry", "SchemaRegistry",
                 .product(name: "Logging", package: "swift-log"),

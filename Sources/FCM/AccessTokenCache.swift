@@ -25,7 +25,8 @@ public struct AccessToken: Sendable, Equatable {
 ///   wait for the refresh.
 ///
 /// A lock, not an actor: every send asks for the token, and a usable one is returned without
-/// suspending. Only callers with no usable token wait, all for the same refresh.
+/// suspending. Only callers with no usable token wait, all for the same refresh; a caller whose
+/// task is cancelled stops waiting at once (the refresh goes on for the others).
 ///
 /// - Important: The token is a secret: it is never logged.
 public final class AccessTokenCache: Sendable {
@@ -33,7 +34,11 @@ public final class AccessTokenCache: Sendable {
 
     private struct State {
         var current: AccessToken?
-        var refreshing: Task<AccessToken, any Error>?
+        /// A refresh is under way.
+        var refreshing = false
+        /// Callers waiting for the refresh under way, told its outcome when it ends.
+        var waiters: [UInt64: CheckedContinuation<String, any Error>] = [:]
+        var lastWaiter: UInt64 = 0
         var refreshCount = 0
         /// When the last refresh failed (nil once one succeeds).
         var lastFailure: ContinuousClock.Instant?
@@ -62,21 +67,30 @@ public final class AccessTokenCache: Sendable {
         self.fetch = fetch
     }
 
-    private enum Lookup {
-        case cached(String)
-        case refresh(Task<AccessToken, any Error>)
-    }
-
     /// A usable token: the cached one (refreshed in the background when it is stale), or the
     /// result of the one refresh in flight.
+    /// - Throws: the refresh's error, or `CancellationError` when the task is cancelled while it
+    ///   waits.
     public func token() async throws -> String {
-        let lookup = state.withLock { s -> Lookup in
-            if let usable = usable(&s, at: .now) { return .cached(usable) }
-            return .refresh(s.refreshing ?? startRefresh(&s))
+        if let usable = state.withLock({ usable(&$0, at: .now) }) { return usable }
+        let id = state.withLock { s -> UInt64 in
+            s.lastWaiter &+= 1
+            return s.lastWaiter
         }
-        switch lookup {
-        case .cached(let value): return value
-        case .refresh(let task): return try await task.value.value
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<String, any Error>) in
+                let now = ContinuousClock.now
+                let answer = state.withLock { s -> Result<String, any Error>? in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if let usable = usable(&s, at: now) { return .success(usable) }  // a refresh ended meanwhile
+                    if !s.refreshing { startRefresh(&s) }
+                    s.waiters[id] = waiter
+                    return nil
+                }
+                if let answer { waiter.resume(with: answer) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
         }
     }
 
@@ -90,35 +104,40 @@ public final class AccessTokenCache: Sendable {
     /// none failed within `retrySpacing`.
     private func usable(_ s: inout State, at now: ContinuousClock.Instant) -> String? {
         guard let current = s.current, now + expiryMargin < current.expiresAt else { return nil }
-        if now + refreshMargin >= current.expiresAt, s.refreshing == nil, s.lastFailure.map({ now - $0 >= retrySpacing }) ?? true {
-            _ = startRefresh(&s)
+        if now + refreshMargin >= current.expiresAt, !s.refreshing, s.lastFailure.map({ now - $0 >= retrySpacing }) ?? true {
+            startRefresh(&s)
         }
         return current.value
     }
 
-    /// Starts the one refresh, which stores its own result whoever waits for it (a stale token's
-    /// refresh has no one waiting).
-    private func startRefresh(_ s: inout State) -> Task<AccessToken, any Error> {
-        let task = Task { [self] in
+    /// Starts the one refresh, which stores its own result and tells whoever waits for it (a
+    /// stale token's refresh may have no one waiting). A task of its own, not a caller's child:
+    /// it is asked for from any send, readiness probe or scrape, serves all of them, and ends
+    /// with its fetch.
+    private func startRefresh(_ s: inout State) {
+        s.refreshing = true
+        s.refreshCount += 1
+        Task { [self] in
             do {
                 let token = try await fetch()
-                self.state.withLock { s in
+                let waiters = self.state.withLock { s in
                     s.current = token
-                    s.refreshing = nil
+                    s.refreshing = false
                     s.lastFailure = nil
+                    defer { s.waiters.removeAll() }
+                    return Array(s.waiters.values)
                 }
-                return token
+                for waiter in waiters { waiter.resume(returning: token.value) }
             } catch {
-                self.state.withLock { s in
-                    s.refreshing = nil
+                let waiters = self.state.withLock { s in
+                    s.refreshing = false
                     s.lastFailure = .now
+                    defer { s.waiters.removeAll() }
+                    return Array(s.waiters.values)
                 }
-                throw error
+                for waiter in waiters { waiter.resume(throwing: error) }
             }
         }
-        s.refreshing = task
-        s.refreshCount += 1
-        return task
     }
 
     /// Drops `token` after FCM refused it (401 UNAUTHENTICATED), so the next ``token()`` call

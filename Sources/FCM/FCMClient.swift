@@ -197,6 +197,8 @@ public final class FCMClient: Sendable {
             token = try await tokens.token()
         } catch let error as FCMError {
             return (.failure(error), nil)
+        } catch is CancellationError {
+            return (.failure(.cancelled), nil)
         } catch {
             return (.failure(FCMError(code: .tokenExchange, kind: .retryable, httpStatus: nil, message: "\(error)")), nil)
         }

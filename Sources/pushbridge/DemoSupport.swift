@@ -2,6 +2,7 @@ import FCM
 import FCMEmulator
 import Foundation
 import JSON
+import Jobs
 import Kafka
 import Localization
 import Logging

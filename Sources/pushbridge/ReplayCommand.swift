@@ -3,6 +3,7 @@ import DeviceRegistry
 import FCM
 import Foundation
 import JSON
+import Jobs
 import Kafka
 import Logging
 import Mapping

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FCM
 import Foundation
+import Jobs
 import Kafka
 import Logging
 import Mapping
@@ -63,7 +64,8 @@ struct RunCommand: AsyncParsableCommand {
 
         let worker: Worker
         do {
-            worker = try Worker(settings: settings, validateOnly: validateOnly, logger: logger)
+            let mappings = try MappingFiles.load(settings.mappings, printingWarnings: false)
+            worker = try Worker(settings: settings, mappings: mappings, validateOnly: validateOnly, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             FileHandle.standardError.write(Data("pushbridge: cannot start: \(error)\n".utf8))

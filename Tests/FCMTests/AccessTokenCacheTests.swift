@@ -36,6 +36,23 @@ struct AccessTokenCacheTests {
         #expect(Set(tokens) == ["token-1"])
     }
 
+    @Test("a caller cancelled while the refresh runs stops waiting at once; the refresh goes on and serves the others")
+    func cancelledWaiter() async throws {
+        let release = AsyncStream<Void>.makeStream()
+        let cache = AccessTokenCache { () async throws -> AccessToken in
+            for await _ in release.stream { break }  // a token endpoint that answers when told
+            return AccessToken(value: "token", expiresAt: .now + .seconds(3600))
+        }
+        let cancelled = Task { try await cache.token() }
+        let other = Task { try await cache.token() }
+        while cache.refreshCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        release.continuation.yield()
+        #expect(try await other.value == "token")
+        #expect(cache.refreshCount == 1)
+    }
+
     @Test("after a 401, many invalidations of the same token cause one refresh")
     func invalidateOnce() async throws {
         let fetches = Counter()

@@ -7,17 +7,22 @@ import Threading
 
 /// The device registry as the pipeline sees it (``DeviceDirectory``): a user's devices from the
 /// worker's local store, and dead devices dropped from it.
-struct RegistryDirectory: DeviceDirectory {
+public struct RegistryDirectory: DeviceDirectory {
     let store: RegistryStore
     let logger: Logger
 
-    func devices(ofUser user: String) throws -> [UserDevice] {
+    public init(store: RegistryStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    public func devices(ofUser user: String) throws -> [UserDevice] {
         try store.devices(of: user).map { device in
             UserDevice(kind: device.kind == .fid ? .fid : .token, id: device.id, platform: device.platform, app: device.app)
         }
     }
 
-    func drop(_ device: String, ofUser user: String) async {
+    public func drop(_ device: String, ofUser user: String) async {
         guard !store.isReadOnly else { return }  // replay: the worker that owns the store drops it
         // The store's writer may be in the middle of a follower's batch: wait on a thread of its
         // own, not on the pool the pipeline runs on.
@@ -36,12 +41,12 @@ struct RegistryDirectory: DeviceDirectory {
 
 /// The worker's device registry, from `registry.*`: the local store and the follower that keeps
 /// it current. Nil without `registry.topic`.
-struct WorkerRegistry: Sendable {
-    let store: RegistryStore
-    let follower: RegistryFollower
-    let directory: RegistryDirectory
+public struct WorkerRegistry: Sendable {
+    public let store: RegistryStore
+    public let follower: RegistryFollower
+    public let directory: RegistryDirectory
 
-    init?(settings: PushbridgeConfig, logger: Logger) throws {
+    public init?(settings: PushbridgeConfig, logger: Logger) throws {
         guard let topic = settings.registry.topic else { return nil }
         try self.init(
             topic: topic, path: settings.registry.path, cacheMegabytes: settings.registry.cacheMegabytes, brokers: settings.kafka.brokers,
@@ -49,7 +54,7 @@ struct WorkerRegistry: Sendable {
     }
 
     /// The store at `path` (created if missing) and a follower of `topic` that fills it.
-    init(topic: String, path: String, cacheMegabytes: Int, brokers: [String], properties: [String: String], logger: Logger) throws {
+    public init(topic: String, path: String, cacheMegabytes: Int, brokers: [String], properties: [String: String], logger: Logger) throws {
         store = try RegistryStore(path: path, cacheMegabytes: cacheMegabytes)
         follower = RegistryFollower(bootstrapServers: brokers, properties: properties, topic: topic, store: store, logger: logger)
         directory = RegistryDirectory(store: store, logger: logger)

@@ -13,7 +13,7 @@ import Threading
 /// `pushbridge run`'s pipeline, assembled from the config: the mapping set, the FCM client, the
 /// producer for dead-letter and invalidation records, and the consumer group member.
 /// A swift-service-lifecycle `Service`: graceful shutdown drains and commits.
-final class Worker: Service, Sendable {
+public final class Worker: Service, Sendable {
     let pipeline: Pipeline
     let delivery: Delivery
     let metrics: PipelineMetrics
@@ -25,9 +25,9 @@ final class Worker: Service, Sendable {
     private let stopping = Atomic<Bool>(false)
     private let stoppingSignal = ChangeSignal()
 
-    init(settings: PushbridgeConfig, validateOnly: Bool, logger: Logger) throws {
+    /// - Parameter mappings: `settings.mappings`, loaded (the command reports their errors).
+    public init(settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, logger: Logger) throws {
         self.logger = logger
-        let mappings = try MappingFiles.load(settings.mappings, printingWarnings: false)
         for warning in mappings.warnings {
             logger.warning("mapping: \(warning.message)", metadata: ["at": "\(warning.file):\(warning.line):\(warning.column)"])
         }
@@ -66,7 +66,7 @@ final class Worker: Service, Sendable {
 
     /// Refreshes the gauges that describe each project's FCM state and the registry now; called
     /// per scrape.
-    func refreshGauges() {
+    public func refreshGauges() {
         if let registry {
             let status = registry.follower.status
             metrics.registry(lag: status.lag, caughtUp: status.caughtUp, applied: status.applied, invalid: status.invalid)
@@ -80,26 +80,13 @@ final class Worker: Service, Sendable {
     }
 
     /// Why the worker stopped on its own, if it did.
-    var failure: String? { failureBox.withLock { $0 } }
+    public var failure: String? { failureBox.withLock { $0 } }
 
-    func run() async throws {
-        // Fetch an access token now: readiness reports it, and a refused account stops the
-        // worker before it takes any event.
-        let warmUp = Task { [delivery, logger, pipeline] in
-            do {
-                try await delivery.warmUp()
-            } catch let error as FCMError where error.kind == .configuration {
-                logger.critical("FCM refuses this setup: \(error)")
-                self.failureBox.withLock { $0 = error.description }
-                self.stop()
-                pipeline.stop()
-            } catch {
-                logger.warning("no FCM access token yet; sends will retry: \(error)")
-            }
-        }
+    public func run() async throws {
         do {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.warmUp() }
                     if let registry {
                         group.addTask { try await self.follow(registry) }
                         // Events name users: none is taken before the registry has every user
@@ -121,9 +108,25 @@ final class Worker: Service, Sendable {
             failureBox.withLock { $0 = $0 ?? "\(error)" }
             logger.critical("pipeline stopped: \(error)")
         }
-        warmUp.cancel()
         await delivery.close()
         logger.info("stopped")
+    }
+
+    /// Fetches an access token now: readiness reports it, and a refused account stops the worker
+    /// before it takes any event. Ends when the token comes, or the worker stops.
+    private func warmUp() async {
+        do {
+            try await delivery.warmUp()
+        } catch let error as FCMError where error.kind == .configuration {
+            logger.critical("FCM refuses this setup: \(error)")
+            failureBox.withLock { $0 = error.description }
+            stop()
+            pipeline.stop()
+        } catch is CancellationError {
+            return  // the worker stops
+        } catch {
+            logger.warning("no FCM access token yet; sends will retry: \(error)")
+        }
     }
 
     /// Ends a wait for the registry (the pipeline is stopped by its own `stop()`).
@@ -179,7 +182,7 @@ final class Worker: Service, Sendable {
 
     /// `/readyz`: ready while consuming (holding partitions or waiting for them) with an FCM
     /// token for every project, and FCM answering each.
-    func readiness() -> (ready: Bool, reason: String) {
+    public func readiness() -> (ready: Bool, reason: String) {
         if let registry, !registry.follower.caughtUp {
             return (false, "reading the device registry: \(registry.follower.lag) records behind the end offsets seen at start")
         }

@@ -9,22 +9,22 @@ import SchemaRegistry
 
 /// What `run` and `replay` share, assembled from the config: the FCM client, the producer for
 /// dead-letter and invalidation records, and the processor that takes an event to done.
-struct Delivery: Sendable {
-    let projects: FCMProjects
-    let producer: KafkaProducer
-    let processor: EventProcessor
-    let validateOnly: Bool
+public struct Delivery: Sendable {
+    public let projects: FCMProjects
+    public let producer: KafkaProducer
+    public let processor: EventProcessor
+    public let validateOnly: Bool
     /// Each project's send rate for the whole group, by name (`fcm.project_sends_per_second`).
-    let projectQuotas: [String: ProjectQuotaShare]
+    public let projectQuotas: [String: ProjectQuotaShare]
     /// Writer schemas of Avro and Protobuf records, with `schema_registry.url`.
-    let schemaRegistry: SchemaRegistryClient?
+    public let schemaRegistry: SchemaRegistryClient?
 
     /// - Parameters:
     ///   - maxSendsPerSecond: overrides `fcm.max_sends_per_second`, for each project (replay's `--rate`).
     ///   - maxAge: `.ignore` sends events older than their `max_age` (replay's `--ignore-max-age`).
     /// - Throws: when a service account cannot be loaded, or a mapping names a project the config
     ///   does not have (``ProjectChoiceError``, with each mapping's file and line).
-    init(
+    public init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
         maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger
     ) throws {
@@ -93,19 +93,19 @@ struct Delivery: Sendable {
     }
 
     /// The projects as the startup log names them: `name=project-id`, sorted.
-    var projectsDescription: String {
+    public var projectsDescription: String {
         projects.names.map { "\($0)=\(projects.clients[$0]!.projectID)" }.joined(separator: ",")
     }
 
     /// Fetches an access token; a refused account or an untrusted endpoint throws a
     /// configuration error here, before any event is taken.
-    func warmUp() async throws {
+    public func warmUp() async throws {
         try await projects.warmUp()
     }
 
     /// The registry client, with `schema_registry.url` (the config loader refuses topics read as
     /// avro or protobuf without one).
-    static func schemaRegistry(_ settings: PushbridgeConfig, logger: Logger) throws -> SchemaRegistryClient? {
+    public static func schemaRegistry(_ settings: PushbridgeConfig, logger: Logger) throws -> SchemaRegistryClient? {
         guard let url = settings.schemaRegistry.url else { return nil }
         var configuration = SchemaRegistryClient.Configuration(
             url: url, username: settings.schemaRegistry.username, password: settings.schemaRegistry.password,
@@ -114,7 +114,7 @@ struct Delivery: Sendable {
         return try SchemaRegistryClient(configuration: configuration, logger: logger)
     }
 
-    func close() async {
+    public func close() async {
         await schemaRegistry?.shutdown()
         await projects.shutdown()
         await producer.close()
@@ -124,9 +124,9 @@ struct Delivery: Sendable {
 /// Mappings that name a project the config does not have, or target users with no device
 /// registry configured: refused when the worker starts, each with its file and line, rather than
 /// dead-lettering every event of theirs.
-struct ProjectChoiceError: Error, CustomStringConvertible {
-    var problems: [String]
-    var description: String { problems.joined(separator: "\n") }
+public struct ProjectChoiceError: Error, CustomStringConvertible {
+    public var problems: [String]
+    public var description: String { problems.joined(separator: "\n") }
 
     static func check(
         _ choices: [ProjectChoice], projects: Set<String>, defaultProject: String?, registry: String?
