@@ -120,8 +120,8 @@ public final class HTTP2Client: Sendable {
     /// status, or the error that stood for one, as ``send(_:)`` would.
     ///
     /// For callers that keep thousands of requests in flight: nothing waits while the server
-    /// answers (a suspended task per request holds its call chain's frames, about 9 KB at
-    /// FCM's; docs/benchmarks.md).
+    /// answers, where a suspended task per request would hold its whole call chain's frames
+    /// (docs/benchmarks.md).
     ///
     /// - Important: `completion` runs on the client's own thread, which drives every connection
     ///   it has: it must be quick and must not block (hand longer work to a task).

@@ -5,10 +5,8 @@ import Synchronization
 ///
 /// The rate is kept here, where a request leaves, rather than where its caller asks for it:
 /// requests spaced on asking but then held for a connection (the first one's TLS handshake, one
-/// opened as the streams fill) would all go out together once it opens. Measured with the cap
-/// kept by the caller (`scripts/bench.sh latency`, a worker capped at 3,000 sends/s): FCM's
-/// stand-in saw 154–162% of the cap in one 100 ms window and 105–108% in one second, at the
-/// start of every run (docs/benchmarks.md).
+/// opened as the streams fill) would all go out together once it opens, well over the cap for a
+/// moment at the start of every run (`scripts/bench.sh latency`, docs/benchmarks.md).
 final class RequestPacer: Sendable {
     private let schedule = Mutex<RateSchedule?>(nil)
 

@@ -7,11 +7,10 @@
 /// - When every stream is busy, the thread with the fewest connections (then the fewest
 ///   requests) takes it and opens one, so connections spread over the threads too.
 ///
-/// The rule before 2026-11-26 sent each request to the *first* thread with a free stream. Once
-/// that thread had connections for all the traffic, the other got none: at 300 ms answers and
-/// 3,000 requests in flight, one thread carried all 3,000 on 31 connections while the other
-/// held 17 unused (docs/benchmarks.md). Choosing the most free streams instead would still
-/// leave the thread with fewer connections a small share.
+/// Sending each request to the *first* thread with a free stream starves the others: once that
+/// thread has connections for all the traffic, the rest get none (measured in
+/// docs/benchmarks-history.md). Choosing the most free streams instead would still leave the
+/// thread with fewer connections a small share.
 ///
 /// ```swift
 /// var choice = ThreadChoice(streamsPerConnection: 100)

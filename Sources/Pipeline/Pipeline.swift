@@ -115,10 +115,10 @@ public final class Pipeline: Sendable {
     /// It fetches less ahead than librdkafka's defaults (64 MB, 100k messages per partition), so
     /// what was fetched before a pause stays small: memory stays flat. With so small a queue a
     /// partition crosses the threshold on almost every fetch, and librdkafka then waits
-    /// `fetch.queue.backoff.ms` (default 1 s) before it fetches that partition again: that capped
-    /// consumption at ~19k messages/s on 4 partitions. 10 ms lifts it to ~500k/s (measured with
-    /// tansu, docs/benchmarks.md). The property is new in librdkafka 2.1, so it is set only where
-    /// the library takes it.
+    /// `fetch.queue.backoff.ms` (default 1 s) before it fetches that partition again, which caps
+    /// consumption far below what the worker sends; 10 ms lifts the cap (measured with tansu,
+    /// docs/benchmarks.md). The property is new in librdkafka 2.1, so it is set only where the
+    /// library takes it.
     static var consumerDefaults: [String: String] {
         var defaults = ["queued.max.messages.kbytes": "4096", "queued.min.messages": "1000"]
         if KafkaConsumer.librdkafkaAccepts(property: "fetch.queue.backoff.ms", value: "10") { defaults["fetch.queue.backoff.ms"] = "10" }

@@ -41,9 +41,8 @@ final class CurlEasyHandle {
         easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(config.connectTimeout.milliseconds))
         easy.set(CURLOPT_TCP_KEEPALIVE, 1)
         setProxy(config.proxy, on: easy)
-        // Answers are small (FCM's: under 1 KB; a longer one takes more than one read): the least
-        // libcurl allows. libcurl's 16 KB default per handle would cost 80 MB at 5,000 requests
-        // in flight, 4 KB cost 20 MB.
+        // Answers are small (FCM's fit in one read; a longer one takes more than one): the least
+        // libcurl allows. Its default is paid per request in flight, thousands of times over.
         easy.set(CURLOPT_BUFFERSIZE, 1_024)
         // Likewise the upload buffer a request body is copied through (64 KB by default): the
         // least libcurl allows. An FCM body is a few KB; a larger one takes more than one copy.
@@ -87,8 +86,8 @@ final class CurlEasyHandle {
     /// body is counted as sent, nothing reads that buffer again: the transfer no longer sends
     /// (`Curl_done_sending`), and the HTTP/2 filter copies the body into nghttp2's frames before
     /// `cf_h2_send` returns (http2.c clears `upload_mem` there). A retried transfer gets a new one.
-    /// 16 KB per send in flight, about 12 MB of RSS at 3,000 (docs/benchmarks.md). Call it only
-    /// between libcurl calls, on the multi thread.
+    /// The buffer is paid per send in flight (docs/benchmarks.md). Call it only between libcurl
+    /// calls, on the multi thread.
     func releaseUploadBuffer() { set(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize) }
 
     @discardableResult

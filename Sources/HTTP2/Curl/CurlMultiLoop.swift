@@ -36,11 +36,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Easy handles kept for reuse now (read by tests).
     let pooledHandles = Atomic<Int>(0)
 
-    /// Easy handles kept for reuse at most. A handle with its buffers is about 7 KB: a pool as
-    /// large as the busiest moment's transfers held 1,700 unused ones (12 MB) at 300 ms answers
-    /// once the traffic had moved to the other thread. A turn's finished handles go back to the
-    /// pool before the next turn starts transfers, so steady traffic reuses its handles; a drop
-    /// in traffic, or a turn that finishes more than this many, frees some.
+    /// Easy handles kept for reuse at most: a pool as large as the busiest moment's transfers
+    /// would keep them all once the traffic moved to another thread. A turn's finished handles
+    /// go back to the pool before the next turn starts transfers, so steady traffic reuses its
+    /// handles; a drop in traffic, or a turn that finishes more than this many, frees some.
     static let idleHandleLimit = 256
 
     private let configuration: HTTP2Client.Configuration

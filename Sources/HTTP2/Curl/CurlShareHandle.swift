@@ -4,9 +4,8 @@ import CCurl
 /// cache (`CURL_LOCK_DATA_SSL_SESSION`); `curl_share_cleanup` in `deinit`.
 ///
 /// Without it each easy handle allocates a cache of its own before its first transfer (libcurl
-/// 7.88: 5 sessions of 184 bytes, `Curl_ssl_initsessions` in `Curl_pretransfer`) and keeps it
-/// while pooled: 3.5 MB over 3,850 handles. Shared, a new connection can also resume the TLS
-/// session of one opened before it.
+/// 7.88: `Curl_ssl_initsessions` in `Curl_pretransfer`) and keeps it while pooled, thousands of
+/// them. Shared, a new connection can also resume the TLS session of one opened before it.
 ///
 /// Used on one thread only (the multi thread: its handles are made, driven and freed there),
 /// so it needs no lock callbacks (curl_share_setopt(3), `CURLSHOPT_LOCKFUNC`). Every easy

@@ -10,16 +10,11 @@
 ///
 /// The hold follows the answer time: a tenth of a moving average of the answers' times, at most
 /// `maxHold`. Each request's time grows by at most a tenth, and the sends in flight follow
-/// answer times (FCM's `ConcurrencyLimit`), so long answers lose no rate to it. Answers under
-/// 50 ms are not held at all (uncorked again under 25 ms): there a fixed 10 ms tripled a
-/// request's time and cost the HTTP/2 client alone, with its 100 requests in flight on one
-/// connection, a third of its rate, and a hold of 1 ms at 10 ms answers still a third.
-///
-/// Measured on 2026-11-27 (docs/benchmarks.md, "Coalesced writes"): at 300 ms answers a 10 ms
-/// hold cut the worker's CPU per event at 2,000 events/s by 2–23%, and the stub's by a quarter,
-/// with p99 produce→ack at 2,000/s within the runs' spread. Nagle's algorithm (`TCP_NODELAY`
-/// off) saved as much but held requests for the server's delayed acknowledgment: 30–50 ms more
-/// p99.
+/// answer times (FCM's `ConcurrencyLimit`), so long answers lose no rate to it. Short answers
+/// are not held at all: there a fixed hold multiplied a request's time and cost a connection
+/// with its streams full much of its rate. Nagle's algorithm (`TCP_NODELAY` off) saves as much
+/// CPU but holds requests for the server's delayed acknowledgment. What the hold saves, and the
+/// alternatives measured: docs/benchmarks-history.md, "Coalesced writes".
 struct WriteFlushSchedule: Sendable {
     /// The longest hold; `.zero`: never corked.
     let maxHold: Duration
@@ -60,8 +55,8 @@ struct WriteFlushSchedule: Sendable {
     }
 
     /// libcurl began to run at `now` (and may have written since). The loop passes the start
-    /// of its libcurl calls, not their end: at 300 ms answers a busy turn took 30–80 ms, and
-    /// counted from its end, its writes waited for the end of the next turn as well.
+    /// of its libcurl calls, not their end: a busy turn takes long, and counted from its end,
+    /// its writes would wait for the end of the next turn as well.
     mutating func wrote(at now: ContinuousClock.Instant) {
         guard corks, pendingSince == nil else { return }
         pendingSince = now

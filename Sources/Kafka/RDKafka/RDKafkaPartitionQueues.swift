@@ -12,8 +12,8 @@ import CRdKafka
 /// Why not pause: a resume does not wake the broker thread (`rd_kafka_toppar_pause_resume` in
 /// rdkafka_partition.c calls no `rd_kafka_broker_wakeup`, where a fetch start does). With every
 /// partition paused, that thread sleeps out its 1 s loop (`rd_kafka_max_block_ms`) and only then
-/// fetches the resumed partitions, and a pause has dropped what they had fetched. The worker
-/// ran dry for 0.5–0.9 s after each resume at 300 ms answer times (docs/benchmarks.md).
+/// fetches the resumed partitions, and a pause has dropped what they had fetched: the worker ran
+/// dry after each resume (measured in docs/benchmarks-history.md).
 ///
 /// librdkafka forwards a partition's queue when it starts fetching it, unless the application
 /// has ever forwarded that queue itself (`RD_KAFKA_Q_F_FWD_APP`), and a fetch stop (revoke,

@@ -108,8 +108,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public struct Delivery: Sendable, Equatable {
         /// Four times ``maxSendsInFlight``: paused partitions resume at half, when as many events
         /// again still wait behind the sends, so the fetch a resume starts never leaves the sends
-        /// short (at 300 ms answer times, 10,000 and 1,000 per partition held 4 partitions to
-        /// 7.7k–8.6k events/s, 20,000 and 10,000 did 10.2k–10.4k; docs/benchmarks.md).
+        /// short (smaller bounds cost events/s at long answer times; docs/configuration.md).
         public var maxEventsInFlight = 20_000
         /// Sends in flight at most: the ceiling of the limit that follows FCM's answer times.
         public var maxSendsInFlight = 5_000

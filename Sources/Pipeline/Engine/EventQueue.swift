@@ -81,8 +81,8 @@ final class EventQueue: Sendable {
     /// exist than `runnerLimit()` says now, so the caller should start one more (the count
     /// already includes it). The limit grows with FCM's answer times while the reader may be
     /// waiting for room and pushing nothing: without this, the events already queued would be
-    /// left to the runners started when the limit was lower (at 300 ms answer times, 1,000 sends
-    /// in flight for 3 s of a 5,000 limit; docs/benchmarks.md).
+    /// left to the runners started when the limit was lower, for seconds at long answer times
+    /// (docs/benchmarks-history.md).
     func claimRunner() -> Bool {
         let limit = currentLimit
         return state.withLock { s in

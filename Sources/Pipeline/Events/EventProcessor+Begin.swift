@@ -5,7 +5,7 @@ import Mapping
 /// An event begun without a task waiting on it.
 ///
 /// With thousands of sends in flight, a task per send waiting for FCM's answer holds its whole
-/// call chain's frames (about 9 KB a send, docs/benchmarks.md). Most events need nothing else:
+/// call chain's frames (docs/benchmarks.md). Most events need nothing else:
 /// they render at once, make one send, and FCM acknowledges it. ``EventProcessor/begin(_:then:)``
 /// starts that send and returns; the end comes through `then` on the FCM client's thread. The
 /// rest, which may wait (a schema to fetch, several sends, a throttled target, a retry's
