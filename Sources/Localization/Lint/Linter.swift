@@ -186,7 +186,7 @@ public enum Linter {
             for spec in specs {
                 let index = spec.argument ?? 1
                 switch p {
-                case .android where spec.conversion == "s" || spec.conversion == "S":
+                case .android where JavaFormat.acceptsString(spec):
                     if spec.flags.contains("#") {
                         add(
                             .error, .androidSpecifier,
