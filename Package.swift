@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "Dates", "pushbridge", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
-            dependencies: ["Localization", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],
+            dependencies: ["Localization", "JSON", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],
             exclude: ["Fixtures"]  // read by path
         ),
         .testTarget(
