@@ -135,4 +135,15 @@ struct FormatScannerTests {
         #expect(segments("%b %q") == .failure(FormatScanError(text: "%b", found: "refused")))
         #expect(segments("%q %b") == .failure(FormatScanError(text: "%q", found: "q")))
     }
+
+    @Test("rendered: literal text as is, each specifier as rendered, up to the first failure")
+    func rendered() throws {
+        let segments = try JavaFormat.parse("a%sb%dc%%").get()
+        let named: Result<String, FormatScanError> = segments.rendered { .success("<\($0.conversion)>") }
+        #expect(named == .success("a<s>b<d>c<%>"))
+        let failing: Result<String, FormatScanError> = segments.rendered {
+            $0.conversion == "d" ? .failure(FormatScanError(text: $0.text, found: nil)) : .success("")
+        }
+        #expect(failing == .failure(FormatScanError(text: "%d", found: nil)))
+    }
 }

@@ -60,30 +60,17 @@ public enum AppleFormat {
 
     /// Formats with string arguments, or says why the result is undefined.
     public static func format(_ format: String, _ args: [String]) -> Result<String, Failure> {
-        let segments: [FormatSegment]
-        switch parse(format) {
-        case .success(let s): segments = s
-        case .failure(let f): return .failure(f)
-        }
-        var out = ""
-        for segment in segments {
-            switch segment {
-            case .literal(let s):
-                out += s
-            case .specifier(let spec):
-                if spec.conversion == "%" {
-                    out += "%"
-                    continue
-                }
+        parse(format).flatMap { segments in
+            segments.rendered { spec in
+                if spec.conversion == "%" { return .success("%") }
                 guard acceptsString(spec) else {
                     return .failure(Failure(message: "\(spec.text) given a string loc arg: undefined behaviour (use %@ or %n$@)"))
                 }
                 guard let index = spec.argument, index <= args.count else {
                     return .failure(Failure(message: "\(spec.text) has no loc arg (\(args.count) given): undefined behaviour"))
                 }
-                out += args[index - 1]
+                return .success(args[index - 1])
             }
         }
-        return .success(out)
     }
 }

@@ -85,32 +85,19 @@ public enum JavaFormat {
 
     /// `String.format(format, args)` with `String` arguments.
     public static func format(_ format: String, _ args: [String]) -> Result<String, Exception> {
-        let segments: [FormatSegment]
-        switch parse(format) {
-        case .success(let s): segments = s
-        case .failure(let e): return .failure(e)
-        }
-        var out = ""
-        for segment in segments {
-            switch segment {
-            case .literal(let s):
-                out += s
-            case .specifier(let spec):
+        parse(format).flatMap { segments in
+            segments.rendered { spec in
                 switch spec.conversion {
-                case "%": out += pad("%", spec)
-                case "n": out += "\n"
+                case "%": return .success(pad("%", spec))
+                case "n": return .success("\n")
                 default:
                     guard let index = spec.argument, index <= args.count else {
                         return .failure(Exception(name: "MissingFormatArgumentException", message: "Format specifier '\(spec.text)'"))
                     }
-                    switch render(spec, args[index - 1]) {
-                    case .success(let s): out += s
-                    case .failure(let e): return .failure(e)
-                    }
+                    return render(spec, args[index - 1])
                 }
             }
         }
-        return .success(out)
     }
 
     /// Whether a conversion prints a `String` argument as text (`%s`, `%S`).
