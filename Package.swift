@@ -8,7 +8,7 @@ import PackageDescription
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps and civil dates (events' times, Avro/Protobuf times, logs)
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
-//   Localization           pure: app string resources, `lint` and `preview` (no Mapping)
+//   Localization           pure: app string resources, `lint` and `preview` (no Mapping; JSON reads String Catalogs)
 //   MappingLocalization    the keys the mappings send, for lint and preview
 //   FCM                    FCM HTTP v1: OAuth2, error classification, retries, quotas, send gate
 //   FCMEmulator            FCM on loopback: the oracle for tests and the demo
@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "RecordDecoding", dependencies: ["JSON", "Dates"]),
         .target(name: "Mapping", dependencies: ["JSON", "Dates", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
         // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
-        .target(name: "Localization"),
+        .target(name: "Localization", dependencies: ["JSON"]),
         // Where the two meet: the keys and argument counts the mappings send, for `lint` and `preview`.
         .target(name: "MappingLocalization", dependencies: ["JSON", "Mapping", "Localization"]),
 
@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "Dates", "pushbridge", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
-            dependencies: ["Localization", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],
+            dependencies: ["Localization", "JSON", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],
             exclude: ["Fixtures"]  // read by path
         ),
         .testTarget(

@@ -16,13 +16,31 @@ public enum JSONParser {
     /// Parses and checks the whole document, but builds only the parts in `paths`: other
     /// members are validated and skipped. The result is the document with those members left out.
     package static func parse(_ bytes: [UInt8], keeping paths: JSONPathSet) throws(Error) -> JSONValue {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(Error) -> JSONValue in
+        try read(bytes, keeping: paths, recordingMembers: false).value
+    }
+
+    /// Parses as `parse(_:)` does, and says where each object member's name starts: the member's
+    /// pointer and the byte offset of its opening quote, in document order (a repeated name
+    /// each time). For messages that point into a file.
+    public static func parseWithMemberOffsets(_ bytes: [UInt8]) throws(Error) -> (value: JSONValue, members: [MemberOffset]) {
+        let (value, members) = try read(bytes, keeping: .all, recordingMembers: true)
+        return (value, members ?? [])
+    }
+
+    /// Where a member's name starts: the byte offset of its opening quote.
+    public typealias MemberOffset = (pointer: JSONPointer, offset: Int)
+
+    private static func read(
+        _ bytes: [UInt8], keeping paths: JSONPathSet, recordingMembers: Bool
+    ) throws(Error) -> (value: JSONValue, members: [MemberOffset]?) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Error) -> (value: JSONValue, members: [MemberOffset]?) in
             var reader = Reader(bytes: buffer)
+            if recordingMembers { reader.memberOffsets = [] }
             reader.skipWhitespace()
             let value = try reader.value(depth: 0, keeping: paths)
             reader.skipWhitespace()
             guard reader.index == buffer.count else { throw reader.error("unexpected data after the JSON value") }
-            return value
+            return (value, reader.memberOffsets)
         }
     }
 
@@ -34,6 +52,10 @@ public enum JSONParser {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         static let maxDepth = 128
+        /// Where each member's name starts, when recording (``parseWithMemberOffsets(_:)``).
+        var memberOffsets: [MemberOffset]?
+        /// The tokens down to the value being read, while recording.
+        var path: [String] = []
 
         func error(_ reason: String) -> Error { Error(offset: index, reason: reason) }
 
@@ -67,6 +89,15 @@ public enum JSONParser {
             }
         }
 
+        /// A member's or an item's value, read with `token` on the path; a member's name offset
+        /// is recorded under its pointer.
+        mutating func recordedValue(token: String, nameOffset: Int?, depth: Int) throws(Error) -> JSONValue {
+            path.append(token)
+            defer { path.removeLast() }
+            if let nameOffset { memberOffsets?.append((JSONPointer(tokens: path), nameOffset)) }
+            return try value(depth: depth)
+        }
+
         mutating func literal(_ word: StaticString) throws(Error) {
             let n = word.utf8CodeUnitCount
             guard index + n <= bytes.count else { throw error("unexpected end of input") }
@@ -85,12 +116,17 @@ public enum JSONParser {
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+                let nameOffset = index
                 let key = try string()
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
                 index += 1
                 skipWhitespace()
-                members.append((key, try value(depth: depth + 1)))
+                if memberOffsets != nil {
+                    members.append((key, try recordedValue(token: key, nameOffset: nameOffset, depth: depth + 1)))
+                } else {
+                    members.append((key, try value(depth: depth + 1)))
+                }
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of input in an object") }
                 if bytes[index] == UInt8(ascii: ",") {
@@ -231,7 +267,11 @@ public enum JSONParser {
             }
             while true {
                 skipWhitespace()
-                items.append(try value(depth: depth + 1))
+                if memberOffsets != nil {
+                    items.append(try recordedValue(token: String(items.count), nameOffset: nil, depth: depth + 1))
+                } else {
+                    items.append(try value(depth: depth + 1))
+                }
                 skipWhitespace()
                 guard index < bytes.count else { throw error("unexpected end of input in an array") }
                 if bytes[index] == UInt8(ascii: ",") {

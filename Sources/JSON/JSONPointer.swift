@@ -33,6 +33,23 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         tokens = result
     }
 
+    /// The pointer to `tokens`, each escaped as RFC 6901 says (`~` as `~0`, `/` as `~1`).
+    public init(tokens: [String]) {
+        self.tokens = tokens
+        var text = ""
+        for token in tokens {
+            text += "/"
+            for c in token {
+                switch c {
+                case "~": text += "~0"
+                case "/": text += "~1"
+                default: text.append(c)
+                }
+            }
+        }
+        description = text
+    }
+
     /// The value the pointer refers to in `document`, or nil if there is none.
     public func resolve(in document: JSONValue) -> JSONValue? {
         var current = document

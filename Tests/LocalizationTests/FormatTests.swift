@@ -38,6 +38,18 @@ struct FormatTests {
             ("%-s", ["a"], "MissingFormatWidthException", "%-s"),
             ("%#s", ["a"], "FormatFlagsConversionMismatchException", "Conversion = s, Flags = #"),
             ("%+s", ["a"], "FormatFlagsConversionMismatchException", "Conversion = s, Flags = +"),
+            ("%,s", ["a"], "FormatFlagsConversionMismatchException", "Conversion = s, Flags = ,"),
+            ("%0s", ["a"], "MissingFormatWidthException", "%0s"),
+            ("%-%", [], "MissingFormatWidthException", "%-%"),
+            ("%-5n", [], "IllegalFormatFlagsException", "Flags = '-'"),
+            ("%<s", ["a"], "MissingFormatArgumentException", "Format specifier '%<s'"),
+            ("%.s", ["a"], "UnknownFormatConversionException", "Conversion = '.'"),
+            ("%5", ["a"], "UnknownFormatConversionException", "Conversion = '%'"),
+            ("%*s", ["a"], "UnknownFormatConversionException", "Conversion = '*'"),
+            ("%t", ["a"], "UnknownFormatConversionException", "Conversion = 't'"),
+            ("%tq", ["a"], "UnknownFormatConversionException", "Conversion = 'tq'"),
+            ("%ls", ["a"], "UnknownFormatConversionException", "Conversion = 'l'"),
+            ("%-s then %q", ["a"], "MissingFormatWidthException", "%-s"),
         ])
     func javaExceptions(format: String, args: [String], name: String, message: String) {
         #expect(JavaFormat.format(format, args) == .failure(JavaFormat.Exception(name: name, message: message)))
@@ -56,6 +68,18 @@ struct FormatTests {
         #expect(specs.map(\.isPositional) == [true, true, false, false])
         #expect(specs.map(\.signature) == ["2$s", "1$d", "1$s", "-$%"])
         #expect(try JavaFormat.parse("%3$s %1$s").get().requiredArguments == 3)
+    }
+
+    @Test("Java: every part of a specifier, %0$ as ordinary, < and date-time suffixes")
+    func javaSpecifierParts() throws {
+        let specs = try JavaFormat.parse("a %2$-#10.3s b %0$s %<S %1$tY %TH %%%n").get()
+        #expect(specs.first == .literal("a "))
+        let s = specs.specifiers
+        #expect(s.map(\.text) == ["%2$-#10.3s", "%0$s", "%<S", "%1$tY", "%TH", "%%", "%n"])
+        #expect(s.map(\.argument) == [2, 1, 1, 1, 2, nil, nil])
+        #expect(s.map(\.isPositional) == [true, false, true, true, false, false, false])
+        #expect(s[0].flags == "-#" && s[0].width == 10 && s[0].precision == 3)
+        #expect(s.map(\.signature) == ["2$s", "1$s", "1$S", "1$tY", "2$tH", "-$%", "-$n"])
     }
 
     @Test(
@@ -79,7 +103,11 @@ struct FormatTests {
             ("%1$s", ["3"], "%1$s given a string loc arg"),
             ("%*@", ["3", "x"], "%*@ given a string loc arg"),
             ("%1$@ and %2$@", ["a"], "%2$@ has no loc arg (1 given)"),
-            ("100%", [], "invalid format specifier"),
+            ("100%", [], "invalid format specifier %: the end of the string is not a conversion"),
+            ("%5.2k", ["a"], "invalid format specifier %5.2k: 'k' is not a conversion"),
+            ("%5.2q", ["a"], "invalid format specifier %5.2q: the end of the string is not a conversion"),
+            ("%1$ll", ["a"], "invalid format specifier %1$ll: the end of the string is not a conversion"),
+            ("%s and %1$@", ["a"], "%s given a string loc arg"),
         ])
     func appleFailures(format: String, args: [String], message: String) throws {
         guard case .failure(let f) = AppleFormat.format(format, args) else {
@@ -95,5 +123,16 @@ struct FormatTests {
         #expect(specs.map(\.signature) == ["1$ld", "2$@"])
         #expect(specs.map(\.isPositional) == [true, true])
         #expect(try AppleFormat.parse("%lld %@").get().specifiers.map(\.signature) == ["1$lld", "2$@"])
+    }
+
+    @Test("Apple: * takes an argument of its own, a bare . is precision 0, %% keeps no length")
+    func appleSpecifierParts() throws {
+        let s = try AppleFormat.parse("%*d %@ %.*@ %0$@ %'-5.@ %l% %hhx %qd %zu %jd %td %Lf").get().specifiers
+        #expect(s.map(\.argument) == [2, 3, 5, 6, 7, nil, 8, 9, 10, 11, 12, 13])
+        #expect(s.map(\.isPositional) == [false, false, false, true, false, false, false, false, false, false, false, false])
+        #expect(s.map(\.flags) == ["*", "", "*", "", "'-", "", "", "", "", "", "", ""])
+        #expect(s[4].width == 5 && s[4].precision == 0)
+        #expect(s.map(\.signature) == ["2$d", "3$@", "5$@", "6$@", "7$@", "-$%", "8$hhx", "9$qd", "10$zu", "11$jd", "12$td", "13$Lf"])
+        #expect(s.map(AppleFormat.acceptsString) == [false, true, false, true, true, false, false, false, false, false, false, false])
     }
 }

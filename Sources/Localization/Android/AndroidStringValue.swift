@@ -104,10 +104,7 @@ struct AndroidStringValue {
     /// aapt2's `ResourceUtils::ParseBool`: `true`/`TRUE`/`True` or `false`/`FALSE`/`False`,
     /// spaces around allowed; nil for anything else (which aapt2 refuses).
     static func bool(_ value: String) -> Bool? {
-        var trimmed = Substring(value)
-        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
-        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
-        return switch trimmed {
+        return switch value.trimmingWhitespace {
         case "true", "TRUE", "True": true
         case "false", "FALSE", "False": false
         default: nil

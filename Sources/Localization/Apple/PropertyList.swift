@@ -75,9 +75,3 @@ public indirect enum PropertyList: Sendable, Equatable {
         }
     }
 }
-
-extension String {
-    var trimmingWhitespace: String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-    }
-}

@@ -1,12 +1,12 @@
-import Foundation
+import JSON
 
 /// Reads an Xcode String Catalog (`Localizable.xcstrings`, JSON) into entries per language.
 ///
 /// Per language, a `stringUnit` is a string (its `state` is kept); `variations.plural` (or a
 /// substitution with plural variations) makes a ``ResourceEntry/Kind/xcstringsPlural``;
-/// `variations.device` keeps the iPhone text (else `other`). A key with no entry for the source
-/// language is its own source text, as Xcode treats it. `shouldTranslate: false` marks the
-/// entry as not translatable.
+/// `variations.device` keeps the iPhone text (else `other`, else the first). A key with no entry
+/// for the source language is its own source text, as Xcode treats it. `shouldTranslate: false`
+/// marks the entry as not translatable. Of a name repeated in an object, the last counts.
 public enum XCStringsParser {
     /// A parsed catalog: the source language and the entries of each language.
     public struct Catalog: Sendable {
@@ -15,41 +15,48 @@ public enum XCStringsParser {
         public var problems: [ResourceProblem]
     }
 
-    /// - Throws: ``ResourceProblem`` (file:line where JSON parsing says) if the file is not a
-    ///   String Catalog.
+    /// - Throws: ``ResourceProblem`` (file:line of the JSON error) if the file is not a String
+    ///   Catalog.
     public static func parse(_ bytes: [UInt8], file: String) throws(ResourceProblem) -> Catalog {
         guard let (text, _) = TextDecoding.decode(bytes) else {
             throw ResourceProblem(.error, SourceLocation(file: file, line: 1), "not UTF-8 or UTF-16 text")
         }
-        let object: Any
+        let utf8 = Array(text.utf8)
+        let lines = LineIndex(utf8)
+        let document: JSONValue
+        let members: [JSONParser.MemberOffset]
         do {
-            object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+            (document, members) = try JSONParser.parseWithMemberOffsets(utf8)
         } catch {
-            throw ResourceProblem(.error, SourceLocation(file: file, line: lineNumber(in: "\(error)") ?? 1), "invalid JSON in a String Catalog")
+            throw ResourceProblem(.error, SourceLocation(file: file, line: lines.line(at: error.offset)), "invalid JSON in a String Catalog")
         }
-        guard let root = object as? [String: Any], let strings = root["strings"] as? [String: Any] else {
+        guard let root = object(document), let strings = object(root["strings"]) else {
             throw ResourceProblem(.error, SourceLocation(file: file, line: 1), "not a String Catalog: no \"strings\" object")
         }
-        let source = root["sourceLanguage"] as? String ?? "en"
-        let lines = LineFinder(text: text)
+        // Of a repeated name, the last counts, as in `object(_:)`.
+        let offsets = Dictionary(members, uniquingKeysWith: { _, last in last })
+        /// The line where the member at `tokens` starts.
+        func line(_ tokens: String...) -> Int {
+            lines.line(at: offsets[JSONPointer(tokens: tokens)] ?? 0)
+        }
+        let source = root["sourceLanguage"]?.stringValue ?? "en"
         var catalog = Catalog(sourceLanguage: source, entries: [:], problems: [])
         for key in strings.keys.sorted() {
-            let keyLine = lines.line(ofMember: key, after: lines.stringsLine)
-            guard let string = strings[key] as? [String: Any] else {
+            let keyLine = line("strings", key)
+            guard let string = object(strings[key]) else {
                 catalog.problems.append(ResourceProblem(.error, SourceLocation(file: file, line: keyLine), "\"\(key)\" is not an object"))
                 continue
             }
-            let translatable = string["shouldTranslate"] as? Bool ?? true
-            let localizations = string["localizations"] as? [String: Any] ?? [:]
+            let translatable = bool(string["shouldTranslate"]) ?? true
+            let localizations = object(string["localizations"]) ?? [:]
             if localizations[source] == nil {
                 var entry = ResourceEntry(key: key, kind: .string, value: key, location: SourceLocation(file: file, line: keyLine))
                 entry.translatable = translatable
                 catalog.entries[source, default: []].append(entry)
             }
             for language in localizations.keys.sorted() {
-                let line = lines.line(ofMember: language, after: keyLine)
-                let location = SourceLocation(file: file, line: line)
-                guard let localization = localizations[language] as? [String: Any], let unit = resolve(localization) else {
+                let location = SourceLocation(file: file, line: line("strings", key, "localizations", language))
+                guard let localization = object(localizations[language]), let unit = resolve(localization) else {
                     catalog.problems.append(
                         ResourceProblem(.warning, location, "\"\(key)\" in \(language): no stringUnit or known variations; ignored"))
                     continue
@@ -63,72 +70,59 @@ public enum XCStringsParser {
         return catalog
     }
 
-    private static func resolve(_ localization: [String: Any]) -> (kind: ResourceEntry.Kind, value: String, state: String?)? {
+    private static func resolve(_ localization: [String: JSONValue]) -> (kind: ResourceEntry.Kind, value: String, state: String?)? {
         var plural = false
-        if let substitutions = localization["substitutions"] as? [String: Any] {
-            plural = substitutions.values.contains { (($0 as? [String: Any])?["variations"] as? [String: Any])?["plural"] != nil }
+        if let substitutions = object(localization["substitutions"]) {
+            plural = substitutions.values.contains { object(object($0)?["variations"])?["plural"] != nil }
         }
-        if let unit = localization["stringUnit"] as? [String: Any] {
-            return (plural ? .xcstringsPlural : .string, unit["value"] as? String ?? "", unit["state"] as? String)
+        if let unit = object(localization["stringUnit"]) {
+            return (plural ? .xcstringsPlural : .string, unit["value"]?.stringValue ?? "", unit["state"]?.stringValue)
         }
-        guard let variations = localization["variations"] as? [String: Any] else { return nil }
-        if let forms = variations["plural"] as? [String: Any] {
-            let other = (forms["other"] as? [String: Any]).flatMap(resolve)
+        guard let variations = object(localization["variations"]) else { return nil }
+        if let forms = object(variations["plural"]) {
+            let other = object(forms["other"]).flatMap(resolve)
             return (.xcstringsPlural, other?.value ?? "", other?.state)
         }
-        if let devices = variations["device"] as? [String: Any] {
-            let chosen = (devices["iphone"] ?? devices["other"] ?? devices.values.first) as? [String: Any]
-            return chosen.flatMap(resolve)
+        if let devices = object(variations["device"]), case .object(let inOrder)? = variations["device"] {
+            return object(devices["iphone"] ?? devices["other"] ?? inOrder.first?.value).flatMap(resolve)
         }
         return nil
     }
 
-    /// "… line 12, column 3 …" in an error description.
-    private static func lineNumber(in description: String) -> Int? {
-        guard let range = description.range(of: "line ") else { return nil }
-        return Int(description[range.upperBound...].prefix { $0.isNumber })
+    /// An object's members by name, the last of a repeated name winning; nil if not an object.
+    private static func object(_ value: JSONValue?) -> [String: JSONValue]? {
+        guard case .object(let members)? = value else { return nil }
+        return Dictionary(members, uniquingKeysWith: { _, last in last })
     }
 
-    /// Finds the line of a JSON member name (`"name" :`); JSONSerialization keeps no positions.
-    private struct LineFinder {
-        let lines: [Substring]
-        let stringsLine: Int
+    /// `true` or `false`; the numbers 1 and 0 count as them too.
+    private static func bool(_ value: JSONValue?) -> Bool? {
+        switch value {
+        case .bool(let b)?: b
+        case .int(let i)? where i == 0 || i == 1: i == 1
+        case .double(let d)? where d == 0 || d == 1: d == 1
+        default: nil
+        }
+    }
 
-        init(text: String) {
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            self.lines = lines
-            stringsLine = Self.find("strings", in: lines, after: 0) ?? 1
+    /// The lines of UTF-8 text, for the line of a byte offset.
+    private struct LineIndex {
+        /// Where each line feed is.
+        private var newlines: [Int] = []
+
+        init(_ utf8: [UInt8]) {
+            for (offset, byte) in utf8.enumerated() where byte == UInt8(ascii: "\n") { newlines.append(offset) }
         }
 
-        func line(ofMember name: String, after line: Int) -> Int {
-            Self.find(name, in: lines, after: line) ?? max(line, 1)
-        }
-
-        /// The first line after `line` (1-based) holding `"name"` followed by a colon.
-        private static func find(_ name: String, in lines: [Substring], after line: Int) -> Int? {
-            let quoted = "\"" + escape(name) + "\""
-            var i = max(line, 0)  // 0-based index of the line after `line` (1-based)
-            while i < lines.count {
-                if let r = lines[i].range(of: quoted), lines[i][r.upperBound...].drop(while: { $0 == " " || $0 == "\t" }).first == ":" {
-                    return i + 1
-                }
-                i += 1
+        /// The 1-based line holding the byte at `offset`.
+        func line(at offset: Int) -> Int {
+            var low = 0
+            var high = newlines.count
+            while low < high {
+                let middle = (low + high) / 2
+                if newlines[middle] < offset { low = middle + 1 } else { high = middle }
             }
-            return nil
-        }
-
-        private static func escape(_ s: String) -> String {
-            var out = ""
-            for c in s.unicodeScalars {
-                switch c {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\t": out += "\\t"
-                default: out.unicodeScalars.append(c)
-                }
-            }
-            return out
+            return low + 1
         }
     }
 }

@@ -36,12 +36,7 @@ extension ResourceCatalog {
             }
             for values in valuesDirectories {
                 for file in FileSystem.files(in: values) where file.hasSuffix(".xml") {
-                    let path = (values as NSString).appendingPathComponent(file)
-                    if let bytes = FileSystem.read(path) {
-                        files.append((path, bytes))
-                    } else {
-                        problems.append(ResourceProblem(.error, SourceLocation(file: path, line: 1), "cannot read"))
-                    }
+                    read((values as NSString).appendingPathComponent(file), into: &files, problems: &problems)
                 }
             }
         }
@@ -102,13 +97,7 @@ extension ResourceCatalog {
             } else {
                 problems.append(ResourceProblem(.error, SourceLocation(file: path, line: 1), "no such file or directory"))
             }
-            for file in list {
-                if let bytes = FileSystem.read(file) {
-                    files.append((file, bytes))
-                } else {
-                    problems.append(ResourceProblem(.error, SourceLocation(file: file, line: 1), "cannot read"))
-                }
-            }
+            for file in list { read(file, into: &files, problems: &problems) }
         }
         var catalog = apple(files: files, developmentLanguage: developmentLanguage)
         catalog.problems.insert(contentsOf: problems, at: 0)
@@ -177,6 +166,15 @@ extension ResourceCatalog {
             }
         }
         return catalog
+    }
+
+    /// Adds a file's contents to `files`, or a problem if it cannot be read.
+    private static func read(_ path: String, into files: inout [(path: String, bytes: [UInt8])], problems: inout [ResourceProblem]) {
+        if let bytes = FileSystem.read(path) {
+            files.append((path, bytes))
+        } else {
+            problems.append(ResourceProblem(.error, SourceLocation(file: path, line: 1), "cannot read"))
+        }
     }
 
     /// Adds entries to a table (nil: the default). A key defined twice for one locale is a

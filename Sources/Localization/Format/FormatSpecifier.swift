@@ -18,6 +18,10 @@ public struct FormatSpecifier: Sendable, Equatable, Hashable {
     /// Java `%t`/`%T` date-time suffix.
     public var dateTimeSuffix: Character?
 
+    /// Whether it looks meant as a placeholder where nothing formats the string: written with an
+    /// index (`%1$s`) or bare (`%s`, `%@`), unlike the `% f` of a literal "100% f…".
+    var looksMeant: Bool { isPositional || (flags.isEmpty && width == nil && precision == nil) }
+
     /// The argument index and conversion, which translations must keep: `1$d`, `2$@`.
     public var signature: String {
         "\(argument.map(String.init) ?? "-")$\(length)\(dateTimeSuffix.map { "t\($0)" } ?? String(conversion))"
@@ -39,5 +43,23 @@ extension Array where Element == FormatSegment {
     /// The number of arguments the string needs: its highest argument index (0 if none).
     public var requiredArguments: Int {
         specifiers.compactMap(\.argument).max() ?? 0
+    }
+
+    /// The literal text with each specifier replaced by what `render` makes of it, or the first
+    /// failure `render` returns.
+    func rendered<Failure: Error>(_ render: (FormatSpecifier) -> Result<String, Failure>) -> Result<String, Failure> {
+        var out = ""
+        for segment in self {
+            switch segment {
+            case .literal(let text):
+                out += text
+            case .specifier(let specifier):
+                switch render(specifier) {
+                case .success(let text): out += text
+                case .failure(let failure): return .failure(failure)
+                }
+            }
+        }
+        return .success(out)
     }
 }

@@ -1,8 +1,8 @@
 /// Java `java.util.Formatter` semantics, as Android's `Resources.getString(id, args)` applies
 /// them to a string resource with FCM's loc args, which are always `String`s.
 ///
-/// Parsing follows `Formatter`'s pattern `%[index$][flags][width][.precision]conversion`
-/// (`<` reuses the previous argument, `%0$s` counts as ordinary); formatting raises the
+/// Parsing follows `Formatter`'s pattern `%[index$][flags][width][.precision]conversion` (``grammar``:
+/// `<` reuses the previous argument, `%0$s` counts as ordinary); formatting raises the
 /// exception Java would: `%d`, `%f`, `%c`, `%x`, `%t…` with a `String` throw
 /// `IllegalFormatConversionException` (FCM does not catch it: the app crashes when the push is
 /// shown in the background); a missing argument throws `MissingFormatArgumentException` (FCM
@@ -25,152 +25,79 @@ public enum JavaFormat {
         public var description: String { "\(name): \(message)" }
     }
 
-    static let conversions: Set<Character> = Set("bBhHsScCdoxXeEfgGaA%n")
-    static let dateTimeSuffixes: Set<Character> = Set("HIklMSLNpzZsQBbhAaCYyjmdeRTrDFc")
-    static let flagCharacters: Set<Character> = Set("-#+ 0,(<")
+    /// `Formatter`'s grammar: no `*` and no length modifiers; a `.` needs digits; `%t`/`%T`
+    /// take a date-time suffix.
+    static let grammar = FormatGrammar(
+        flags: Set("-#+ 0,(<"), starAmounts: false, barePeriod: .unknownConversion, lengthModifiers: [],
+        conversions: Set("bBhHsScCdoxXeEfgGaA%n"), dateTimeConversions: ["t", "T"],
+        dateTimeSuffixes: Set("HIklMSLNpzZsQBbhAaCYyjmdeRTrDFc"))
 
     /// Splits a format string the way `Formatter.parse` does.
     /// - Returns: the segments, or the exception parsing throws (`UnknownFormatConversionException`,
     ///   `MissingFormatWidthException`, `FormatFlagsConversionMismatchException` …).
     public static func parse(_ format: String) -> Result<[FormatSegment], Exception> {
-        let chars = Array(format)
-        var segments: [FormatSegment] = []
-        var literal = ""
         var ordinary = 0
         var last: Int?
-        var i = 0
-        while i < chars.count {
-            guard chars[i] == "%" else {
-                literal.append(chars[i])
-                i += 1
-                continue
+        return FormatScanner.segments(
+            of: format, grammar: grammar, scanFailure: { unknownConversion($0.found ?? "%") },
+            resolve: { resolve($0, ordinary: &ordinary, last: &last) })
+    }
+
+    /// Checks a specifier as `Formatter` does and gives it its argument: `n$`, the previous
+    /// one's for `<`, else the next ordinary one.
+    private static func resolve(_ s: ScannedSpecifier, ordinary: inout Int, last: inout Int?) -> Result<FormatSpecifier, Exception> {
+        if s.conversion == "%" || s.conversion == "n" {
+            if s.conversion == "n", !s.flags.isEmpty || s.width != nil || s.precision != nil {
+                return .failure(Exception(name: "IllegalFormatFlagsException", message: "Flags = '\(s.flags)'"))
             }
-            let start = i
-            i += 1
-            // [index$]
-            var explicit: Int?
-            var j = i
-            while j < chars.count, chars[j].isASCII, chars[j].isNumber { j += 1 }
-            if j > i, j < chars.count, chars[j] == "$" {
-                explicit = Int(String(chars[i..<j]))
-                i = j + 1
+            if s.flags.contains("-") && s.width == nil {
+                return .failure(Exception(name: "MissingFormatWidthException", message: s.text))
             }
-            // [flags]
-            var flags = ""
-            while i < chars.count, flagCharacters.contains(chars[i]) {
-                flags.append(chars[i])
-                i += 1
-            }
-            // [width]
-            var width: Int?
-            j = i
-            while j < chars.count, chars[j].isASCII, chars[j].isNumber { j += 1 }
-            if j > i {
-                width = Int(String(chars[i..<j]))
-                i = j
-            }
-            // [.precision]
-            var precision: Int?
-            if i < chars.count, chars[i] == "." {
-                j = i + 1
-                while j < chars.count, chars[j].isASCII, chars[j].isNumber { j += 1 }
-                guard j > i + 1 else { return .failure(unknownConversion(".")) }
-                precision = Int(String(chars[(i + 1)..<j]))
-                i = j
-            }
-            guard i < chars.count else { return .failure(unknownConversion("%")) }
-            let conversion = chars[i]
-            var suffix: Character?
-            i += 1
-            if conversion == "t" || conversion == "T" {
-                guard i < chars.count else { return .failure(unknownConversion(String(conversion))) }
-                guard dateTimeSuffixes.contains(chars[i]) else { return .failure(unknownConversion("\(conversion)\(chars[i])")) }
-                suffix = chars[i]
-                i += 1
-            } else if !conversions.contains(conversion) {
-                return .failure(unknownConversion(String(conversion)))
-            }
-            let text = String(chars[start..<i])
-            if conversion == "%" || conversion == "n" {
-                if conversion == "n", !flags.isEmpty || width != nil || precision != nil {
-                    return .failure(Exception(name: "IllegalFormatFlagsException", message: "Flags = '\(flags)'"))
-                }
-                if flags.contains("-") && width == nil {
-                    return .failure(Exception(name: "MissingFormatWidthException", message: text))
-                }
-                segments.flush(&literal)
-                segments.append(
-                    .specifier(
-                        FormatSpecifier(
-                            text: text, argument: nil, isPositional: false, conversion: conversion,
-                            flags: flags, width: width, precision: precision)))
-                continue
-            }
-            if (flags.contains("-") || flags.contains("0")) && width == nil {
-                return .failure(Exception(name: "MissingFormatWidthException", message: text))
-            }
-            if conversion == "s" || conversion == "S" {
-                let bad = flags.filter { "+ 0,(".contains($0) }
-                if !bad.isEmpty {
-                    return .failure(Exception(name: "FormatFlagsConversionMismatchException", message: "Conversion = \(conversion), Flags = \(bad)"))
-                }
-            }
-            // Resolve the argument index.
-            let argument: Int
-            var positional = false
-            if flags.contains("<") {
-                guard let last else {
-                    return .failure(Exception(name: "MissingFormatArgumentException", message: "Format specifier '\(text)'"))
-                }
-                argument = last
-                positional = true
-            } else if let explicit, explicit > 0 {
-                argument = explicit
-                positional = true
-            } else {
-                ordinary += 1
-                argument = ordinary
-            }
-            last = argument
-            segments.flush(&literal)
-            var specifier = FormatSpecifier(
-                text: text, argument: argument, isPositional: positional, conversion: conversion,
-                flags: flags, width: width, precision: precision)
-            specifier.dateTimeSuffix = suffix
-            segments.append(.specifier(specifier))
+            return .success(s.specifier(argument: nil, isPositional: false))
         }
-        segments.flush(&literal)
-        return .success(segments)
+        if (s.flags.contains("-") || s.flags.contains("0")) && s.width == nil {
+            return .failure(Exception(name: "MissingFormatWidthException", message: s.text))
+        }
+        if s.conversion == "s" || s.conversion == "S" {
+            let bad = s.flags.filter { "+ 0,(".contains($0) }
+            if !bad.isEmpty {
+                return .failure(Exception(name: "FormatFlagsConversionMismatchException", message: "Conversion = \(s.conversion), Flags = \(bad)"))
+            }
+        }
+        let argument: Int
+        var positional = false
+        if s.flags.contains("<") {
+            guard let last else {
+                return .failure(Exception(name: "MissingFormatArgumentException", message: "Format specifier '\(s.text)'"))
+            }
+            argument = last
+            positional = true
+        } else if let index = s.index, index > 0 {
+            argument = index
+            positional = true
+        } else {
+            ordinary += 1
+            argument = ordinary
+        }
+        last = argument
+        return .success(s.specifier(argument: argument, isPositional: positional))
     }
 
     /// `String.format(format, args)` with `String` arguments.
     public static func format(_ format: String, _ args: [String]) -> Result<String, Exception> {
-        let segments: [FormatSegment]
-        switch parse(format) {
-        case .success(let s): segments = s
-        case .failure(let e): return .failure(e)
-        }
-        var out = ""
-        for segment in segments {
-            switch segment {
-            case .literal(let s):
-                out += s
-            case .specifier(let spec):
+        parse(format).flatMap { segments in
+            segments.rendered { spec in
                 switch spec.conversion {
-                case "%": out += pad("%", spec)
-                case "n": out += "\n"
+                case "%": return .success(pad("%", spec))
+                case "n": return .success("\n")
                 default:
                     guard let index = spec.argument, index <= args.count else {
                         return .failure(Exception(name: "MissingFormatArgumentException", message: "Format specifier '\(spec.text)'"))
                     }
-                    switch render(spec, args[index - 1]) {
-                    case .success(let s): out += s
-                    case .failure(let e): return .failure(e)
-                    }
+                    return render(spec, args[index - 1])
                 }
             }
         }
-        return .success(out)
     }
 
     /// Whether a conversion prints a `String` argument as text (`%s`, `%S`).
@@ -216,12 +143,5 @@ public enum JavaFormat {
 
     private static func unknownConversion(_ c: String) -> Exception {
         Exception(name: "UnknownFormatConversionException", message: "Conversion = '\(c)'")
-    }
-}
-
-extension Array where Element == FormatSegment {
-    mutating func flush(_ literal: inout String) {
-        if !literal.isEmpty { append(.literal(literal)) }
-        literal = ""
     }
 }

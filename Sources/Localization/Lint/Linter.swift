@@ -68,9 +68,7 @@ public enum Linter {
             if use.argumentCount == 0 { checkUnformattedPercent(translated, locale: locale, use, into: &c) }
             if let specs, let defaultSpecs {
                 // Without args nothing is formatted: compare only specifiers that look meant.
-                let meant = { (s: [FormatSpecifier]) in
-                    use.argumentCount > 0 ? s : s.filter { $0.isPositional || ($0.flags.isEmpty && $0.width == nil && $0.precision == nil) }
-                }
+                let meant = { (s: [FormatSpecifier]) in use.argumentCount > 0 ? s : s.filter(\.looksMeant) }
                 compare(meant(specs), meant(defaultSpecs), translated, entry, locale: locale, use, into: &c)
             }
         }
@@ -186,7 +184,7 @@ public enum Linter {
             for spec in specs {
                 let index = spec.argument ?? 1
                 switch p {
-                case .android where spec.conversion == "s" || spec.conversion == "S":
+                case .android where JavaFormat.acceptsString(spec):
                     if spec.flags.contains("#") {
                         add(
                             .error, .androidSpecifier,
@@ -223,7 +221,7 @@ public enum Linter {
         if n == 0 {
             // No `*_loc_args`: the phone shows the string without formatting it. Count only
             // specifiers that look meant (`%1$s`, `%s`, `%@`), not a literal "100% f…".
-            let meant = specs.filter { $0.isPositional || ($0.flags.isEmpty && $0.width == nil && $0.precision == nil) }
+            let meant = specs.filter(\.looksMeant)
             if let first = meant.first {
                 let required = meant.compactMap(\.argument).max() ?? 1
                 add(
