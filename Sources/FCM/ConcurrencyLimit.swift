@@ -15,22 +15,21 @@
 ///
 /// When the worker itself is the bottleneck (CPU), the extra sends the gain lets in wait in
 /// socket buffers and FCM's front end, so every answer time measured grows with the sends in
-/// flight, and the estimate would feed on itself up to the ceiling (measured: 2,600 in flight
-/// where 1,200 carried the rate, at 100 ms). So, as BBR's ProbeRTT, the limit is halved for two
+/// flight, and the estimate would feed on itself up to the ceiling (measured at about twice
+/// what carried the rate; docs/benchmarks-history.md). So, as BBR's ProbeRTT, the limit is halved for two
 /// answer times when for a whole `probeInterval` no answer came within a tenth of the shortest
 /// known (the *baseline*: the shortest before the first halving, then the shortest each
 /// halving measured, or any shorter answer since): what waited drains, and the answers of that
 /// moment show the answer time without our queue, which the answer window then keeps. As
 /// BBR's, the halving is skipped while answers still come that fast: some sends then meet no
 /// queue of ours, and a halving would measure what the window already holds, at the cost of
-/// part of the rate for two answer times (at 300 ms, one halving every 8 s cost a saturated
-/// run about 4%; docs/benchmarks.md).
+/// part of the rate for two answer times (what that costs a saturated run:
+/// docs/benchmarks-history.md).
 public struct ConcurrencyLimit: Sendable {
     public struct Parameters: Sendable, Equatable {
         /// The limit at rest, and what is added above the estimate. Default 1,000: with fewer
-        /// in flight each answer pays its own wakeups, and in the same run a floor of 100 gave
-        /// 7.8k–8.2k events/s at 0 ms and 3.8k–4.3k at 100 ms where 1,000 gave 10.4k–12.0k and
-        /// 8.0k–11.3k, at less CPU per event (docs/benchmarks.md).
+        /// in flight each answer pays its own wakeups, and a floor of 100 measured slower, at
+        /// more CPU per event (docs/benchmarks-history.md).
         public var floor = 1_000
         /// The limit at most (memory). Default 5,000: 14,000 sends a second at 350 ms answers.
         public var ceiling = 5_000
