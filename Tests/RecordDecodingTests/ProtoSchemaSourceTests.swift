@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TestSupport
 import Testing
 
 @testable import RecordDecoding
@@ -61,7 +62,7 @@ import Testing
     /// The fixtures' own `.proto` files as the registry's default text form: when the parser
     /// reads them, every fixture record decodes exactly as with the serialized descriptors.
     @Test func protoTextSchemaDecodesLikeTheDescriptors() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ProtoFixtures/acme")
+        let folder = URL(fileURLWithPath: SchemaProducer.fixture("protobuf/acme"))
         let orders = try String(contentsOf: folder.appendingPathComponent("orders.proto"), encoding: .utf8)
         let common = try String(contentsOf: folder.appendingPathComponent("common.proto"), encoding: .utf8)
         let loaded = Result { () throws(SchemaError) in try ProtobufSchema(schema: orders, references: [("acme/common.proto", common)]) }

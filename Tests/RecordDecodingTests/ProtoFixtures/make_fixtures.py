@@ -1,5 +1,5 @@
 """Makes the Protobuf decoder's fixtures with the real clients: grpcio-tools' protoc compiles
-acme/*.proto, the `protobuf` package builds and serializes the messages, and confluent-kafka's
+acme/*.proto (in Tests/TestSupport/Resources/schemas/protobuf), the `protobuf` package builds and serializes the messages, and confluent-kafka's
 ProtobufSerializer frames them (magic byte, schema ID, message indexes) against a mock Schema
 Registry, which keeps the schema texts the serializer registers (base64 FileDescriptorProtos).
 
@@ -27,12 +27,15 @@ from grpc_tools import protoc
 import grpc_tools
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The one tree of Protobuf fixtures, shared with the producers of the end-to-end tests (their
+# files are under acme/orders/v1/ and acme/stores/v1/; these are acme/*.proto).
+PROTOS = os.path.join(HERE, "..", "..", "TestSupport", "Resources", "schemas", "protobuf")
 
 
 def compile_protos(out):
     include = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
     for name in ("acme/common.proto", "acme/orders.proto", "acme/legacy.proto"):
-        code = protoc.main(["protoc", f"-I{HERE}", f"-I{include}", f"--python_out={out}", name])
+        code = protoc.main(["protoc", f"-I{PROTOS}", f"-I{include}", f"--python_out={out}", name])
         if code != 0:
             sys.exit(f"protoc failed on {name}")
     sys.path.insert(0, out)
