@@ -15,13 +15,13 @@ final class SchemaCache: Sendable {
         /// One caller loads; these wait for it, by a token so a cancelled waiter can leave.
         case loading(waiters: [UInt64: CheckedContinuation<Void, Never>])
 
-        var expired: Bool {
-            if case .ready(_, let until?) = self { until <= .now } else { false }
+        func expired(at now: ContinuousClock.Instant) -> Bool {
+            if case .ready(_, let until?) = self { until <= now } else { false }
         }
 
-        /// What the slot holds for callers now: nil while it loads, or once its failure expired.
-        var held: Result<WriterSchema, SchemaLookupError>? {
-            if case .ready(let result, _) = self, !expired { result } else { nil }
+        /// What the slot holds for callers at `now`: nil while it loads, or once its failure expired.
+        func held(at now: ContinuousClock.Instant) -> Result<WriterSchema, SchemaLookupError>? {
+            if case .ready(let result, _) = self, !expired(at: now) { result } else { nil }
         }
     }
 
@@ -32,11 +32,21 @@ final class SchemaCache: Sendable {
 
     private let state = Mutex(State())
     let failureLifetime: Duration
+    /// The time a failure's lifetime is counted in: the clock's, or a test's.
+    private let now: @Sendable () -> ContinuousClock.Instant
     /// Past this many IDs, expired failures are dropped as new ones arrive.
     static let maxSlots = 10_000
 
-    init(failureLifetime: Duration = .seconds(60)) {
+    init(failureLifetime: Duration = .seconds(60), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.failureLifetime = failureLifetime
+        self.now = now
+    }
+
+    /// How many callers wait for the load of `id` under way; nil when none runs (for tests).
+    func waiting(for id: UInt32) -> Int? {
+        state.withLock { s in
+            if case .loading(let waiters)? = s.slots[id] { waiters.count } else { nil }
+        }
     }
 
     /// Schemas held now (not failures).
@@ -51,7 +61,8 @@ final class SchemaCache: Sendable {
     /// The schema `id` (or the failure kept for it) if held now; nil when a caller of
     /// ``schema(_:load:)`` would have to load it or wait.
     func cached(_ id: UInt32) -> Result<WriterSchema, SchemaLookupError>? {
-        state.withLock { $0.slots[id]?.held }
+        let now = now()
+        return state.withLock { $0.slots[id]?.held(at: now) }
     }
 
     private enum Step {
@@ -65,8 +76,9 @@ final class SchemaCache: Sendable {
     func schema(_ id: UInt32, load: Load) async throws(SchemaLookupError) -> WriterSchema {
         while true {
             if Task.isCancelled { throw .cancelled }
+            let now = now()
             let step = state.withLock { s -> Step in
-                if let held = s.slots[id]?.held { return .done(held) }
+                if let held = s.slots[id]?.held(at: now) { return .done(held) }
                 if case .loading? = s.slots[id] { return .wait }
                 s.slots[id] = .loading(waiters: [:])
                 return .load
@@ -81,14 +93,15 @@ final class SchemaCache: Sendable {
                 } catch {
                     result = .failure(error)
                 }
+                let ended = self.now()
                 let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
                     guard case .loading(let waiters)? = s.slots[id] else { return [] }
                     switch result {
                     case .failure(.cancelled): s.slots[id] = nil
                     case .failure:
-                        s.slots[id] = .ready(result, until: .now + failureLifetime)
+                        s.slots[id] = .ready(result, until: ended + failureLifetime)
                         // Records naming random IDs must not grow the cache without end.
-                        if s.slots.count > Self.maxSlots { s.slots = s.slots.filter { !$0.value.expired } }
+                        if s.slots.count > Self.maxSlots { s.slots = s.slots.filter { !$0.value.expired(at: ended) } }
                     case .success: s.slots[id] = .ready(result, until: nil)
                     }
                     return Array(waiters.values)

@@ -193,16 +193,6 @@ final class EndToEnd: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` every 100 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(100))
-    }
-    return false
-}
-
 /// Stops `worker` with SIGTERM and records an issue unless it exits 0 within 60 s, with the end
 /// of its log and, if it hung, where its threads wait (``WorkerProcess/terminateFailure(timeout:)``).
 func expectCleanExit(_ worker: WorkerProcess, sourceLocation: SourceLocation = #_sourceLocation) async {

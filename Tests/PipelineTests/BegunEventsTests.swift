@@ -6,6 +6,7 @@ import Mapping
 import Pipeline
 import PipelineTestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 /// Events begun without a task (``EventProcessor/begin(_:then:)``): the pipeline's runner starts

@@ -4,6 +4,7 @@ import Foundation
 import Kafka
 import Mapping
 import Pipeline
+import TestSupport
 import Testing
 
 /// The whole pipeline in this process against librdkafka's mock cluster (the only broker with

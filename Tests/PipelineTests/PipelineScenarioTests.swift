@@ -5,6 +5,7 @@ import Logging
 import Mapping
 import Pipeline
 import PipelineTestSupport
+import TestSupport
 import Testing
 
 /// The reliability scenarios of the pipeline's glue (stop, revoke, commit outage, pause across
@@ -119,8 +120,7 @@ struct PipelineScenarioTests {
         // runner): the worker is full, its partitions paused, and messages fetched before the
         // pause wait in the consumer's channel.
         #expect(await eventually { w.sender.started == 100 && w.source.paused.count == 4 })
-        try await Task.sleep(for: .milliseconds(50))
-        try #require(w.source.buffered > 0, "messages wait in the consumer's channel")
+        try #require(await eventually { w.source.buffered > 0 }, "messages wait in the consumer's channel")
         w.pipeline.stop()
         let deliveredAtStop = w.source.delivered
         try await Task.sleep(for: .milliseconds(50))
@@ -266,14 +266,4 @@ struct PipelineScenarioTests {
         w.pipeline.stop()
         try await run.value
     }
-}
-
-/// Whether `condition` holds within `timeout`, checked every 10 ms (shared by the pipeline tests).
-func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }

@@ -5,6 +5,7 @@ import Logging
 import Mapping
 import Pipeline
 import Synchronization
+import TestSupport
 import Testing
 
 /// Several projects in one worker: an event whose project has every send slot taken is set

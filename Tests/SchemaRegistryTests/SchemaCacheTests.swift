@@ -1,5 +1,6 @@
 import RecordDecoding
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import SchemaRegistry
@@ -20,8 +21,8 @@ import Testing
                     #expect(schema.kind == .json)
                 }
             }
-            // Let every task reach the cache before the one load ends.
-            try await Task.sleep(for: .milliseconds(200))
+            // Every task reaches the cache (one loads, 49 wait for it) before the load ends.
+            #expect(await eventually { cache.waiting(for: 7) == 49 })
             await gate.open()
             try await group.waitForAll()
         }
@@ -30,7 +31,8 @@ import Testing
     }
 
     @Test func aPermanentFailureIsKeptForItsLifetimeThenAskedAgain() async throws {
-        let cache = SchemaCache(failureLifetime: .milliseconds(300))
+        let clock = TestClock()
+        let cache = SchemaCache(failureLifetime: .seconds(60), now: clock.now)
         let loads = LoadCount()
         let load: SchemaCache.Load = { @Sendable () async throws(SchemaLookupError) -> WriterSchema in
             loads.add()
@@ -40,7 +42,10 @@ import Testing
             await #expect(throws: SchemaLookupError.notFound(id: 9)) { try await cache.schema(9, load: load) }
         }
         #expect(loads.value == 1)
-        try await Task.sleep(for: .milliseconds(400))
+        clock.advance(by: .seconds(59))
+        await #expect(throws: SchemaLookupError.notFound(id: 9)) { try await cache.schema(9, load: load) }
+        #expect(loads.value == 1, "still kept a second before its lifetime ends")
+        clock.advance(by: .seconds(1))
         await #expect(throws: SchemaLookupError.notFound(id: 9)) { try await cache.schema(9, load: load) }
         #expect(loads.value == 2)
     }
@@ -55,14 +60,14 @@ import Testing
                 return .json
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { loads.value == 1 })
         let second = Task {
             try await cache.schema(3) { () async throws(SchemaLookupError) -> WriterSchema in
                 loads.add()
                 return .json
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { cache.waiting(for: 3) == 1 })
         first.cancel()
         await #expect(throws: SchemaLookupError.cancelled) { try await first.value }
         #expect(try await second.value.kind == .json)
@@ -78,16 +83,23 @@ import Testing
                 return .json
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { cache.waiting(for: 4) == 0 })
         let waiter = Task {
             try await cache.schema(4) { () async throws(SchemaLookupError) -> WriterSchema in .json }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { cache.waiting(for: 4) == 1 })
         waiter.cancel()
         await #expect(throws: SchemaLookupError.cancelled) { try await waiter.value }
         await gate.open()
         #expect(try await loader.value.kind == .json)
     }
+}
+
+/// A clock the test moves by hand.
+private final class TestClock: Sendable {
+    private let instant = Mutex(ContinuousClock.now)
+    var now: @Sendable () -> ContinuousClock.Instant { { self.instant.withLock { $0 } } }
+    func advance(by duration: Duration) { instant.withLock { $0 += duration } }
 }
 
 /// How many times a load ran.

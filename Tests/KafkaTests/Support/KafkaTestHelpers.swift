@@ -81,16 +81,6 @@ func collect(
     return received.withLock { $0 }
 }
 
-/// Polls `condition` until true or `timeout` passes; returns whether it became true.
-func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
-}
-
 /// The next offsets to commit (last seen + 1 per partition) for a set of processed messages.
 func nextOffsets(after messages: some Sequence<KafkaMessage>, metadata: String? = nil) -> [TopicPartitionOffset] {
     var high: [TopicPartition: Int64] = [:]
