@@ -7,6 +7,7 @@ import PackageDescription
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps and civil dates (events' times, Avro/Protobuf times, logs)
+//   FCMTargets             what an FCM message goes to (fid, token, topic, condition): Mapping renders it, FCM sends to it
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
 //   Localization           pure: app string resources, `lint` and `preview` (no Mapping; JSON reads String Catalogs)
 //   MappingLocalization    the keys the mappings send, for lint and preview
@@ -73,9 +74,11 @@ let package = Package(
         // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
         .target(name: "JSON"),
         .target(name: "Dates"),
+        // What an FCM message goes to: Mapping renders it, FCM backs off a throttled one (neither depends on the other).
+        .target(name: "FCMTargets"),
         // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
         .target(name: "RecordDecoding", dependencies: ["JSON", "Dates"]),
-        .target(name: "Mapping", dependencies: ["JSON", "Dates", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
+        .target(name: "Mapping", dependencies: ["JSON", "Dates", "FCMTargets", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
         // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
         .target(name: "Localization", dependencies: ["JSON"]),
         // Where the two meet: the keys and argument counts the mappings send, for `lint` and `preview`.
@@ -85,7 +88,7 @@ let package = Package(
         .target(
             name: "FCM",
             dependencies: [
-                "HTTP2", "JSON",
+                "HTTP2", "JSON", "FCMTargets",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
