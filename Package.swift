@@ -29,6 +29,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
@@ -77,7 +78,7 @@ let package = Package(
         // What an FCM message goes to: Mapping renders it, FCM backs off a throttled one (neither depends on the other).
         .target(name: "FCMTargets"),
         // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
-        .target(name: "RecordDecoding", dependencies: ["JSON", "Dates"]),
+        .target(name: "RecordDecoding", dependencies: ["JSON", "Dates", .product(name: "ExtrasBase64", package: "swift-extras-base64")]),
         .target(name: "Mapping", dependencies: ["JSON", "Dates", "FCMTargets", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
         // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
         .target(name: "Localization", dependencies: ["JSON"]),
@@ -90,6 +91,7 @@ let package = Package(
             dependencies: [
                 "HTTP2", "JSON", "FCMTargets",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -101,6 +103,7 @@ let package = Package(
             name: "FCMEmulator",
             dependencies: [
                 "JSON",
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -147,6 +150,7 @@ let package = Package(
             name: "SchemaRegistry",
             dependencies: [
                 "HTTP2", "JSON", "RecordDecoding",
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -233,7 +237,10 @@ let package = Package(
             name: "DeviceRegistryTests",
             dependencies: ["DeviceRegistry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "RecordDecodingTests", dependencies: ["RecordDecoding", "JSON", "TestSupport"], exclude: ["Fixtures", "ProtoFixtures"]),
+        .testTarget(
+            name: "RecordDecodingTests",
+            dependencies: ["RecordDecoding", "JSON", "TestSupport", .product(name: "ExtrasBase64", package: "swift-extras-base64")],
+            exclude: ["Fixtures", "ProtoFixtures"]),
         .testTarget(
             name: "SchemaRegistryTests",
             dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]

@@ -1,4 +1,5 @@
 import Crypto
+import ExtrasBase64
 import Foundation
 import JSON
 import _CryptoExtras
@@ -41,10 +42,8 @@ public enum ServiceAccountJWT {
         return signingInput + "." + base64URL(Array(signature.rawRepresentation))
     }
 
+    /// base64url without padding (RFC 7515 §2).
     static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter])
     }
 }
