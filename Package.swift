@@ -7,6 +7,7 @@ import PackageDescription
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps and civil dates (events' times, Avro/Protobuf times, logs)
+//   FCMTargets             what an FCM message goes to (fid, token, topic, condition): Mapping renders it, FCM sends to it
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
 //   Localization           pure: app string resources, `lint` and `preview` (no Mapping; JSON reads String Catalogs)
 //   MappingLocalization    the keys the mappings send, for lint and preview
@@ -28,6 +29,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
@@ -73,9 +75,11 @@ let package = Package(
         // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
         .target(name: "JSON"),
         .target(name: "Dates"),
+        // What an FCM message goes to: Mapping renders it, FCM backs off a throttled one (neither depends on the other).
+        .target(name: "FCMTargets"),
         // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
-        .target(name: "RecordDecoding", dependencies: ["JSON", "Dates"]),
-        .target(name: "Mapping", dependencies: ["JSON", "Dates", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
+        .target(name: "RecordDecoding", dependencies: ["JSON", "Dates", .product(name: "ExtrasBase64", package: "swift-extras-base64")]),
+        .target(name: "Mapping", dependencies: ["JSON", "Dates", "FCMTargets", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
         // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
         .target(name: "Localization", dependencies: ["JSON"]),
         // Where the two meet: the keys and argument counts the mappings send, for `lint` and `preview`.
@@ -85,8 +89,9 @@ let package = Package(
         .target(
             name: "FCM",
             dependencies: [
-                "HTTP2", "JSON",
+                "HTTP2", "JSON", "FCMTargets",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -98,6 +103,7 @@ let package = Package(
             name: "FCMEmulator",
             dependencies: [
                 "JSON",
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -144,6 +150,7 @@ let package = Package(
             name: "SchemaRegistry",
             dependencies: [
                 "HTTP2", "JSON", "RecordDecoding",
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -230,7 +237,10 @@ let package = Package(
             name: "DeviceRegistryTests",
             dependencies: ["DeviceRegistry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "RecordDecodingTests", dependencies: ["RecordDecoding", "JSON", "TestSupport"], exclude: ["Fixtures", "ProtoFixtures"]),
+        .testTarget(
+            name: "RecordDecodingTests",
+            dependencies: ["RecordDecoding", "JSON", "TestSupport", .product(name: "ExtrasBase64", package: "swift-extras-base64")],
+            exclude: ["Fixtures", "ProtoFixtures"]),
         .testTarget(
             name: "SchemaRegistryTests",
             dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]

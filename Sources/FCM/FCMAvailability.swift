@@ -19,7 +19,7 @@ public struct FCMAvailability: Sendable {
     /// Waiting time of waits that have ended.
     private var waitedBefore: Duration = .zero
     /// The latest quota refusals that did not say whose quota, of the last two targets refused.
-    private var refusals: [(target: SendTarget, at: ContinuousClock.Instant)] = []
+    private var refusals: [(target: MessageTarget, at: ContinuousClock.Instant)] = []
 
     public init() {}
 
@@ -59,7 +59,7 @@ public struct FCMAvailability: Sendable {
     /// was last refused. If no send has got through yet, or another target was refused since,
     /// it is the project's (when in doubt, everyone pauses). No clock window: a loaded machine
     /// or a quiet hour changes nothing.
-    public mutating func refusedOwnQuota(_ target: SendTarget, at now: ContinuousClock.Instant) -> Bool {
+    public mutating func refusedOwnQuota(_ target: MessageTarget, at now: ContinuousClock.Instant) -> Bool {
         let lastOtherRefusal = refusals.filter { $0.target != target }.map(\.at).max()
         let own: Bool =
             switch (lastSuccess, lastOtherRefusal) {

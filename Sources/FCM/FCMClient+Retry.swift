@@ -25,7 +25,7 @@ extension FCMClient {
     /// Classifies an attempt's outcome, records it and says whether and when to try again.
     @inline(never)
     func afterAttempt(
-        _ result: inout SendResult, _ retry: inout RetryState, attemptStarted: ContinuousClock.Instant, target: SendTarget?
+        _ result: inout SendResult, _ retry: inout RetryState, attemptStarted: ContinuousClock.Instant, target: MessageTarget?
     ) -> NextAttempt {
         let now = ContinuousClock.now
         guard case .failure(var error) = result.outcome else {
@@ -107,7 +107,7 @@ extension FCMClient {
     /// A QUOTA_EXCEEDED whose answer does not say whose quota it is: the target's while sends to
     /// others get through, otherwise the project's, as it always was
     /// (``FCMAvailability/refusedOwnQuota(_:at:)``).
-    private func resolveQuotaScope(_ scope: FCMError.QuotaScope?, target: SendTarget?, now: ContinuousClock.Instant) -> FCMError.QuotaScope {
+    private func resolveQuotaScope(_ scope: FCMError.QuotaScope?, target: MessageTarget?, now: ContinuousClock.Instant) -> FCMError.QuotaScope {
         guard let target else { return .project }
         let perTarget: FCMError.QuotaScope = target.isDevice ? .device : .topic
         switch scope ?? .undetermined {
@@ -120,7 +120,7 @@ extension FCMClient {
 
     /// When sends to `target` may go again, if FCM throttled it. Without any throttled target
     /// (the usual case) this takes no lock.
-    func heldUntil(_ target: SendTarget) -> ContinuousClock.Instant? {
+    func heldUntil(_ target: MessageTarget) -> ContinuousClock.Instant? {
         guard anyHeld.load(ordering: .relaxed) else { return nil }
         return health.withLock { $0.backoff.heldUntil(target, now: .now) }
     }

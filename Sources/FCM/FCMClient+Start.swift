@@ -32,7 +32,7 @@ extension FCMClient {
     /// - Important: `then` runs on the HTTP/2 client's thread: it must be quick and must not
     ///   block. What takes longer (a retry's wait) is the `unfinished` closure, for a task.
     public func start(
-        _ message: [UInt8], to target: SendTarget? = nil, validateOnly: Bool = false, then: @escaping @Sendable (FirstAttempt) -> Void
+        _ message: [UInt8], to target: MessageTarget? = nil, validateOnly: Bool = false, then: @escaping @Sendable (FirstAttempt) -> Void
     ) -> Result<Void, StartRefusal> {
         if let target, heldUntil(target) != nil { return .failure(.mustWait) }
         guard let token = tokens.cachedToken else { return .failure(.mustWait) }

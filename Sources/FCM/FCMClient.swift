@@ -135,7 +135,7 @@ public final class FCMClient: Sendable {
     ///   - target: who it goes to, so that a throttled device or topic is backed off on its own;
     ///     nil treats every quota refusal as the project's.
     ///   - validateOnly: FCM's dry run: validated, not delivered.
-    public func send(_ message: [UInt8], to target: SendTarget? = nil, validateOnly: Bool = false) async -> SendResult {
+    public func send(_ message: [UInt8], to target: MessageTarget? = nil, validateOnly: Bool = false) async -> SendResult {
         let body = Self.requestBody(message, validateOnly: validateOnly)
         return await attempts(body, target: target, from: SendResult(outcome: .failure(.cancelled), attempts: 0), retry: newRetryState())
     }
@@ -143,7 +143,7 @@ public final class FCMClient: Sendable {
     /// The attempts of a send, from `result` and `retry` on: after `delay`, if given (a retry's
     /// backoff after a first attempt ``start(_:to:validateOnly:then:)`` made).
     func attempts(
-        _ body: [UInt8], target: SendTarget?, from result: SendResult, retry: RetryState, after delay: Duration? = nil
+        _ body: [UInt8], target: MessageTarget?, from result: SendResult, retry: RetryState, after delay: Duration? = nil
     ) async
         -> SendResult
     {

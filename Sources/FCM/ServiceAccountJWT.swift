@@ -1,5 +1,7 @@
 import Crypto
+import ExtrasBase64
 import Foundation
+import JSON
 import _CryptoExtras
 
 /// The signed JWT a service account exchanges for an OAuth2 access token (RFC 7523):
@@ -24,10 +26,12 @@ public enum ServiceAccountJWT {
         let iat = Int(now.timeIntervalSince1970)
         let seconds = min(Int(lifetime.components.seconds), 3600)
         var header = #"{"alg":"RS256","typ":"JWT""#
-        if let kid = account.privateKeyID { header += #","kid":"\#(jsonEscaped(kid))""# }
+        if let kid = account.privateKeyID { header += #","kid":"# + JSONWriter.quoted(kid) }
         header += "}"
+        // By hand, in the order Google's documentation gives (JSONWriter sorts members by key).
         let claims =
-            #"{"iss":"\#(jsonEscaped(account.clientEmail))","scope":"\#(jsonEscaped(scope))","aud":"\#(jsonEscaped(account.tokenURI))","iat":\#(iat),"exp":\#(iat + seconds)}"#
+            #"{"iss":\#(JSONWriter.quoted(account.clientEmail)),"scope":\#(JSONWriter.quoted(scope)),"#
+            + #""aud":\#(JSONWriter.quoted(account.tokenURI)),"iat":\#(iat),"exp":\#(iat + seconds)}"#
         let signingInput = base64URL(Array(header.utf8)) + "." + base64URL(Array(claims.utf8))
         let signature: _RSA.Signing.RSASignature
         do {
@@ -38,23 +42,8 @@ public enum ServiceAccountJWT {
         return signingInput + "." + base64URL(Array(signature.rawRepresentation))
     }
 
+    /// base64url without padding (RFC 7515 §2).
     static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func jsonEscaped(_ s: String) -> String {
-        var out = ""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        Base64.encodeToString(bytes: bytes, options: [.base64UrlAlphabet, .omitPaddingCharacter])
     }
 }

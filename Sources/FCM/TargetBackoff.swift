@@ -12,7 +12,7 @@ struct TargetBackoff: Sendable {
         var until: ContinuousClock.Instant
     }
 
-    private(set) var entries: [SendTarget: Entry] = [:]
+    private(set) var entries: [MessageTarget: Entry] = [:]
     /// Above this many entries, expired ones are dropped when another is added.
     let pruneAbove: Int
 
@@ -23,20 +23,20 @@ struct TargetBackoff: Sendable {
     var isEmpty: Bool { entries.isEmpty }
 
     /// When sends to `target` may go again, if it is held past `now`.
-    func heldUntil(_ target: SendTarget, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func heldUntil(_ target: MessageTarget, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         guard let entry = entries[target], entry.until > now else { return nil }
         return entry.until
     }
 
     /// Counts a 429 for `target`; returns its strikes in a row, this one included.
-    mutating func strike(_ target: SendTarget) -> Int {
+    mutating func strike(_ target: MessageTarget) -> Int {
         let strikes = (entries[target]?.strikes ?? 0) + 1
         entries[target, default: Entry(strikes: 0, until: .now)].strikes = strikes
         return strikes
     }
 
     /// Holds sends to `target` until `until` (never shortens a hold already in place).
-    mutating func hold(_ target: SendTarget, until: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+    mutating func hold(_ target: MessageTarget, until: ContinuousClock.Instant, now: ContinuousClock.Instant) {
         if entries[target] == nil, entries.count >= pruneAbove {
             entries = entries.filter { $0.value.until > now }
         }
@@ -46,7 +46,7 @@ struct TargetBackoff: Sendable {
     }
 
     /// A send to `target` succeeded: its quota has room again.
-    mutating func cleared(_ target: SendTarget) {
+    mutating func cleared(_ target: MessageTarget) {
         entries[target] = nil
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import ExtrasBase64
 import Foundation
 import JSON
 import _CryptoExtras
@@ -53,9 +54,9 @@ struct JWTVerifier: Sendable {
         return .success(issuer)
     }
 
+    /// A JWT part's bytes: base64url, padded or not (the standard alphabet's `+` and `/` pass too).
     static func base64URL(_ text: Substring) -> [UInt8]? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        return Data(base64Encoded: s).map(Array.init)
+        let standard = text.utf8.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }
+        return try? Base64.decode(bytes: standard, options: .omitPaddingCharacter)
     }
 }

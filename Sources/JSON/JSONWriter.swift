@@ -61,6 +61,18 @@ public enum JSONWriter {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
     }
 
+    /// `s` as a JSON string, quotes included and escaped as ``write(_:pretty:)`` escapes it:
+    /// for JSON text written around values by hand (a JWT's claims in their own order).
+    public static func quoted(_ s: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count + 2)
+        writeString(s, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `s` as a JSON string, quotes included: `"`, `\` and the control characters escaped (`\n`,
+    /// `\r`, `\t`, else `\u00XX` in lowercase hex), everything else kept as UTF-8. The one JSON
+    /// string escaper.
     package static func writeString(_ s: String, into out: inout [UInt8]) {
         if s.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0, into: &out) }) == nil {
             var s = s

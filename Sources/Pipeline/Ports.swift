@@ -45,13 +45,13 @@ public protocol PushSending: Sendable {
     /// - Parameters:
     ///   - project: a name ``projectID(of:)`` knows; nil: the default project.
     ///   - target: who the message goes to, so a throttled device or topic is backed off on its own.
-    func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult
+    func send(_ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool) async -> FCMClient.SendResult
 
     /// Begins a send without a task waiting on it, as ``FCMClient/start(_:to:validateOnly:then:)``
     /// does; `then` runs on the sender's thread and must not block. A sender that cannot (a
     /// fake in tests) refuses with `.mustWait`, and the pipeline uses ``send(_:project:to:validateOnly:)``.
     func start(
-        _ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool,
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool,
         then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
     ) -> Result<Void, FCMClient.StartRefusal>
 
@@ -84,7 +84,7 @@ public protocol PushSending: Sendable {
 extension PushSending {
     /// Never begins a send: ``send(_:project:to:validateOnly:)`` carries them all.
     public func start(
-        _ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool,
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool,
         then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
     ) -> Result<Void, FCMClient.StartRefusal> {
         .failure(.mustWait)
@@ -144,7 +144,7 @@ extension FCMProjects: PushSending {
         client(project)?.projectID
     }
 
-    public func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
+    public func send(_ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
         guard let client = client(project) else {
             // The event processor checks the project first (``projectID(of:)``): not reached.
             let error = FCMError(
@@ -155,7 +155,7 @@ extension FCMProjects: PushSending {
     }
 
     public func start(
-        _ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool,
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool,
         then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
     ) -> Result<Void, FCMClient.StartRefusal> {
         // An unknown project: `send` answers it as it always has.

@@ -1,4 +1,5 @@
 import CoreMetrics
+import ExtrasBase64
 import Foundation
 import HTTP2
 import Logging
@@ -67,7 +68,7 @@ public final class SchemaRegistryClient: Sendable {
         while base.hasSuffix("/") { base.removeLast() }
         self.base = base
         if let user = configuration.username {
-            authorization = "Basic " + Data("\(user):\(configuration.password ?? "")".utf8).base64EncodedString()
+            authorization = "Basic " + Base64.encodeToString(bytes: Array("\(user):\(configuration.password ?? "")".utf8))
         } else {
             authorization = nil
         }

@@ -40,8 +40,7 @@ struct LintCommand: ParsableCommand {
         case text, json
     }
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Mapping files or directories.")
-    var mappings: [String]
+    @OptionGroup var mappings: MappingOptions
 
     @OptionGroup var resources: ResourceOptions
 
@@ -49,7 +48,7 @@ struct LintCommand: ParsableCommand {
     var format: Format = .text
 
     func run() throws {
-        let set = try MappingFiles.load(mappings)
+        let set = try mappings.load()
         let report = Linter.lint(uses: LocKeyUses.uses(set), catalogs: resources.catalogs())
         switch format {
         case .text:

@@ -25,38 +25,22 @@ struct PreviewCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Mapping files or directories.")
-    var mappings: [String]
+    @OptionGroup var mappings: MappingOptions
 
-    @Option(name: .long, help: "The event's JSON (the Kafka record value), or - for standard input.")
-    var event: String
+    @OptionGroup var event: EventOptions
 
     @Option(name: .long, help: ArgumentHelp("A device locale (fr, pt-BR, ar); repeatable or comma-separated.", valueName: "tag"))
     var locale: [String] = []
 
-    @Option(name: .long, help: "A Kafka header NAME=VALUE, e.g. ce_type=… for CloudEvents binary mode. Repeatable.")
-    var header: [String] = []
-
     @OptionGroup var resources: ResourceOptions
 
     func run() throws {
-        let set = try MappingFiles.load(mappings)
-        let bytes: [UInt8]
-        if event == "-" {
-            bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
-        } else {
-            guard let data = FileManager.default.contents(atPath: event) else { throw ValidationError("cannot read \(event)") }
-            bytes = Array(data)
-        }
-        var headers: [(name: String, value: [UInt8]?)] = []
-        for h in header {
-            guard let eq = h.firstIndex(of: "=") else { throw ValidationError("--header \(h): expected NAME=VALUE") }
-            headers.append((String(h[..<eq]), Array(h[h.index(after: eq)...].utf8)))
-        }
+        let set = try mappings.load()
+        let record = try event.record()
         let rendered: MappingSet.Rendered
         // What a device shows does not depend on the event's age: max_age is not applied (a
         // file has no Kafka timestamp to measure from).
-        switch set.render(EventRecord(value: bytes, headers: headers), maxAge: .ignore) {
+        switch set.render(record, maxAge: .ignore) {
         case .success(let r): rendered = r
         case .failure(let failure):
             FileHandle.standardError.write(Data("cannot render: \(failure.reason) [\(failure.code)]\n".utf8))

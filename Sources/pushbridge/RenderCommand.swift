@@ -29,14 +29,9 @@ struct RenderCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Mapping files or directories.")
-    var mappings: [String]
+    @OptionGroup var mappings: MappingOptions
 
-    @Option(name: .long, help: "The event's JSON (the Kafka record value), or - for standard input.")
-    var event: String
-
-    @Option(name: .long, help: "A Kafka header NAME=VALUE, e.g. ce_type=… for CloudEvents binary mode. Repeatable.")
-    var header: [String] = []
+    @OptionGroup var event: EventOptions
 
     @Flag(help: "Indent the JSON (the bytes sent are compact).")
     var pretty = false
@@ -54,22 +49,10 @@ struct RenderCommand: ParsableCommand {
     var ignoreMaxAge = false
 
     func run() throws {
-        let set = try MappingFiles.load(mappings)
-        let bytes: [UInt8]
-        if event == "-" {
-            bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
-        } else {
-            guard let data = FileManager.default.contents(atPath: event) else { throw ValidationError("cannot read \(event)") }
-            bytes = Array(data)
-        }
-        var headers: [(name: String, value: [UInt8]?)] = []
-        for h in header {
-            guard let eq = h.firstIndex(of: "=") else { throw ValidationError("--header \(h): expected NAME=VALUE") }
-            headers.append((String(h[..<eq]), Array(h[h.index(after: eq)...].utf8)))
-        }
+        let set = try mappings.load()
+        var record = try event.record()
         let nowMilliseconds = try now.map { try Self.time($0, "--now") } ?? EpochClock.milliseconds()
-        let recordTime = try timestamp.map { try Self.time($0, "--timestamp") } ?? nowMilliseconds
-        let record = EventRecord(value: bytes, headers: headers, timestamp: recordTime)
+        record.timestamp = try timestamp.map { try Self.time($0, "--timestamp") } ?? nowMilliseconds
         // The age is measured to the same whole second that sets apns-expiration.
         switch set.render(record, now: nowMilliseconds / 1000, maxAge: ignoreMaxAge ? .ignore : .enforce) {
         case .success(let rendered):

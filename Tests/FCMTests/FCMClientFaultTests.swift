@@ -15,7 +15,7 @@ struct FCMClientFaultTests {
         await withTaskGroup(of: (String, FCMClient.SendResult).self) { group in
             for (token, count) in plan {
                 for _ in 0..<count {
-                    group.addTask { (token, await client.send(message(token: token), to: SendTarget(.token, token))) }
+                    group.addTask { (token, await client.send(message(token: token), to: MessageTarget(.token, token))) }
                 }
             }
             var results: [String: [FCMClient.SendResult]] = [:]
@@ -31,7 +31,7 @@ struct FCMClientFaultTests {
             var results: [FCMClient.SendResult] = []
             for (i, token) in tokens.enumerated() {
                 if i >= inFlight, let result = await group.next() { results.append(result) }
-                group.addTask { await client.send(message(token: token), to: SendTarget(.token, token)) }
+                group.addTask { await client.send(message(token: token), to: MessageTarget(.token, token)) }
             }
             for await result in group { results.append(result) }
             return results
@@ -44,7 +44,7 @@ struct FCMClientFaultTests {
             var results: [FCMClient.SendResult] = []
             while !Task.isCancelled {
                 let token = "\(prefix)-\(results.count)"
-                results.append(await client.send(message(token: token), to: SendTarget(.token, token)))
+                results.append(await client.send(message(token: token), to: MessageTarget(.token, token)))
                 try? await Task.sleep(for: .milliseconds(20))
             }
             return results
@@ -92,11 +92,11 @@ struct FCMClientFaultTests {
         let f = try await EmulatorFixture.start(faults: faults)
         let client = try f.client { $0.retry.quotaPause = .seconds(1) }
         let news = Array(#"{"android":{"notification":{"body_loc_key":"k"}},"topic":"news"}"#.utf8)
-        _ = await client.send(news, to: SendTarget(.topic, "news"))
-        let second = await client.send(news, to: SendTarget(.topic, "news"))
+        _ = await client.send(news, to: MessageTarget(.topic, "news"))
+        let second = await client.send(news, to: MessageTarget(.topic, "news"))
         #expect((try? second.outcome.get()) != nil)
         #expect(!second.quotaRefusals.isEmpty && second.quotaRefusals.allSatisfy { $0 == .topic }, "\(second.quotaRefusals)")
-        let ok = await client.send(message(token: "someone"), to: SendTarget(.token, "someone"))
+        let ok = await client.send(message(token: "someone"), to: MessageTarget(.token, "someone"))
         #expect(ok.attempts == 1 && ok.quotaRefusals.isEmpty)
         // After each refusal, the topic's next attempt came no sooner than the 1 s pause.
         let topicAttempts = f.emulator.attempts.filter { $0.token == nil }
@@ -173,7 +173,7 @@ struct FCMClientFaultTests {
         try await client.warmUp()  // the token exchange is not part of the doomed send's budget
         let others = Self.trickle(client, prefix: "fine")
         let started = ContinuousClock.now
-        let result = await client.send(message(token: "doomed-1"), to: SendTarget(.token, "doomed-1"))
+        let result = await client.send(message(token: "doomed-1"), to: MessageTarget(.token, "doomed-1"))
         let tried = ContinuousClock.now - started
         others.cancel()
         _ = await others.value

@@ -11,7 +11,7 @@ struct FCMClientStartTests {
     /// How a begun send stood after its first attempt, or why it was not begun.
     static func begin(_ client: FCMClient, token: String) async -> Result<FCMClient.FirstAttempt, FCMClient.StartRefusal> {
         await withCheckedContinuation { continuation in
-            let started = client.start(message(token: token), to: SendTarget(.token, token)) { first in
+            let started = client.start(message(token: token), to: MessageTarget(.token, token)) { first in
                 continuation.resume(returning: .success(first))
             }
             if case .failure(let refusal) = started { continuation.resume(returning: .failure(refusal)) }
@@ -87,7 +87,7 @@ struct FCMClientStartTests {
         let firstEnded = Mutex(false)
         let clock = ContinuousClock()
         let firstStarted = clock.now
-        let first = client.start(message(token: "a"), to: SendTarget(.token, "a")) { _ in firstEnded.withLock { $0 = true } }
+        let first = client.start(message(token: "a"), to: MessageTarget(.token, "a")) { _ in firstEnded.withLock { $0 = true } }
         #expect((try? first.get()) != nil)
         guard case .failure(.full) = await Self.begin(client, token: "b") else {
             Issue.record("with its one slot taken, start should refuse as full")
@@ -138,7 +138,7 @@ struct FCMClientStartTests {
         let client = try f.client()
         try await client.warmUp()
         let ended = Mutex<FCMClient.FirstAttempt?>(nil)
-        let started = client.start(message(token: "slow"), to: SendTarget(.token, "slow")) { first in ended.withLock { $0 = first } }
+        let started = client.start(message(token: "slow"), to: MessageTarget(.token, "slow")) { first in ended.withLock { $0 = first } }
         #expect((try? started.get()) != nil)
         // The client's threads fail what is in flight before they stop, and shutdown waits for them.
         await client.shutdown()

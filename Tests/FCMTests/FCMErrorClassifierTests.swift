@@ -251,12 +251,12 @@ struct FCMAvailabilityTests {
 
     @Test("a quota refusal that says nothing is the target's own while others get through since another target was refused")
     func whoseQuota() {
-        let chatty = SendTarget(.token, "chatty")
-        let other = SendTarget(.token, "other")
-        let third = SendTarget(.fid, "third")
+        let chatty = MessageTarget(.token, "chatty")
+        let other = MessageTarget(.token, "other")
+        let third = MessageTarget(.fid, "third")
         var a = FCMAvailability()
         let t0 = self.t0
-        func own(_ target: SendTarget, atSecond s: Int) -> Bool { a.refusedOwnQuota(target, at: t0 + .seconds(s)) }
+        func own(_ target: MessageTarget, atSecond s: Int) -> Bool { a.refusedOwnQuota(target, at: t0 + .seconds(s)) }
         #expect(!own(chatty, atSecond: 0), "nothing got through yet: in doubt, the project's")
         a.answered(at: t0 + .seconds(1), success: true)
         #expect(own(chatty, atSecond: 2), "others got through since")

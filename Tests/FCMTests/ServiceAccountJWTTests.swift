@@ -63,6 +63,27 @@ struct ServiceAccountJWTTests {
         #expect(bad.status != 0)
     }
 
+    @Test("header and claims are exactly these bytes, strings escaped by the JSON writer, in base64url without padding")
+    func exactBytes() async throws {
+        let dir = try Self.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (pem, _) = try await offPool { try Self.makeKey(in: dir) }
+        let account = ServiceAccount(
+            projectID: "p", clientEmail: #"a"b\c@p.iam.gserviceaccount.com"# + "\t", privateKeyPEM: pem, privateKeyID: "k\u{01}é",
+            tokenURI: "https://127.0.0.1:8443/token")
+        let jwt = try ServiceAccountJWT.make(for: account, now: Date(timeIntervalSince1970: 1_800_000_000), lifetime: .seconds(600))
+        let parts = jwt.split(separator: ".")
+        try #require(parts.count == 3)
+        #expect(String(decoding: Self.base64URLDecode(parts[0]), as: UTF8.self) == #"{"alg":"RS256","typ":"JWT","kid":"k\u0001é"}"#)
+        #expect(
+            String(decoding: Self.base64URLDecode(parts[1]), as: UTF8.self)
+                == #"{"iss":"a\"b\\c@p.iam.gserviceaccount.com\t","scope":"https://www.googleapis.com/auth/firebase.messaging","#
+                + #""aud":"https://127.0.0.1:8443/token","iat":1800000000,"exp":1800000600}"#)
+        for part in parts {
+            #expect(part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }, "base64url, unpadded: \(part)")
+        }
+    }
+
     @Test("a key file is parsed; missing fields are named; the key never shows in descriptions")
     func parsing() throws {
         let json =

@@ -80,4 +80,32 @@ struct CLITests {
         let r = try await runPushbridge(["render", "--help"])
         #expect(r.out.contains("  pushbridge render --mappings examples/mappings \\\n      --event examples/events/welcome.json\n"))
     }
+
+    @Test(
+        "render and preview read --event and --header alike: a CloudEvent in binary mode, a header without =, an event file missing",
+        arguments: ["render", "preview"])
+    func eventOptions(command: String) async throws {
+        let base =
+            [command, "--mappings", "examples/mappings"] + (command == "preview" ? ["--ios", "examples/resources/ios", "--locale", "fr"] : [])
+        let binary = try await runPushbridge(
+            base + ["--event", "-", "--header", "ce_type=user.welcome", "--header", "ce_id=evt-7"],
+            stdin: #"{"user":{"first_name":"Ana","fcm_token":"t-1"}}"#)
+        #expect(binary.status == 0, "\(binary.err)")
+        #expect(binary.out.contains("Ana"), "the type from ce_type, the data from the value: \(binary.out)")
+        let badHeader = try await runPushbridge(base + ["--event", "examples/events/welcome.json", "--header", "ce_type"])
+        #expect(badHeader.status == 64 && badHeader.err.contains("--header ce_type: expected NAME=VALUE"), "\(badHeader.err)")
+        let missing = try await runPushbridge(base + ["--event", "no-such-event.json"])
+        #expect(missing.status == 64 && missing.err.contains("cannot read no-such-event.json"), "\(missing.err)")
+    }
+
+    @Test("--mappings, --event and --header say the same in render's, preview's and lint's --help")
+    func sharedHelp() async throws {
+        let mappings = "--mappings <mappings> Mapping files or directories."
+        let event = "--event <event> The event's JSON (the Kafka record value), or - for standard input."
+        let header = "--header <header> A Kafka header NAME=VALUE, e.g. ce_type=… for CloudEvents binary mode. Repeatable."
+        for (command, expected) in [("render", [mappings, event, header]), ("preview", [mappings, event, header]), ("lint", [mappings])] {
+            let help = try await runPushbridge([command, "--help"]).out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            for line in expected { #expect(help.contains(line), "\(command): \(line)") }
+        }
+    }
 }

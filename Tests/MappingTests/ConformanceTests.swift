@@ -121,6 +121,16 @@ struct JSONParserTests {
         }
     }
 
+    @Test("the one string escaper: quotes, backslashes and control characters escaped (\\n \\r \\t short), the rest kept as UTF-8")
+    func stringEscapes() throws {
+        let s = "a\"b\\c/\n\r\t\u{01}\u{1F}\u{7F}é😀"
+        let written = #""a\"b\\c/\n\r\t\u0001\u001f"# + "\u{7F}é😀\""
+        #expect(JSONWriter.quoted(s) == written)
+        #expect(JSONWriter.string(.string(s)) == written, "values and hand-written JSON are escaped alike")
+        #expect(JSONWriter.string(.object([(s, .null)])) == "{" + written + ":null}", "and keys")
+        #expect(try JSONParser.parse(written) == .string(s))
+    }
+
     @Test("JSON Pointer: escapes and array indexes (RFC 6901)")
     func pointer() throws {
         let doc = try JSONParser.parse(#"{"a/b":{"m~n":[10,20]},"":1}"#)

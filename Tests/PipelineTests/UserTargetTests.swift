@@ -41,7 +41,7 @@ struct UserTargetTests {
             default: nil
             }
         }
-        func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
+        func send(_ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
             let value = target?.value ?? "?"
             if value.hasPrefix("dead-") {
                 let error = FCMError(code: .unregistered, kind: .tokenDead, httpStatus: 404, message: "Requested entity was not found.")

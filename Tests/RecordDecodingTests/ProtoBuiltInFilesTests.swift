@@ -23,7 +23,7 @@ import Testing
         guard case .object(let members) = try JSONParser.parse(Array(output.utf8)) else { throw TestSupportError("not an object: \(output)") }
         var files: [String: ProtoFile] = [:]
         for (path, value) in members {
-            let bytes = try #require(value.stringValue.flatMap(Base64.decode), "\(path)")
+            let bytes = try #require(value.stringValue.flatMap(ProtoDescriptorBase64.decode), "\(path)")
             files[path] = try ProtoDescriptorReader.read(bytes)
         }
         return files

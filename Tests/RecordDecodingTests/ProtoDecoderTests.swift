@@ -16,7 +16,7 @@ func ordersSchema() throws -> ProtobufSchema {
 /// The serialized FileDescriptorProto registered under `subject`.
 func descriptorBytes(_ subject: String) throws -> [UInt8] {
     let text = try #require(ProtoWireFixtures.schemas[subject])
-    return try #require(Base64.decode(text))
+    return try #require(ProtoDescriptorBase64.decode(text))
 }
 
 /// Decodes a framed record as the consumer will: frame, message indexes, then the message.
@@ -201,7 +201,7 @@ func keys(_ value: JSONValue?) -> [String] {
         #expect(
             value["any"]
                 == .object([
-                    ("@type", .string("type.googleapis.com/acme.common.Money")), ("value", .string(Base64.encode([0x08, 0x02, 0x10, 0x0a]))),
+                    ("@type", .string("type.googleapis.com/acme.common.Money")), ("value", .string("CAIQCg==")),
                 ]))
     }
 

@@ -1,3 +1,4 @@
+import ExtrasBase64
 import JSON
 import TestSupport
 import Testing
@@ -89,7 +90,7 @@ import Testing
             var loaded = 0
             var silentFailures = 0
             for _ in 0..<3000 {
-                let text = Base64.encode(Self.mutate(bytes, &random))
+                let text = Base64.encodeToString(bytes: Self.mutate(bytes, &random))
                 let schema: ProtobufSchema
                 do {
                     schema = try ProtobufSchema(schema: text, references: [("acme/common.proto", common)])

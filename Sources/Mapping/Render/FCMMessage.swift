@@ -52,29 +52,6 @@ public struct FCMMessage: Sendable, Equatable {
     }
 }
 
-/// The target field of a v1 message: exactly one per message.
-public struct MessageTarget: Sendable, Hashable {
-    public enum Kind: String, Sendable, CaseIterable {
-        /// A Firebase Installation ID; FCM marks `token` deprecated in its favour (v1 reference, 2026).
-        case fid
-        /// A registration token.
-        case token
-        case topic
-        case condition
-    }
-
-    public var kind: Kind
-    public var value: String
-
-    public init(_ kind: Kind, _ value: String) {
-        self.kind = kind
-        self.value = value
-    }
-
-    /// An app installation (FID or token), not a topic or a condition.
-    public var isDevice: Bool { kind == .fid || kind == .token }
-}
-
 /// FCM's payload limits (architecture.md).
 public enum FCMLimits {
     /// Bytes of a serialized message.

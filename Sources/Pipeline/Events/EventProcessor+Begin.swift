@@ -65,7 +65,7 @@ extension EventProcessor {
         metrics.sendStarted()
         let started = ContinuousClock.now
         let start = sender.start(
-            fcmMessage.encoded, project: fcmMessage.project, to: SendTarget(fcmMessage.target), validateOnly: options.validateOnly
+            fcmMessage.encoded, project: fcmMessage.project, to: fcmMessage.target, validateOnly: options.validateOnly
         ) { [self] first in
             switch first {
             case .finished(let result):

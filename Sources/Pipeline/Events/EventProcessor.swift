@@ -244,7 +244,7 @@ public final class EventProcessor: Sendable {
         metrics.sendStarted()
         let start = ContinuousClock.now
         let result = await sender.send(
-            message.encoded, project: message.project, to: SendTarget(message.target), validateOnly: options.validateOnly)
+            message.encoded, project: message.project, to: message.target, validateOnly: options.validateOnly)
         record(result, of: message, projectID: projectID, started: start)
         return result
     }
@@ -284,20 +284,6 @@ public final class EventProcessor: Sendable {
 
 extension FCMError: CodedError {
     var metricCode: String { code.name }
-}
-
-extension SendTarget {
-    /// The FCM client's view of a rendered message's target.
-    init(_ target: MessageTarget) {
-        let kind: SendTarget.Kind =
-            switch target.kind {
-            case .fid: .fid
-            case .token: .token
-            case .topic: .topic
-            case .condition: .condition
-            }
-        self.init(kind, target.value)
-    }
 }
 
 extension EventRecord {

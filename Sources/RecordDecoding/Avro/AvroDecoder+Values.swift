@@ -1,3 +1,4 @@
+import ExtrasBase64
 import JSON
 
 /// How scalars become ``JSONValue``s: numbers, bytes and the logical types' text.
@@ -13,7 +14,7 @@ extension AvroDecoder {
             }
             return .string(text)
         case .uuid where count == 16: return .string(AvroUUIDText.uuid(raw))
-        default: return .string(Base64.encode(raw))
+        default: return .string(Base64.encodeToString(bytes: raw))
         }
     }
 

@@ -1,5 +1,5 @@
 /// A UUID held in a fixed of 16 bytes as text, in the 8-4-4-4-12 hex form (other bytes and
-/// fixed values are written with ``Base64``).
+/// fixed values are written in base64).
 enum AvroUUIDText {
     /// Lowercase hex in groups of 8-4-4-4-12 digits; `raw` holds 16 bytes.
     static func uuid(_ raw: UnsafeBufferPointer<UInt8>) -> String {

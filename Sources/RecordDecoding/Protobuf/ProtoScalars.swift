@@ -1,3 +1,4 @@
+import ExtrasBase64
 import JSON
 
 /// Scalar values and defaults, by the shared table: 32/64-bit integers `.int`; unsigned 64-bit
@@ -46,7 +47,7 @@ extension ProtoMessageDecoder {
         case .float: return Self.float(Float(bitPattern: try reader.fixed32()))
         case .double: return Self.double(Double(bitPattern: try reader.fixed64()))
         case .string: return .string(try reader.string(reader.lengthDelimited()))
-        case .bytes: return .string(Base64.encode(UnsafeBufferPointer(rebasing: bytes[try reader.lengthDelimited()])))
+        case .bytes: return .string(Base64.encodeToString(bytes: UnsafeBufferPointer(rebasing: bytes[try reader.lengthDelimited()])))
         case .message, .group: throw DecodeFailure("a \(kind) where a scalar was expected", at: reader.index)
         }
     }

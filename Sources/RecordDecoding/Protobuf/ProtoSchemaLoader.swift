@@ -75,8 +75,8 @@ struct ProtoSchemaLoader {
         let label = path ?? "the schema"
         var descriptorFailure: SchemaError?
         var descriptor: ProtoFile?
-        if Base64.looksLikeBase64(text) {
-            if let bytes = Base64.decode(text) {
+        if ProtoDescriptorBase64.looksLikeBase64(text) {
+            if let bytes = ProtoDescriptorBase64.decode(text) {
                 do { descriptor = try ProtoDescriptorReader.read(bytes) } catch { descriptorFailure = error }
             } else {
                 descriptorFailure = SchemaError("its base64 does not decode")

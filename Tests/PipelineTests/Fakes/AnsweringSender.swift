@@ -58,7 +58,7 @@ final class AnsweringSender: PushSending {
     var projectCount: Int { slots.count }
 
     func start(
-        _ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool,
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool,
         then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
     ) -> Result<Void, FCMClient.StartRefusal> {
         let project = name(project)
@@ -129,7 +129,7 @@ final class AnsweringSender: PushSending {
     }
 
     /// Only for events that cannot be begun: none in these tests.
-    func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
+    func send(_ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
         state.withLock { $0.sentByTask += 1 }
         return FCMClient.SendResult(outcome: .success("projects/\(name(project))/messages/x"), attempts: 1)
     }

@@ -8,7 +8,7 @@ import Synchronization
 /// ``FCMError/cancelled`` (the worker is stopping), and is not recorded as accepted.
 final class FakeSender: PushSending {
     private struct State {
-        var accepted: [String] = []
+        var accepted: [MessageTarget?] = []
         var held = false
         /// Sends from the n-th on (counted from 0) wait as under ``hold()``.
         var holdFrom: Int?
@@ -22,8 +22,11 @@ final class FakeSender: PushSending {
     /// Sends begun, held ones included.
     var started: Int { state.withLock { $0.started } }
 
-    /// The targets of the sends accepted, in order.
-    var accepted: [String] { state.withLock { $0.accepted } }
+    /// The targets' values of the sends accepted, in order ("?" for none).
+    var accepted: [String] { acceptedTargets.map { $0?.value ?? "?" } }
+
+    /// The targets of the sends accepted, in order, as the client was given them.
+    var acceptedTargets: [MessageTarget?] { state.withLock { $0.accepted } }
 
     /// Sends from now on wait until ``release()``.
     func hold() { state.withLock { $0.held = true } }
@@ -43,7 +46,7 @@ final class FakeSender: PushSending {
 
     func projectID(of project: String?) -> String? { project == nil ? "fake" : nil }
 
-    func send(_ message: [UInt8], project: String?, to target: SendTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
+    func send(_ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
         let (id, held) = state.withLock { s in
             defer {
                 s.nextID += 1
@@ -64,7 +67,7 @@ final class FakeSender: PushSending {
             state.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
         }
         if Task.isCancelled { return FCMClient.SendResult(outcome: .failure(.cancelled), attempts: 1) }
-        state.withLock { $0.accepted.append(target?.value ?? "?") }
+        state.withLock { $0.accepted.append(target) }
         return FCMClient.SendResult(outcome: .success("projects/fake/messages/\(id)"), attempts: 1)
     }
 

@@ -1,9 +1,10 @@
-/// Who one message goes to, as the client needs to know it: a device throttled by FCM is backed
-/// off on its own, and a topic on its own, while sends to everyone else go on.
-public struct SendTarget: Hashable, Sendable, CustomStringConvertible {
-    /// The v1 `Message` target fields (exactly one per message).
+/// Who one FCM HTTP v1 message goes to: the `Message` target field (exactly one per message)
+/// and its value. The mapping core renders it; the FCM client backs off a device throttled by
+/// FCM on its own, and a topic on its own, while sends to everyone else go on.
+public struct MessageTarget: Hashable, Sendable, CustomStringConvertible {
+    /// The v1 `Message` target fields; the raw value is the field's name.
     public enum Kind: String, Sendable, CaseIterable {
-        /// A Firebase Installation ID (`fid`), FCM's device identifier since 2026.
+        /// A Firebase Installation ID (`fid`): FCM marks `token` deprecated in its favour (v1 reference, 2026).
         case fid
         /// A registration token (`token`; deprecated by FCM in favour of `fid`, still accepted).
         case token
@@ -19,7 +20,7 @@ public struct SendTarget: Hashable, Sendable, CustomStringConvertible {
         self.value = value
     }
 
-    /// One app installation (a token or an FID), as opposed to a topic or a condition.
+    /// One app installation (an FID or a token), as opposed to a topic or a condition.
     public var isDevice: Bool { kind == .fid || kind == .token }
 
     /// `token …dFQ3P1`: the kind and, for devices, only the last 6 characters (identifiers are
