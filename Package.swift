@@ -209,13 +209,30 @@ let package = Package(
             name: "TestSupport", dependencies: ["ProcessHarness", "Threading"], path: "Tests/TestSupport", exclude: ["Resources"]),
         // Welcome events on a topic and what a group made of them, for the pipeline and end-to-end tests.
         .target(name: "PipelineTestSupport", dependencies: ["Kafka", "FCMEmulator", "Dates"], path: "Tests/PipelineTestSupport"),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Threading", "TestSupport"]),
+        // Unit tests, one target per module: no broker, no server, no process of pushbridge's
+        // (a short-lived oracle such as Python's jsonschema or openssl may run).
+        // `swift test --skip 'IntegrationTests|EndToEndTests'` runs these alone.
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "ThreadingTests", dependencies: ["Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
+        .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
+        .testTarget(
+            name: "RecordDecodingTests",
+            dependencies: ["RecordDecoding", "JSON", "TestSupport", .product(name: "ExtrasBase64", package: "swift-extras-base64")],
+            exclude: ["Fixtures", "ProtoFixtures"]),
+        .testTarget(
+            name: "SchemaRegistryTests",
+            dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "Dates", "pushbridge", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
             dependencies: ["Localization", "JSON", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],
             exclude: ["Fixtures"]  // read by path
+        ),
+        .testTarget(
+            name: "DeviceRegistryTests",
+            dependencies: ["DeviceRegistry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "PipelineTests",
@@ -226,26 +243,37 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport", .product(name: "Logging", package: "swift-log")]),
-        // Runs the built `pushbridge` as a separate process (demo, run, emulator) against tansu and the emulator.
+
+        // Integration tests: real brokers (tansu, librdkafka's mock cluster), nginx, the FCM and
+        // Schema Registry emulators, proxies; `swift test --filter IntegrationTests`.
+        .testTarget(name: "KafkaIntegrationTests", dependencies: ["Kafka", "Threading", "TestSupport"]),
+        .testTarget(name: "HTTP2IntegrationTests", dependencies: ["HTTP2", "TestSupport"]),
+        .testTarget(name: "FCMIntegrationTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "JSON", "TestSupport"]),
+        .testTarget(
+            name: "SchemaRegistryIntegrationTests",
+            dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "DeviceRegistryIntegrationTests",
+            dependencies: ["DeviceRegistry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "PipelineIntegrationTests",
+            dependencies: [
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Threading", "TestSupport", "PipelineTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        // The built `pushbridge` as a separate process (demo, run, replay, the CLI's commands)
+        // against tansu and the emulator.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "pushbridge", "TestSupport", "PipelineTestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Pipeline",
+                "Localization", "MappingLocalization",
             ]
         ),
-        .testTarget(
-            name: "DeviceRegistryTests",
-            dependencies: ["DeviceRegistry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
-        ),
-        .testTarget(
-            name: "RecordDecodingTests",
-            dependencies: ["RecordDecoding", "JSON", "TestSupport", .product(name: "ExtrasBase64", package: "swift-extras-base64")],
-            exclude: ["Fixtures", "ProtoFixtures"]),
-        .testTarget(
-            name: "SchemaRegistryTests",
-            dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
-        ),
-        .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

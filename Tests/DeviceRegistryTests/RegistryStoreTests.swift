@@ -1,5 +1,6 @@
 import DeviceRegistry
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Registry store on real SQLite files")

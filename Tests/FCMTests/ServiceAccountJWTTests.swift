@@ -5,22 +5,9 @@ import Testing
 
 @Suite("Service account and RS256 JWT")
 struct ServiceAccountJWTTests {
-    /// A fresh RSA key from openssl, as Google ships it (PKCS#8 PEM).
-    static func makeKey(in dir: URL) throws -> (privatePEM: String, publicKeyPath: String) {
-        let key = dir.appendingPathComponent("key.pem").path
-        let pub = dir.appendingPathComponent("pub.pem").path
-        let gen = try ChildProcess.run("/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", key])
-        #expect(gen.status == 0, "\(gen.output)")
-        let p = try ChildProcess.run("/usr/bin/openssl", ["pkey", "-in", key, "-pubout", "-out", pub])
-        #expect(p.status == 0, "\(p.output)")
-        return (try String(contentsOfFile: key, encoding: .utf8), pub)
-    }
+    static func makeKey(in dir: URL) throws -> (privatePEM: String, publicKeyPath: String) { try TestKeys.rsaKey(in: dir) }
 
-    static func tempDir() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-jwt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    static func tempDir() throws -> URL { try TestKeys.temporaryDirectory() }
 
     static func base64URLDecode(_ s: Substring) -> Data {
         var t = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

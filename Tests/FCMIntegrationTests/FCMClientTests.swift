@@ -16,8 +16,8 @@ struct EmulatorFixture {
     static func start(
         faults: EmulatorFaults = EmulatorFaults(), tokenLifetime: Duration = .seconds(3600), accounts: [EmulatorAccount] = []
     ) async throws -> EmulatorFixture {
-        let dir = try ServiceAccountJWTTests.tempDir()
-        let (pem, _) = try await offPool { try ServiceAccountJWTTests.makeKey(in: dir) }
+        let dir = try TestKeys.temporaryDirectory()
+        let (pem, _) = try await offPool { try TestKeys.rsaKey(in: dir) }
         let email = "pushbridge@demo-project.iam.gserviceaccount.com"
         var configuration = FCMEmulator.Configuration(accounts: [email: pem])
         for account in accounts { configuration.accounts[account.email] = account.privateKeyPEM }
@@ -207,7 +207,7 @@ struct FCMClientTests {
     @Test("a service account the token endpoint refuses is a configuration error, not the message's")
     func refusedAccount() async throws {
         let f = try await EmulatorFixture.start()
-        let other = try await offPool { try ServiceAccountJWTTests.makeKey(in: f.dir) }  // a key the emulator does not know
+        let other = try await offPool { try TestKeys.rsaKey(in: f.dir) }  // a key the emulator does not know
         var account = f.account
         account.privateKeyPEM = other.privatePEM
         var configuration = FCMClient.Configuration(serviceAccount: account)

@@ -1,6 +1,7 @@
 import DeviceRegistry
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 @Suite("Registry follower on real brokers: load, update, tombstone, invalid records, readiness, restart")

@@ -109,3 +109,8 @@ struct CLITests {
         }
     }
 }
+
+/// An example event from examples/events, as the README's commands read it.
+private func exampleEvent(_ name: String) throws -> String {
+    try String(contentsOfFile: Repository.root + "/examples/events/\(name)", encoding: .utf8)
+}

@@ -85,20 +85,6 @@ final class RegistryBroker: Sendable {
     }
 }
 
-/// A temporary folder for store files, removed when released.
-final class TemporaryFolder: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-registry-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
 /// A registry value listing these devices (tokens, Android).
 func devicesJSON(_ ids: [String]) -> String {
     "{\"devices\": [" + ids.map { "{\"token\": \"\($0)\", \"platform\": \"android\"}" }.joined(separator: ", ") + "]}"

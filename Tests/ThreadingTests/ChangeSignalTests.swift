@@ -1,9 +1,7 @@
-import Kafka
 import Synchronization
 import Testing
-import Threading
 
-@testable import Pipeline
+@testable import Threading
 
 /// The waits that replaced the pipeline's sleep-poll loops (no I/O).
 @Suite("ChangeSignal: waits that wake on a change, not on a timer")
