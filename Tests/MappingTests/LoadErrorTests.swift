@@ -30,7 +30,7 @@ struct LoadErrorTests {
         #expect(e.first?.hint == "first defined at a.yaml:3; each event type has exactly one mapping")
     }
 
-    @Test("reserved data keys", arguments: ["from", "message_type", "google.c.a", "gcm_thing", "GoogleX"])
+    @Test("reserved data keys", arguments: ["from", "message_type", "Message_Type", "google.c.a", "GOOGLE.x", "gcm.n.title", "GCM.notification.x", "gcm.x"])
     func reservedDataKey(key: String) {
         let e = loadErrors(
             """
@@ -46,6 +46,22 @@ struct LoadErrorTests {
         #expect(e.count == 1)
         #expect(e.first?.line == 8 && e.first?.column == 7)
         #expect(e.first?.message == "data key \"\(key)\" is reserved by FCM")
+    }
+
+    @Test("data keys that only start with the letters are the app's own", arguments: ["google_place_id", "gcmVersion", "googlex", "gcm", "notification"])
+    func ownDataKey(key: String) throws {
+        let set = try load("version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    data:\n      \(key): x\n")
+        #expect(set.warnings.isEmpty)
+        #expect(try bodies(set, #"{"type":"e","id":"1"}"#).first?.contains(#""\#(key)":"x""#) == true)
+    }
+
+    @Test("collapse_key as a data key loads with a warning: Android's SDK drops it from getData()")
+    func collapseKeyDataKey() throws {
+        let set = try load("version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    data:\n      collapse_key: x\n")
+        let warning = try #require(set.warnings.first)
+        #expect(set.warnings.count == 1 && warning.line == 7 && warning.column == 7)
+        #expect(warning.message.contains("never reaches an Android app"))
+        #expect(try bodies(set, #"{"type":"e","id":"1"}"#).first?.contains(#""collapse_key":"x""#) == true, "still sent")
     }
 
     @Test("ttl over 4 weeks, and ttl that is not a duration")

@@ -123,7 +123,7 @@ extension MappingLoader {
     /// every event its own, and FCM keeps only 4 collapse keys per device, so an offline device
     /// gets an arbitrary 4 of what it missed.
     func warnings(format: EventFormat) -> [MappingLoadError] {
-        ageWarnings
+        loadWarnings
             + collapseKeys.compactMap { file, line, column, source in
                 let perEvent: Bool =
                     switch source {

@@ -30,7 +30,7 @@ extension MappingLoader {
                 hint: "use at most 4w, or a ttl of its own")
         }
         if case .seconds(let ttlSeconds)? = ttl, ttlSeconds > seconds, let n = m["ttl"] {
-            ageWarnings.append(
+            loadWarnings.append(
                 MappingLoadError(
                     file: file, line: n.mark?.line ?? 1, column: n.mark?.column ?? 1,
                     message:

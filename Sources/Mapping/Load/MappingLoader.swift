@@ -12,7 +12,9 @@ struct MappingLoader {
     /// Collapse keys that may be per event, judged once the event format is known.
     var collapseKeys: [(file: String, line: Int, column: Int, source: ValueSource)] = []
     /// A fixed ttl longer than max_age, found while loading.
-    var ageWarnings: [MappingLoadError] = []
+    /// What loads but is likely a mistake, found while reading (more come once the event format
+    /// is known: ``warnings(format:)``).
+    var loadWarnings: [MappingLoadError] = []
 
     static let topKeys = ["version", "event", "events"]
     static let eventKeys = [
@@ -279,12 +281,19 @@ struct MappingLoader {
                 fail(k, "a data key must be a non-empty string")
                 continue
             }
-            let lower = key.lowercased()
-            if ["from", "message_type"].contains(lower) || lower.hasPrefix("google") || lower.hasPrefix("gcm") {
-                fail(
-                    k, "data key \"\(key)\" is reserved by FCM",
-                    hint: "rename it: `from`, `message_type` and keys starting with `google` or `gcm` are refused")
-                continue
+            if let reserved = ReservedDataKey(key) {
+                switch reserved {
+                case .refused:
+                    fail(k, "data key \"\(key)\" is reserved by FCM", hint: ReservedDataKey.refusedHint)
+                    continue
+                case .droppedOnAndroid:
+                    loadWarnings.append(
+                        MappingLoadError(
+                            file: file, line: k.mark?.line ?? 1, column: k.mark?.column ?? 1,
+                            message: "data key \"\(key)\" never reaches an Android app: its SDK drops it from RemoteMessage.getData()",
+                            hint: "rename it (iOS and web apps still get it); FCM's own collapse key is the mapping's `collapse_key`",
+                            severity: .warning))
+                }
             }
             if let s = source(v, "data.\(key)") { out.append((key, s)) }
         }
