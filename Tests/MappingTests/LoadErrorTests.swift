@@ -30,7 +30,9 @@ struct LoadErrorTests {
         #expect(e.first?.hint == "first defined at a.yaml:3; each event type has exactly one mapping")
     }
 
-    @Test("reserved data keys", arguments: ["from", "message_type", "Message_Type", "google.c.a", "GOOGLE.x", "gcm.n.title", "GCM.notification.x", "gcm.x"])
+    @Test(
+        "reserved data keys",
+        arguments: ["from", "message_type", "Message_Type", "google.c.a", "GOOGLE.x", "gcm.n.title", "GCM.notification.x", "gcm.x"])
     func reservedDataKey(key: String) {
         let e = loadErrors(
             """
@@ -48,7 +50,9 @@ struct LoadErrorTests {
         #expect(e.first?.message == "data key \"\(key)\" is reserved by FCM")
     }
 
-    @Test("data keys that only start with the letters are the app's own", arguments: ["google_place_id", "gcmVersion", "googlex", "gcm", "notification"])
+    @Test(
+        "data keys that only start with the letters are the app's own",
+        arguments: ["google_place_id", "gcmVersion", "googlex", "gcm", "notification"])
     func ownDataKey(key: String) throws {
         let set = try load("version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    data:\n      \(key): x\n")
         #expect(set.warnings.isEmpty)
