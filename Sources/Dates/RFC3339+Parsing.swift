@@ -2,7 +2,7 @@ extension RFC3339 {
     /// Milliseconds since the Unix epoch for an RFC 3339 date-time with a zone
     /// (`2026-11-22T10:00:00Z`, `2026-11-22T11:00:00.5+01:00`); nil if it is not one.
     ///
-    /// Read per event (a mapping's `event_time`), so it is a byte loop, not a Foundation
+    /// Read per event (a mapping's `occurred_at`), so it is a byte loop, not a Foundation
     /// formatter. Digits past milliseconds are dropped (an instant is never moved later); a leap
     /// second (`:60`) reads as the second after `:59`. `t`, `z` and a space for the `T` are
     /// accepted, as RFC 3339 §5.6 allows.

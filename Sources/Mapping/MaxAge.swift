@@ -15,7 +15,7 @@ public struct MaxAge: Sendable, Equatable {
 
     public enum EventTime: Sendable, Equatable {
         /// The Kafka record's timestamp (the producer's create time, or the broker's
-        /// log-append time): without `event_time`.
+        /// log-append time): without `occurred_at`.
         case recordTimestamp
         /// An event field: an RFC 3339 string, or a number of `unit`s since the Unix epoch.
         case field(JSONPointer, unit: EpochUnit)

@@ -14,7 +14,7 @@ struct RenderCommand: ParsableCommand {
 
             A mapping with a max_age renders only an event young enough to send, as `run` would; an \
             older one prints why (too_old). Its age is measured to --now (default: the clock) from the \
-            mapping's event_time field, or from --timestamp, the Kafka record's time (default: --now, a \
+            mapping's occurred_at field, or from --timestamp, the Kafka record's time (default: --now, a \
             record just produced). --now also fixes apns-expiration, so the output can be compared.
 
             Examples:
@@ -42,7 +42,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Render as if sent at this RFC 3339 time (default: now).", valueName: "time"))
     var now: String?
 
-    @Option(help: ArgumentHelp("The Kafka record's timestamp, RFC 3339: the event's time without event_time (default: --now).", valueName: "time"))
+    @Option(help: ArgumentHelp("The Kafka record's timestamp, RFC 3339: the event's time without occurred_at (default: --now).", valueName: "time"))
     var timestamp: String?
 
     @Flag(help: "Render an event older than its mapping's max_age too, as replay --ignore-max-age sends it.")

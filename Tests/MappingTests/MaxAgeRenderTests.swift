@@ -14,14 +14,14 @@ struct MaxAgeRenderTests {
             target: {token: {field: /token}}
             body: {key: driver_here}
             max_age: 10m
-            event_time: {field: /at}
+            occurred_at: {field: /at}
             too_old: dead-letter
             ttl: remaining
           ride.offer:
             target: {token: {field: /token}}
             body: {key: offer}
             max_age: 2m
-            event_time: {field: /at, unit: s}
+            occurred_at: {field: /at, unit: s}
           promo:
             target: {topic: deals}
             body: {key: promo}
@@ -109,7 +109,7 @@ struct MaxAgeRenderTests {
         #expect(failure.reason == reason)
     }
 
-    @Test("without event_time, the Kafka timestamp; a record without one is invalid_event_time")
+    @Test("without occurred_at, the Kafka timestamp; a record without one is invalid_event_time")
     func recordTimestamp() throws {
         let json = #"{"type":"promo"}"#
         #expect(try ttls(try render(json, timestamp: Self.ago(600))) == TTLs(android: "3000s", apns: String(renderNow + 3000)))
@@ -118,7 +118,7 @@ struct MaxAgeRenderTests {
             Issue.record("expected invalid_event_time")
             return
         }
-        #expect(field == "the Kafka timestamp" && why.contains("set `event_time`"))
+        #expect(field == "the Kafka timestamp" && why.contains("set `occurred_at`"))
     }
 
     @Test("ignored (replay --ignore-max-age): old events render with the whole max_age, and their time is not read")

@@ -41,7 +41,7 @@ struct SchemaTests {
           b: {target: {fids: [f1, f2]}, body: {key: k}, collapse_key: {field: /chat}}
           c: {target: {condition: "'a' in topics && !('b' in topics)"}, body: {key: k}}
           d: {target: {topic: /topics/news}, silent: true, data: {k: v}}
-          e: {target: {token: t}, body: {key: k}, max_age: 10m, event_time: {field: /at}, too_old: dead-letter, ttl: remaining}
+          e: {target: {token: t}, body: {key: k}, max_age: 10m, occurred_at: {field: /at}, too_old: dead-letter, ttl: remaining}
           f: {target: {token: t}, body: {key: k}, max_age: 90, event_time: {field: /ts, unit: s}}
         """.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -66,9 +66,11 @@ struct SchemaTests {
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    replace_id: {from: event_id}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    ttl: remaining\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    event_time: {field: /at}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    occurred_at: {field: /at}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    occurred_at: {field: /at}\n    event_time: {field: /at}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 0\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    too_old: drop\n",
-            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    event_time: {field: /at, unit: us}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    occurred_at: {field: /at, unit: us}\n",
         ])
     func invalidRejected(yaml: String) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path

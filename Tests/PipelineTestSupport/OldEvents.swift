@@ -16,7 +16,7 @@ public enum OldEvents {
             target: {token: {field: /token}}
             body: {key: driver_here}
             max_age: 10m
-            event_time: {field: /at}
+            occurred_at: {field: /at}
             too_old: dead-letter
             ttl: remaining
           promo:

@@ -1,12 +1,14 @@
 import Yams
 
-// `max_age`, `event_time`, `too_old` and `ttl: remaining` (docs/mapping.md, *Events too old to
+// `max_age`, `occurred_at`, `too_old` and `ttl: remaining` (docs/mapping.md, *Events too old to
 // send*): each checked against the others when the mapping loads, so nothing about an event's
-// age is found wrong per event except the event's own time.
+// age is found wrong per event except the event's own time. `occurred_at` was `event_time`,
+// which now loads with a warning: FCM's own `event_time` is the time an Android notification
+// shows (`android.notification.event_time`), a different thing.
 extension MappingLoader {
     mutating func loadMaxAge(_ m: Node.Mapping, ttl: EventMapping.TTL?) -> MaxAge? {
         guard let node = m["max_age"] else {
-            for name in ["event_time", "too_old"] {
+            for name in ["occurred_at", "event_time", "too_old"] {
                 guard let n = m[name] else { continue }
                 fail(n, "`\(name)` needs `max_age`", hint: "add `max_age:` (e.g. 10m), the age past which an event is not sent")
             }
@@ -37,7 +39,7 @@ extension MappingLoader {
                         "ttl \(n.scalar?.string ?? "") outlives max_age \(text): a push sent in time can still reach a phone that comes online up to \(n.scalar?.string ?? "") later",
                     hint: "`ttl: remaining` ends the push when max_age runs out", severity: .warning))
         }
-        if let n = m["event_time"], let time = eventTime(n) { maxAge.eventTime = time }
+        if let (name, n) = occurredAt(m), let time = eventTime(n, name: name) { maxAge.eventTime = time }
         if let n = m["too_old"] {
             if let action = n.scalar.flatMap({ MaxAge.TooOldAction(rawValue: $0.string) }) {
                 maxAge.whenTooOld = action
@@ -50,19 +52,38 @@ extension MappingLoader {
         return maxAge
     }
 
+    /// The node that says when the event happened, and the name it was given: `occurred_at`, or
+    /// `event_time` as it was called before (a warning); both is an error.
+    private mutating func occurredAt(_ m: Node.Mapping) -> (name: String, node: Node)? {
+        switch (m["occurred_at"], m["event_time"]) {
+        case (let n?, nil): return ("occurred_at", n)
+        case (nil, let old?):
+            loadWarnings.append(
+                MappingLoadError(
+                    file: file, line: old.mark?.line ?? 1, column: old.mark?.column ?? 1,
+                    message: "`event_time` is now `occurred_at`: FCM's own event_time is the time an Android notification shows",
+                    hint: "write `occurred_at:` with the same value", severity: .warning))
+            return ("event_time", old)
+        case (_?, let old?):
+            fail(old, "`event_time` and `occurred_at` are both given", hint: "`event_time` is the old name of `occurred_at`: keep `occurred_at`")
+            return nil
+        case (nil, nil): return nil
+        }
+    }
+
     /// `{field: /pointer}` or `{field: /pointer, unit: s}`.
-    private mutating func eventTime(_ node: Node) -> MaxAge.EventTime? {
+    private mutating func eventTime(_ node: Node, name: String) -> MaxAge.EventTime? {
         let hint = "write `{field: /occurred_at}` (an RFC 3339 string, or epoch milliseconds), or add `unit: s` for epoch seconds"
         guard let m = node.mapping, let fieldNode = m["field"] else {
-            fail(node, "`event_time` must be `{field: /pointer}`", hint: hint)
+            fail(node, "`\(name)` must be `{field: /pointer}`", hint: hint)
             return nil
         }
-        checkKeys(m, allowed: ["field", "unit"], in: "`event_time`")
+        checkKeys(m, allowed: ["field", "unit"], in: "`\(name)`")
         guard let pointer = pointer(fieldNode) else { return nil }
         var unit = MaxAge.EpochUnit.milliseconds
         if let u = m["unit"] {
             guard let parsed = u.scalar.flatMap({ MaxAge.EpochUnit(rawValue: $0.string) }) else {
-                fail(u, "event_time unit must be `ms` or `s`", hint: "the unit of a number in the field; a string is read as RFC 3339")
+                fail(u, "\(name) unit must be `ms` or `s`", hint: "the unit of a number in the field; a string is read as RFC 3339")
                 return nil
             }
             unit = parsed

@@ -19,7 +19,7 @@ struct MappingLoader {
     static let topKeys = ["version", "event", "events"]
     static let eventKeys = [
         "target", "title", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
-        "analytics_label", "max_age", "event_time", "too_old", "project",
+        "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.

@@ -9,7 +9,7 @@ public struct EventRecord: Sendable {
     public var partition: Int32
     public var offset: Int64
     /// The record's timestamp, in milliseconds since the Unix epoch: how old the event is when
-    /// its mapping has a `max_age` and no `event_time`.
+    /// its mapping has a `max_age` and no `occurred_at`.
     public var timestamp: Int64?
 
     public init(

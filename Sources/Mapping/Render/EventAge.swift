@@ -30,7 +30,7 @@ public enum EventAge {
         switch source {
         case .recordTimestamp:
             guard let recordTimestamp else {
-                throw .invalidEventTime(field: source.name, reason: "the record has none; set `event_time` to a field of the event")
+                throw .invalidEventTime(field: source.name, reason: "the record has none; set `occurred_at` to a field of the event")
             }
             return recordTimestamp
         case .field(let pointer, let unit):

@@ -87,7 +87,7 @@ public struct TooOld: Sendable, Equatable {
     public var eventID: String
     public var ageMilliseconds: Int64
     public var maxAgeSeconds: Int
-    /// The `event_time` pointer, or "the Kafka timestamp".
+    /// The `occurred_at` pointer, or "the Kafka timestamp".
     public var measuredFrom: String
     public var action: MaxAge.TooOldAction
 
