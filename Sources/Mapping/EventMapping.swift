@@ -88,6 +88,23 @@ public struct LocalizedText: Sendable, Equatable {
     public var args: [ValueSource]
 }
 
+/// A title, subtitle or body: a localization key the phone looks up, plain text, or a key with a
+/// plain-text fallback (docs/mapping.md, *Texts*).
+public struct NotificationText: Sendable, Equatable {
+    /// The key and its args; nil for plain text.
+    public var key: LocalizedText?
+    /// Without a key, the text itself, on every platform. Beside a key, the fallback: sent only
+    /// to iOS, which shows it when the app lacks the key (observed: jchambers/pushy#799). Never
+    /// to Android, whose SDK shows a plain text and never looks the key up when both are sent
+    /// (firebase-android-sdk#3938, `NotificationParams.getPossiblyLocalizedString`).
+    public var text: ValueSource?
+
+    public init(key: LocalizedText? = nil, text: ValueSource? = nil) {
+        self.key = key
+        self.text = text
+    }
+}
+
 public enum Platform: String, Sendable, CaseIterable {
     case android, ios
 }
@@ -99,8 +116,10 @@ public struct EventMapping: Sendable {
     public var file: String
     public var line: Int
     public var target: MappingTarget
-    public var title: LocalizedText?
-    public var body: LocalizedText?
+    public var title: NotificationText?
+    /// iOS only (`subtitle`, `subtitle-loc-key`): Android and FCM's shared notification have none.
+    public var subtitle: NotificationText?
+    public var body: NotificationText?
     public var platforms: Set<Platform> = [.android, .ios]
     /// Android `ttl` and `apns-expiration`; nil keeps FCM's defaults.
     public var ttl: TTL?

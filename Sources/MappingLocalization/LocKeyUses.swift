@@ -12,8 +12,8 @@ public enum LocKeyUses {
         for type in set.eventTypes {
             guard let m = set.mappings[type], !m.silent else { continue }
             let both = m.platforms.contains(.android) && m.platforms.contains(.ios)
-            for (field, text) in [(KeyUse.Field.title, m.title), (.body, m.body)] {
-                guard let text else { continue }
+            for (field, notificationText) in [(KeyUse.Field.title, m.title), (.body, m.body)] {
+                guard let text = notificationText?.key else { continue }  // a plain text has no key to check
                 let location = SourceLocation(file: m.file, line: m.line)
                 if m.platforms.contains(.android) {
                     uses.append(

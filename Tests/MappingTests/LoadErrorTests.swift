@@ -16,7 +16,7 @@ struct LoadErrorTests {
             """)
         #expect(
             e.map(\.description) == [
-                "test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label, max_age, occurred_at, event_time, too_old, project"
+                "test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, subtitle, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label, max_age, occurred_at, event_time, too_old, project"
             ])
     }
 
@@ -123,7 +123,7 @@ struct LoadErrorTests {
     @Test("a silent push with a body, and a push with neither title nor body")
     func silentRules() {
         let silentWithBody = loadErrors("version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    silent: true\n")
-        #expect(silentWithBody.first?.message == "a silent push has no title or body")
+        #expect(silentWithBody.first?.message == "a silent push has no title, subtitle or body")
         let empty = loadErrors("version: 1\nevents:\n  e:\n    target: {token: t}\n")
         #expect(empty.first?.message == "event \"e\" has neither `title` nor `body`")
     }
@@ -172,8 +172,8 @@ struct LoadErrorTests {
                 body: {key: x, android_key: custom_body, ios_key: CustomBody}
             """)
         let m = try #require(set.mappings["e"])
-        #expect(m.title?.androidKey == "welcome_title" && m.title?.iosKey == "WELCOME_TITLE")
-        #expect(m.body?.androidKey == "custom_body" && m.body?.iosKey == "CustomBody")
+        #expect(m.title?.key?.androidKey == "welcome_title" && m.title?.key?.iosKey == "WELCOME_TITLE")
+        #expect(m.body?.key?.androidKey == "custom_body" && m.body?.key?.iosKey == "CustomBody")
     }
 }
 

@@ -43,6 +43,8 @@ struct SchemaTests {
           d: {target: {topic: /topics/news}, silent: true, data: {k: v}}
           e: {target: {token: t}, body: {key: k}, max_age: 10m, occurred_at: {field: /at}, too_old: dead-letter, ttl: remaining}
           f: {target: {token: t}, body: {key: k}, max_age: 90, event_time: {field: /ts, unit: s}}
+          g: {target: {token: t}, title: Shipped, subtitle: {key: s, args: [{field: /a}], fallback: x}, body: {text: {field: /b, default: y}}}
+          h: {target: {token: t}, title: {field: /t}, body: {value: 5}}
         """.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(try await Self.check([file]).first?.hasSuffix(" valid") == true)
@@ -66,6 +68,9 @@ struct SchemaTests {
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    replace_id: {from: event_id}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    ttl: remaining\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    event_time: {field: /at}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {text: Hi, key: k}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {fallback: Hi}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    subtitle: S\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    occurred_at: {field: /at}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    occurred_at: {field: /at}\n    event_time: {field: /at}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 0\n",

@@ -18,7 +18,7 @@ struct MappingLoader {
 
     static let topKeys = ["version", "event", "events"]
     static let eventKeys = [
-        "target", "title", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
+        "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
@@ -101,18 +101,28 @@ struct MappingLoader {
         }
         let target = loadTarget(targetNode)
         var mapping = EventMapping(eventType: type, file: file, line: key.mark?.line ?? 0, target: target ?? .topic(.literal("_")))
-        if let n = m["title"] { mapping.title = localized(n, "title") }
-        if let n = m["body"] { mapping.body = localized(n, "body") }
+        if let n = m["title"] { mapping.title = notificationText(n, "title") }
+        if let n = m["subtitle"] { mapping.subtitle = notificationText(n, "subtitle") }
+        if let n = m["body"] { mapping.body = notificationText(n, "body") }
         if let n = m["silent"] { mapping.silent = bool(n) ?? false }
-        if mapping.silent, mapping.title != nil || mapping.body != nil {
-            fail(m["silent"], "a silent push has no title or body", hint: "remove `title`/`body`, or `silent: true`; silent pushes carry `data` only")
+        if mapping.silent, mapping.title != nil || mapping.subtitle != nil || mapping.body != nil {
+            fail(
+                m["silent"], "a silent push has no title, subtitle or body",
+                hint: "remove `title`/`subtitle`/`body`, or `silent: true`; silent pushes carry `data` only")
         }
         if !mapping.silent, mapping.title == nil, mapping.body == nil, m["title"] == nil, m["body"] == nil {
             fail(
                 key, "event \"\(type)\" has neither `title` nor `body`",
-                hint: "add a `title` or `body` with a `key`, or set `silent: true` for a data-only push")
+                hint: "add a `title` or `body` (a text, or a `key`), or set `silent: true` for a data-only push")
         }
         if let n = m["platforms"] { mapping.platforms = platforms(n) }
+        if let n = m["subtitle"], !mapping.platforms.contains(.ios) {
+            loadWarnings.append(
+                MappingLoadError(
+                    file: file, line: n.mark?.line ?? 1, column: n.mark?.column ?? 1,
+                    message: "`subtitle` shows only on iOS, and this push does not go to iOS", hint: "remove it, or add ios to `platforms`",
+                    severity: .warning))
+        }
         if let n = m["ttl"] { mapping.ttl = ttl(n) }
         mapping.maxAge = loadMaxAge(m, ttl: mapping.ttl)
         if let n = m["priority"] {
@@ -143,9 +153,37 @@ struct MappingLoader {
         return errors.count == before && target != nil ? mapping : nil
     }
 
-    private mutating func localized(_ node: Node, _ what: String) -> LocalizedText? {
+    /// A title, subtitle or body: a plain scalar or `{field: …}`/`{value: …}` is a text, as is
+    /// `{text: …}`; `{key: …, args: […]}` a localization key, with an optional `fallback` text.
+    private mutating func notificationText(_ node: Node, _ what: String) -> NotificationText? {
+        if node.scalar != nil { return source(node, "`\(what)`").map { NotificationText(text: $0) } }
         guard let m = mapping(node, "`\(what)`") else { return nil }
-        checkKeys(m, allowed: ["key", "android_key", "ios_key", "args"], in: "`\(what)`")
+        if m["field"] != nil || m["value"] != nil || m["from"] != nil {
+            return source(node, "`\(what)`").map { NotificationText(text: $0) }
+        }
+        if let t = m["text"] {
+            if ["key", "android_key", "ios_key", "args", "fallback"].contains(where: { m[$0] != nil }) {
+                fail(
+                    t, "`\(what)` has both `text` and a localization key",
+                    hint: "a text is shown as it is; beside a `key`, write the text as `fallback` (shown on iOS when the app lacks the key)")
+                return nil
+            }
+            checkKeys(m, allowed: ["text"], in: "`\(what)`")
+            return source(t, "`\(what)`.text").map { NotificationText(text: $0) }
+        }
+        if let f = m["fallback"], ["key", "android_key", "ios_key"].allSatisfy({ m[$0] == nil }) {
+            fail(
+                f, "`\(what)` has a `fallback` but no `key`",
+                hint: "a fallback is the text iOS shows when the app lacks the key; for plain text everywhere write `\(what): {text: …}`")
+            return nil
+        }
+        let fallback = m["fallback"].flatMap { source($0, "`\(what)`.fallback") }
+        guard let key = localized(node, m, what) else { return nil }
+        return NotificationText(key: key, text: fallback)
+    }
+
+    private mutating func localized(_ node: Node, _ m: Node.Mapping, _ what: String) -> LocalizedText? {
+        checkKeys(m, allowed: ["key", "android_key", "ios_key", "args", "fallback"], in: "`\(what)`")
         let key = m["key"].flatMap { keyString($0) }
         let androidKey = m["android_key"].flatMap { keyString($0) } ?? key.map(Self.androidKey)
         let iosKey = m["ios_key"].flatMap { keyString($0) } ?? key.map(Self.iosKey)
@@ -160,7 +198,9 @@ struct MappingLoader {
         guard let androidKey, let iosKey else {
             fail(
                 node, "`\(what)` has no localization key" + (args.isEmpty ? "" : " but has args"),
-                hint: "add `key:` (or both `android_key:` and `ios_key:`); args fill a localized string's placeholders")
+                hint:
+                    "add `key:` (or both `android_key:` and `ios_key:`); args fill a localized string's placeholders; a plain text is `\(what): \"…\"` or `{text: …}`"
+            )
             return nil
         }
         return LocalizedText(androidKey: androidKey, iosKey: iosKey, args: args)

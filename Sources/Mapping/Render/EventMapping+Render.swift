@@ -127,13 +127,15 @@ extension EventMapping {
         if let ttl { config.append(("ttl", .string(r.androidTTL(ttl)))) }
         if !silent {
             var n: [(key: String, value: JSONValue)] = []
-            if let title {
-                n.append(("title_loc_key", .string(title.androidKey)))
-                if !title.args.isEmpty { n.append(("title_loc_args", try r.args(title.args, role: "title"))) }
-            }
-            if let body {
-                n.append(("body_loc_key", .string(body.androidKey)))
-                if !body.args.isEmpty { n.append(("body_loc_args", try r.args(body.args, role: "body"))) }
+            for (role, text) in [("title", title), ("body", body)] {
+                guard let text else { continue }
+                if let key = text.key {
+                    // Never the fallback beside the key: Android would show it and never look the key up.
+                    n.append(("\(role)_loc_key", .string(key.androidKey)))
+                    if !key.args.isEmpty { n.append(("\(role)_loc_args", try r.args(key.args, role: role))) }
+                } else if let plain = text.text {
+                    n.append((role, .string(try r.string(plain, role: role))))
+                }
             }
             let o = android
             for (key, source) in [
@@ -160,13 +162,14 @@ extension EventMapping {
             if let highPriority { headers.append(("apns-priority", .string(highPriority ? "10" : "5"))) }
             headers.append(("apns-push-type", .string("alert")))
             var alert: [(key: String, value: JSONValue)] = []
-            if let title {
-                alert.append(("title-loc-key", .string(title.iosKey)))
-                if !title.args.isEmpty { alert.append(("title-loc-args", try r.args(title.args, role: "title"))) }
-            }
-            if let body {
-                alert.append(("loc-key", .string(body.iosKey)))
-                if !body.args.isEmpty { alert.append(("loc-args", try r.args(body.args, role: "body"))) }
+            for (role, prefix, text) in [("title", "title-", title), ("subtitle", "subtitle-", subtitle), ("body", "", body)] {
+                guard let text else { continue }
+                if let key = text.key {
+                    alert.append(("\(prefix)loc-key", .string(key.iosKey)))
+                    if !key.args.isEmpty { alert.append(("\(prefix)loc-args", try r.args(key.args, role: role))) }
+                }
+                // The text itself, or beside a key what iOS shows when the app lacks the key.
+                if let plain = text.text { alert.append((role, .string(try r.string(plain, role: role)))) }
             }
             aps.append(("alert", .object(alert)))
             if let badge = apns.badge { aps.append(("badge", try r.integerValue(badge, role: "apns.badge"))) }
