@@ -165,7 +165,7 @@ let package = Package(
         // watched from outside (/metrics, /proc). No Testing: the bench links it.
         .target(name: "ProcessHarness", dependencies: ["Threading"]),
 
-        // The composition root: a worker and its parts put together from the config.
+        // The composition root: a worker and its parts put together from the config; the replay job.
         .target(
             name: "Jobs",
             dependencies: [
@@ -181,7 +181,7 @@ let package = Package(
             dependencies: [
                 "Mapping", "Dates", "Jobs",
                 "Localization", "MappingLocalization",
-                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "DeviceRegistry", "SchemaRegistry",
+                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "DeviceRegistry",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -219,11 +219,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport", .product(name: "Logging", package: "swift-log")]),
-        // Runs the built `pushbridge` as a separate process (demo, run, emulator) against tansu and the emulator.
+        // Runs the built `pushbridge` as a separate process (demo, run, emulator) against tansu and the emulator; and its
+        // jobs in this process (ReplayJobTests).
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "pushbridge", "TestSupport", "PipelineTestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Pipeline",
+                "Jobs", "Operations",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

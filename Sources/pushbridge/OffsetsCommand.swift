@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Jobs
 import Kafka
 import Logging
 import Operations
