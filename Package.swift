@@ -172,7 +172,7 @@ let package = Package(
         // watched from outside (/metrics, /proc). No Testing: the bench links it.
         .target(name: "ProcessHarness", dependencies: ["Threading"]),
 
-        // The composition root: a worker and its parts put together from the config.
+        // The composition root: a worker and its parts put together from the config; the replay job.
         .target(
             name: "Jobs",
             dependencies: [
@@ -188,7 +188,7 @@ let package = Package(
             dependencies: [
                 "Mapping", "Dates", "Jobs",
                 "Localization", "MappingLocalization",
-                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "DeviceRegistry", "SchemaRegistry",
+                "Pipeline", "Kafka", "HTTP2", "FCM", "FCMEmulator", "Operations", "DeviceRegistry",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -266,12 +266,15 @@ let package = Package(
             ]
         ),
         // The built `pushbridge` as a separate process (demo, run, replay, the CLI's commands)
-        // against tansu and the emulator.
+        // against tansu and the emulator; and its jobs in this process (ReplayJobTests).
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "pushbridge", "TestSupport", "PipelineTestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Pipeline",
                 "Localization", "MappingLocalization",
+                "Jobs", "Operations",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ],

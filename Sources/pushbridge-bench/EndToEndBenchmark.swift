@@ -136,26 +136,25 @@ enum EndToEndBenchmark {
     }
 
     static func waitUntilCommitted(_ s: Setup, ends: [Int32: Int64]) async throws -> Bool {
-        let admin = try groupAdmin(s)
-        defer { Task { await admin.close() } }
-        for _ in 0..<100 {
-            let have = try await committed(s, partitions: Array(ends.keys), asking: admin)
-            if have.allSatisfy({ ends[$0.key] == $0.value }) { return true }
-            try await Task.sleep(for: .milliseconds(100))
+        try await withGroupAdmin(s) { admin in
+            for _ in 0..<100 {
+                let have = try await committed(s, partitions: Array(ends.keys), asking: admin)
+                if have.allSatisfy({ ends[$0.key] == $0.value }) { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return false
         }
-        return false
     }
 
     /// The offsets the setup's group has committed on `partitions` of its topic.
     static func committed(_ s: Setup, partitions: [Int32]) async throws -> [Int32: Int64] {
-        let admin = try groupAdmin(s)
-        defer { Task { await admin.close() } }
-        return try await committed(s, partitions: partitions, asking: admin)
+        try await withGroupAdmin(s) { try await committed(s, partitions: partitions, asking: $0) }
     }
 
-    /// A consumer of the setup's group that only asks for its commits (it subscribes to nothing).
-    private static func groupAdmin(_ s: Setup) throws -> KafkaConsumer {
-        try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [s.bootstrap], groupID: s.group))
+    /// Runs `body` with a consumer of the setup's group that only asks for its commits (it
+    /// subscribes to nothing), closed when `body` ends.
+    private static func withGroupAdmin<T>(_ s: Setup, _ body: (KafkaConsumer) async throws -> T) async throws -> T {
+        try await KafkaConsumer.withConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: [s.bootstrap], groupID: s.group), body)
     }
 
     private static func committed(_ s: Setup, partitions: [Int32], asking admin: KafkaConsumer) async throws -> [Int32: Int64] {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Kafka
 import Operations
 import Pipeline
 
@@ -62,15 +61,5 @@ enum OffsetArguments {
     static func usage(_ message: String) -> ExitCode {
         stderr("pushbridge: \(message)")
         return ExitCode(2)
-    }
-}
-
-extension KafkaConsumerConfiguration {
-    /// A consumer that reads partitions on its own (assign mode), connected as the config says.
-    static func standalone(brokers: [String], properties: [String: String], group: String? = nil) -> KafkaConsumerConfiguration {
-        var c = KafkaConsumerConfiguration(bootstrapServers: brokers, groupID: group)
-        c.properties = properties
-        c.clientID = "pushbridge-tool"
-        return c
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Jobs
 import Kafka
 import Logging
 import Operations
@@ -57,17 +58,17 @@ struct OffsetsCommand: AsyncParsableCommand {
         /// The group's state and members, asked with a group-less consumer: the coordinator
         /// answers it like any client.
         static func describe(_ group: String, _ configuration: KafkaConsumerConfiguration) async throws -> Result<KafkaGroupDescription, KafkaError> {
-            let observer = try consumer(.standalone(brokers: configuration.bootstrapServers, properties: configuration.properties))
-            let described: Result<KafkaGroupDescription, KafkaError>
-            do { described = .success(try await observer.describeGroup(group)) } catch { described = .failure(error) }
-            await observer.close()
-            return described
+            try await withConsumer(.standalone(brokers: configuration.bootstrapServers, properties: configuration.properties)) { observer in
+                do throws(KafkaError) { return .success(try await observer.describeGroup(group)) } catch { return .failure(error) }
+            }
         }
 
-        /// A consumer whose errors and librdkafka lines go to the log (after ``resolve()``).
-        static func consumer(_ configuration: KafkaConsumerConfiguration) throws -> KafkaConsumer {
+        /// Runs `body` with a consumer whose errors and librdkafka lines go to the log (after
+        /// ``resolve()``), closed when `body` returns or throws.
+        static func withConsumer<T>(_ configuration: KafkaConsumerConfiguration, _ body: (KafkaConsumer) async throws -> T) async throws -> T {
             let logs = KafkaLogs(logger: Logger(label: "pushbridge.offsets"))
-            return try KafkaConsumer(configuration: configuration, errorHandler: logs.errorHandler, logHandler: logs.lineHandler)
+            return try await KafkaConsumer.withConsumer(
+                configuration: configuration, errorHandler: logs.errorHandler, logHandler: logs.lineHandler, body)
         }
     }
 
@@ -84,22 +85,22 @@ struct OffsetsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (configuration, group, topics) = try target.resolve()
-            let consumer = try Target.consumer(configuration)
-            let description = try? await Target.describe(group, configuration).get()
-            do {
+            try await Target.withConsumer(configuration) { consumer in
+                let description = try? await Target.describe(group, configuration).get()
                 if let description {
                     print("group \(group): \(description.state), \(description.members.count) member\(description.members.count == 1 ? "" : "s")")
                 } else {
                     print("group \(group)")
                 }
-                let rows = try await GroupOffsets.show(topics: topics, consumer: consumer)
+                let rows: [GroupOffsetRow]
+                do {
+                    rows = try await GroupOffsets.show(topics: topics, consumer: consumer)
+                } catch {
+                    stderr("pushbridge: \(error)")
+                    throw ExitCode(1)
+                }
                 print(OffsetsTable.render(rows))
-            } catch {
-                await consumer.close()
-                stderr("pushbridge: \(error)")
-                throw ExitCode(1)
             }
-            await consumer.close()
         }
     }
 
@@ -158,50 +159,49 @@ struct OffsetsCommand: AsyncParsableCommand {
             guard topics.count == 1 || partition.isEmpty else {
                 throw OffsetArguments.usage("--partition needs exactly one --topic")
             }
-            let consumer = try Target.consumer(configuration)
-            defer { Task { await consumer.close() } }
-
-            if !dryRun {
-                switch try await Target.describe(group, configuration) {
-                case .success(let d) where d.isActive && !force:
-                    throw OffsetArguments.usage(
-                        "group \(group) has \(d.members.count) active member(s) (\(d.state)); stop the workers first, or --force")
-                case .failure(let error) where !force:
-                    throw OffsetArguments.usage("cannot tell whether group \(group) has members (\(error)); stop the workers and use --force")
-                case .failure(let error):
-                    stderr("pushbridge: cannot tell whether group \(group) has members (\(error)); resetting anyway (--force)")
-                default:
-                    break
+            try await Target.withConsumer(configuration) { consumer in
+                if !dryRun {
+                    switch try await Target.describe(group, configuration) {
+                    case .success(let d) where d.isActive && !force:
+                        throw OffsetArguments.usage(
+                            "group \(group) has \(d.members.count) active member(s) (\(d.state)); stop the workers first, or --force")
+                    case .failure(let error) where !force:
+                        throw OffsetArguments.usage("cannot tell whether group \(group) has members (\(error)); stop the workers and use --force")
+                    case .failure(let error):
+                        stderr("pushbridge: cannot tell whether group \(group) has members (\(error)); resetting anyway (--force)")
+                    default:
+                        break
+                    }
                 }
-            }
 
-            var changes: [OffsetChange] = []
-            do {
-                for topic in topics {
-                    changes += try await GroupOffsets.planReset(
-                        topic: topic, partitions: partition.isEmpty ? nil : partition, to: position, consumer: consumer)
+                var changes: [OffsetChange] = []
+                do {
+                    for topic in topics {
+                        changes += try await GroupOffsets.planReset(
+                            topic: topic, partitions: partition.isEmpty ? nil : partition, to: position, consumer: consumer)
+                    }
+                } catch let invalid as ReplayPlan.Invalid {
+                    throw OffsetArguments.usage(invalid.description)
+                } catch {
+                    stderr("pushbridge: \(error)")
+                    throw ExitCode(1)
                 }
-            } catch let invalid as ReplayPlan.Invalid {
-                throw OffsetArguments.usage(invalid.description)
-            } catch {
-                stderr("pushbridge: \(error)")
-                throw ExitCode(1)
+                print(OffsetsTable.render(changes))
+                for change in changes {
+                    for note in change.notes { print("  partition \(change.partition.partition): \(note)") }
+                }
+                if dryRun {
+                    print("dry run: nothing committed")
+                    return
+                }
+                do {
+                    try await GroupOffsets.apply(changes, consumer: consumer)
+                } catch {
+                    stderr("pushbridge: the broker refused the reset: \(error)")
+                    throw ExitCode(1)
+                }
+                print("group \(group): offsets reset")
             }
-            print(OffsetsTable.render(changes))
-            for change in changes {
-                for note in change.notes { print("  partition \(change.partition.partition): \(note)") }
-            }
-            if dryRun {
-                print("dry run: nothing committed")
-                return
-            }
-            do {
-                try await GroupOffsets.apply(changes, consumer: consumer)
-            } catch {
-                stderr("pushbridge: the broker refused the reset: \(error)")
-                throw ExitCode(1)
-            }
-            print("group \(group): offsets reset")
         }
     }
 }

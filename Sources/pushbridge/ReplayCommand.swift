@@ -1,17 +1,11 @@
 import ArgumentParser
-import DeviceRegistry
-import FCM
 import Foundation
-import JSON
 import Jobs
-import Kafka
 import Logging
 import Mapping
 import Operations
 import Pipeline
-import SchemaRegistry
-import Synchronization
-import UnixSignals
+import ServiceLifecycle
 
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -146,181 +140,36 @@ struct ReplayCommand: AsyncParsableCommand {
                 "no mapping for --event-type \(unknownTypes.joined(separator: ", ")); the mappings have \(mappingSet.eventTypes.joined(separator: ", "))"
             )
         }
+        var request = ReplayJob.Request(topic: topic, from: from, to: to)
+        request.partitions = partition.isEmpty ? nil : partition
+        request.eventTypes = Set(eventType)
+        request.sending = dryRun ? .dryRun : validateOnly ? .validateOnly : .send
+        request.maxSendsPerSecond = rate
+        request.commitGroup = commit ? group : nil
+        request.maxAge = ignoreMaxAge ? .ignore : .enforce
+        request.maxEventsInFlight = maxInFlight
 
         LoggingSetup.bootstrap(level: settings.log.level, format: settings.log.format)
         let logger = Logger(label: "pushbridge.replay")
-        let consumerConfiguration = KafkaConsumerConfiguration.standalone(
-            brokers: settings.kafka.brokers, properties: settings.kafka.properties, group: group)
-
-        let plan: ReplayPlan
+        let output = ReplayOutput(
+            topic: topic, sending: request.sending, ignoreMaxAge: ignoreMaxAge, printRendered: print,
+            proxy: settings.fcm.proxyURL != nil ? settings.fcm.proxySummary : nil)
+        let job = ReplayJob(settings: settings, mappings: mappingSet, request: request, reporter: output, logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [
+                .init(service: job, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Past the drain, allow time to commit and close.
+        groupConfiguration.maximumGracefulShutdownDuration = settings.delivery.shutdownTimeout + .seconds(15)
         do {
-            // Closed before the replay starts: it only answers the planning questions.
-            let logs = KafkaLogs(logger: logger)
-            let planner = try KafkaConsumer(
-                configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties),
-                errorHandler: logs.errorHandler, logHandler: logs.lineHandler)
-            let resolved: Result<ReplayPlan, any Error>
-            do {
-                resolved = .success(
-                    try await ReplayPlan.resolve(
-                        topic: topic, partitions: partition.isEmpty ? nil : partition, from: from, to: to, lookup: planner))
-            } catch {
-                resolved = .failure(error)
-            }
-            await planner.close()
-            plan = try resolved.get()
-        } catch let invalid as ReplayPlan.Invalid {
-            throw OffsetArguments.usage(invalid.description)
-        } catch {
-            stderr("pushbridge: cannot plan the replay: \(error)")
-            throw ExitCode(1)
+            try await ServiceGroup(configuration: groupConfiguration).run()
+        } catch let failure as ReplayJob.Failure {
+            stderr("pushbridge: \(failure)")
+            throw ExitCode(failure.kind == .badInput ? 2 : 1)
         }
-        printPlan(plan)
-
-        var delivery: Delivery?
-        // A dry run's own registry client: Avro and Protobuf records render as a run would.
-        var dryRunSchemas: SchemaRegistryClient?
-        let mode: Replay.Mode
-        if dryRun {
-            dryRunSchemas = try Delivery.schemaRegistry(settings, logger: logger)
-            if print {
-                mode = .dryRun(inspect: { message, rendered in ReplayCommand.printRendered(message, rendered) })
-            } else {
-                mode = .dryRun(inspect: { _, _ in })
-            }
-        } else {
-            // Users' devices come from a worker's registry store as it is now (read-only: the
-            // worker keeps it current): run the replay where a worker's store is.
-            var directory: RegistryDirectory?
-            if settings.registry.topic != nil {
-                do {
-                    directory = RegistryDirectory(store: try RegistryStore(path: settings.registry.path, readOnly: true), logger: logger)
-                } catch {
-                    stderr("pushbridge: cannot read the device registry at \(settings.registry.path) (registry.path): \(error)")
-                    throw ExitCode(2)
-                }
-            }
-            do {
-                let d = try Delivery(
-                    settings: settings, mappings: mappingSet, validateOnly: validateOnly, maxSendsPerSecond: rate,
-                    maxAge: maxAgeCheck, directory: directory, metrics: PipelineMetrics(), logger: logger)
-                if settings.fcm.proxyURL != nil { stderr("replay: egress proxy \(settings.fcm.proxySummary)") }
-                try await d.warmUp()
-                delivery = d
-                mode = .send(d.processor)
-            } catch {
-                stderr("pushbridge: FCM refuses this setup: \(error)")
-                throw ExitCode(1)
-            }
-        }
-
-        var configuration = Replay.Configuration(consumer: consumerConfiguration, plan: plan)
-        configuration.eventTypes = Set(eventType)
-        configuration.schemas = delivery?.processor.schemas ?? RecordSchemas(source: dryRunSchemas, valueFormats: settings.kafka.valueFormats)
-        configuration.commit = commit
-        configuration.maxAge = maxAgeCheck
-        configuration.maxEventsInFlight = maxInFlight
-        configuration.shutdownTimeout = settings.delivery.shutdownTimeout
-        let replay = try Replay(configuration: configuration, mappings: mappingSet, mode: mode, logger: logger)
-
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-        let interrupted = Interrupted()
-        let watcher = Task {
-            for await _ in signals {
-                stderr("replay: stopping; waiting for the events in flight")
-                interrupted.set()
-                replay.stop()
-                break
-            }
-        }
-        let started = ContinuousClock.now
-        let summary = try await replay.run { progress, elapsed in
-            stderr(progress.line(elapsedSeconds: elapsed))
-        }
-        watcher.cancel()
-        await delivery?.close()
-        await dryRunSchemas?.shutdown()
-        try finish(summary, plan: plan, elapsed: ContinuousClock.now - started, interrupted: interrupted.value)
+        if let outcome = job.outcome { try output.finish(outcome) }
     }
-
-    private var maxAgeCheck: MaxAgeCheck { ignoreMaxAge ? .ignore : .enforce }
-
-    // MARK: Output
-
-    private func printPlan(_ plan: ReplayPlan) {
-        let what = dryRun ? "dry run (nothing is sent)" : validateOnly ? "validate-only sends" : "sending"
-        stderr("replay: \(topic), \(ReplayProgress.grouped(plan.total)) offsets, \(what)\(ignoreMaxAge ? ", max_age ignored" : "")")
-        for range in plan.ranges {
-            stderr("  partition \(range.partition.partition): \(range.start) ..< \(range.end) (\(ReplayProgress.grouped(range.count)))")
-            for note in range.notes { stderr("    \(note)") }
-        }
-    }
-
-    private func finish(_ summary: Replay.Summary, plan: ReplayPlan, elapsed: Duration, interrupted: Bool) throws {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let p = summary.progress
-        let verb = summary.isComplete ? "done" : "stopped"
-        Swift.print(
-            "replay \(verb): \(ReplayProgress.grouped(p.done)) events in \(String(format: "%.1f", seconds)) s\(dryRun ? " (dry run: nothing sent or written)" : "")"
-        )
-        Swift.print(p.counts)
-        if summary.isComplete { return }
-        if let failure = summary.failure { Swift.print("failure: \(failure)") }
-        Swift.print("resume with:")
-        Swift.print("  " + resumeCommand(summary.resume, plan: plan))
-        throw ExitCode(summary.failure != nil ? 1 : interrupted ? 130 : 1)
-    }
-
-    /// The same command line with the start and end replaced by the unfinished partitions'
-    /// positions and their original ends.
-    private func resumeCommand(_ resume: [TopicPartition: Int64], plan: ReplayPlan) -> String {
-        var args: [String] = []
-        var skipNext = false
-        let positional = ["--from-offset", "--from-time", "--to-offset", "--to-time", "--partition"]
-        for arg in CommandLine.arguments.dropFirst() {
-            if skipNext {
-                skipNext = false
-                continue
-            }
-            if positional.contains(arg) {
-                skipNext = true
-                continue
-            }
-            if arg == "--from-beginning" || positional.contains(where: { arg.hasPrefix($0 + "=") }) { continue }
-            args.append(arg)
-        }
-        let unfinished = plan.ranges.filter { resume[$0.partition] != nil }
-        for range in unfinished { args += ["--from-offset", "\(range.partition.partition):\(resume[range.partition]!)"] }
-        for range in unfinished { args += ["--to-offset", "\(range.partition.partition):\(range.end)"] }
-        return (["pushbridge"] + args.map(Self.shellQuoted)).joined(separator: " ")
-    }
-
-    private static func shellQuoted(_ s: String) -> String {
-        let safe = s.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=,@+".contains($0) }
-        return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-
-    /// `{"body":{…},"source":"events/0/12"}` per message, or `{"error":{"code":…,"reason":…},"source":…}`.
-    private static func printRendered(_ message: KafkaMessage, _ rendered: Result<MappingSet.Rendered, MappingFailure>) {
-        var members: [(key: String, value: JSONValue)] = [("source", .string("\(message.topic)/\(message.partition)/\(message.offset)"))]
-        switch rendered {
-        case .success(let r):
-            for m in r.messages {
-                let body = (try? JSONParser.parse(m.encoded)) ?? .null
-                Swift.print(JSONWriter.string(.object(members + [("body", body)])))
-            }
-        case .failure(let f):
-            members.append(("error", .object([("code", .string(f.code)), ("reason", .string(f.reason))])))
-            Swift.print(JSONWriter.string(.object(members)))
-        }
-    }
-}
-
-/// Set once by the signal watcher.
-private final class Interrupted: Sendable {
-    private let flag = Mutex(false)
-    func set() { flag.withLock { $0 = true } }
-    var value: Bool { flag.withLock { $0 } }
 }
 
 func stderr(_ line: String) {
