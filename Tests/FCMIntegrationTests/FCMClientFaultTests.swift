@@ -65,7 +65,7 @@ struct FCMClientFaultTests {
         }
         try await client.warmUp()
         let quiet = Self.trickle(client, prefix: "quiet")
-        while f.emulator.messages.isEmpty { try await Task.sleep(for: .milliseconds(10)) }  // others are getting through
+        #expect(await eventually { !f.emulator.messages.isEmpty })  // others are getting through
         let chatty = await Self.sendAll(client, [("chatty", 8)])["chatty"] ?? []
         quiet.cancel()
         let quietResults = await quiet.value
@@ -141,14 +141,12 @@ struct FCMClientFaultTests {
         async let sends = Self.sendAll(client, (0..<20).map { ("o-\($0)", 1) })
         // The outage lasts until the client has waited on FCM for twice the budget and a message
         // has been tried more often than the old fixed 8 times (however slow the machine is).
-        let deadline = ContinuousClock.now + .seconds(60)
-        func outageLongEnough() -> Bool {
+        let outageLongEnough = await eventually {
             let waited = client.availability.waiting(at: .now).map { $0 >= .seconds(2) } ?? false
             let tries = Dictionary(grouping: f.emulator.attempts, by: \.token).values.map(\.count).max() ?? 0
             return waited && tries > 8
         }
-        while !outageLongEnough(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(outageLongEnough(), "the client knows it is waiting on FCM, and keeps trying")
+        #expect(outageLongEnough, "the client knows it is waiting on FCM, and keeps trying")
         f.emulator.setFaults(EmulatorFaults())
         let results = await sends
         let failed = results.values.joined().compactMap { r -> String? in

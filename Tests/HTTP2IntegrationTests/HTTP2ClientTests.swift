@@ -271,8 +271,7 @@ struct HTTP2ClientTests {
         #expect(client.openConnections <= 1)
         #expect(client.connectionsOpened - before <= 1, "one request at a time needs one connection")
         // With no traffic at all, the last one closes too.
-        while client.openConnections > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(client.openConnections == 0)
+        #expect(await eventually(timeout: deadline - .now) { client.openConnections == 0 })
         #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200, "and opens again when needed")
         await client.shutdown()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import Synchronization
+import TestSupport
 
 extension KafkaConsumerConfiguration {
     /// A group member tuned for tests: short session (tansu's first join waits about half of
@@ -72,10 +73,7 @@ func collect(
             }
         }
     }
-    let deadline = ContinuousClock.now + timeout
-    while !received.withLock({ enough($0) }), ContinuousClock.now < deadline {
-        try await Task.sleep(for: .milliseconds(50))
-    }
+    _ = await eventually(timeout: timeout) { received.withLock { enough($0) } }
     reader.cancel()
     _ = await reader.result
     return received.withLock { $0 }
