@@ -44,9 +44,15 @@ struct DeadConnectionRetryTests {
         #expect(client.waitingOnFCM(at: .now) == nil)
         try await relay.silence()
         let send = Task { await client.send(message(token: "during")) }
-        try await Task.sleep(for: .seconds(1))
-        let waiting = try #require(client.waitingOnFCM(at: .now))
-        #expect(waiting.duration >= .milliseconds(900))
+        // Once the send has had no answer for 0.9 s (the liveness timeout, 3 s, has not closed
+        // the connection yet), the client says it waits on FCM, and why.
+        var seen: (duration: Duration, reason: String)?
+        #expect(
+            await eventually(timeout: .seconds(20)) {
+                seen = client.waitingOnFCM(at: .now)
+                return (seen?.duration ?? .zero) >= .milliseconds(900)
+            })
+        let waiting = try #require(seen)
         #expect(waiting.reason.contains("1 sends in flight and no answer"), "\(waiting.reason)")
         #expect((try? await send.value.outcome.get()) != nil)
         #expect(client.waitingOnFCM(at: .now) == nil)
