@@ -236,6 +236,8 @@ let package = Package(
             dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
+        // The emulator's own parts without a server: its schema table, validator and device notes.
+        .testTarget(name: "FCMEmulatorTests", dependencies: ["FCMEmulator", "JSON", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
