@@ -14,8 +14,7 @@ extension MessageValidator {
         var present: Set<String> = []
         for (key, member) in members {
             let name = Self.snake(key)
-            // androidV2 stays refused as unknown until the emulator checks its exclusivity with android.
-            guard let field = fields[name], !(type == "Message" && name == "android_v2") else {
+            guard let field = fields[name] else {
                 // Unknown at any depth, null or not (ProtoJSON: "`null` is valid for any field", a
                 // field of the message).
                 unknown(path, key)
@@ -141,6 +140,16 @@ extension MessageValidator {
     /// Rules across a message's fields.
     private mutating func messageRules(_ members: [(key: String, value: JSONValue)], type: String, path: String) {
         switch type {
+        case "Message":
+            // Message.androidV2 (discovery revision 20261023): "Mutually exclusive with `android`.
+            // Requests with both `AndroidConfig` and `AndroidConfigV2` will be rejected."
+            let set = Set(members.filter { $0.value != .null }.map { Self.snake($0.key) })
+            if set.contains("android") && set.contains("android_v2") {
+                violate(
+                    path,
+                    "Message.android and Message.android_v2 are mutually exclusive: requests with both AndroidConfig and AndroidConfigV2 are rejected"
+                )
+            }
         case "AndroidNotification", "AndroidNotificationV2":
             // body_loc_args: "Variable string values to be used in place of the format specifiers
             // in body_loc_key"; FCM refuses them without it.
