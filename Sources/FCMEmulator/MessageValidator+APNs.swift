@@ -49,8 +49,9 @@ extension MessageValidator {
                         string(v, "\(field).\(k)")
                     }
                 }
-            case "badge", "content-available", "mutable-content":
-                if !Self.isInt32(member) { violate(field, "Invalid value at '\(field)' (TYPE_INT32), \(Self.text(member))") }
+            // No int32 rule for badge, content-available and mutable-content: ApnsConfig.payload is a
+            // google.protobuf.Struct (free JSON), which keeps "3" a string, and FCM forwards it;
+            // the device ignores it (phonegap-plugin-push#24). DeviceNote notes it instead.
             case "category", "thread-id", "target-content-id", "interruption-level": string(member, field)
             default: break
             }

@@ -36,12 +36,18 @@ extension MessageValidator {
         return number.rounded(.towardZero) == number && number >= Double(Int32.min) && number <= Double(Int32.max)
     }
 
+    /// Message.data (discovery revision 20261023): "The key should not be a reserved word ("from",
+    /// "message_type", or any word starting with "google." or "gcm.notification.")". Observed
+    /// refusals: `from` (firebase-admin-go#159; beste/firebase-php#574). Revisions up to 20240326
+    /// said any word starting with "google" or "gcm"; no refusal of an undotted key has been
+    /// published, nor of other `gcm.` keys, so those are accepted, and the keys the Android SDK
+    /// drops from `getData()` are device notes (``DeviceNote``). Case as the reference writes it.
     static func isReservedDataKey(_ key: String) -> Bool {
-        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+        key == "from" || key == "message_type" || key.hasPrefix("google.") || key.hasPrefix("gcm.notification.")
     }
 
     static func reservedDataKeyProblem(_ key: String) -> String {
-        "Invalid data key \"\(key)\": \"from\", \"message_type\" and keys starting with \"google\" or \"gcm\" are reserved"
+        "Invalid data key \"\(key)\": \"from\", \"message_type\" and keys starting with \"google.\" or \"gcm.notification.\" are reserved"
     }
 
     /// proto3 JSON for a float field: a number, a numeric string, "NaN", "Infinity" or
