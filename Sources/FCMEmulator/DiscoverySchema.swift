@@ -61,6 +61,9 @@ enum DiscoverySchema {
         var field: Field
     }
 
+    /// Each message's "Required." fields, sorted: looked up once, not per request.
+    static let required: [String: [String]] = messages.mapValues { $0.filter(\.value.required).map(\.key).sorted() }
+
     /// The leaves under `message`, sorted by path.
     static func leaves(of message: String = "Message", prefix: String = "") -> [Leaf] {
         var out: [Leaf] = []

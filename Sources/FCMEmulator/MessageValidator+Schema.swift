@@ -26,7 +26,7 @@ extension MessageValidator {
             rules(member, type: type, name: name, path: "\(path).\(name)")
         }
         // The document marks these "Required." (LightSettings' color and both durations).
-        for (name, field) in fields.sorted(by: { $0.key < $1.key }) where field.required && !present.contains(name) {
+        for name in DiscoverySchema.required[type] ?? [] where !present.contains(name) {
             violate("\(path).\(name)", "Required field \"\(name)\" is not set")
         }
         messageRules(members, type: type, path: path)
