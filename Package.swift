@@ -216,6 +216,8 @@ let package = Package(
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
+        // The emulator's own parts without a server: its schema table, validator and device notes.
+        .testTarget(name: "FCMEmulatorTests", dependencies: ["FCMEmulator", "JSON", "TestSupport"]),
         .testTarget(
             name: "RecordDecodingTests",
             dependencies: ["RecordDecoding", "JSON", "TestSupport", .product(name: "ExtrasBase64", package: "swift-extras-base64")],

@@ -17,6 +17,8 @@
 #                               Debian's 2.0.2 cannot talk to tansu (see docs/testing.md)
 #   .tools/moto/                a local S3 server (moto, PyPI) for tansu's durable s3:// storage
 #                               in the reliability suite's broker-restart run (docs/reliability.md)
+#   .tools/fcm/                 the google-api-python-client wheel (PyPI) whose fcm.v1.json the
+#                               emulator's schema table is generated from (scripts/fcm-schema.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -87,6 +89,12 @@ if [ ! -d "$tools/python/confluent_kafka" ] || [ ! -d "$tools/python/grpc_tools"
         "cachetools==8.0.2" >"$tools/python.log" 2>&1; then
         cat "$tools/python.log"; rm -rf "$tools/python"; exit 1
     fi
+fi
+# FCM's discovery document, pinned by sha256: FCMSchemaTests regenerates the emulator's table
+# from it (scripts/fcm-schema.py, docs/emulator.md). Kept, unlike the wheels above.
+if [ ! -e "$tools/fcm/google_api_python_client-2.202.0-py3-none-any.whl" ]; then
+    echo "setup: fetching FCM's discovery document (google-api-python-client wheel)"
+    python3 scripts/fcm-schema.py --fetch --cache "$tools/fcm"
 fi
 rm -rf "$tools/wheels"
 echo "setup: ok (tansu $("$tools/bin/tansu" --version 2>/dev/null | head -1 || echo '?'))"

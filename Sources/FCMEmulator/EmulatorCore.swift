@@ -45,11 +45,13 @@ public struct RecordedMessage: Sendable {
     public var validateOnly: Bool
     /// The name it was given (`projects/p/messages/…`).
     public var name: String
+    /// What a real device would ignore or mishandle in it, though FCM takes it (``DeviceNote``).
+    public var deviceNotes: [DeviceNote] = []
 
     var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("time", .double(time)), ("project", .string(project)), ("message", message), ("validate_only", .bool(validateOnly)),
-            ("name", .string(name)),
+            ("name", .string(name)), ("device_notes", .array(deviceNotes.map(\.json))),
         ]
         if let fid { members.append(("fid", .string(fid))) }
         if let token { members.append(("token", .string(token))) }
@@ -229,6 +231,7 @@ final class EmulatorCore: Sendable {
         let arrived = now
         var validator = MessageValidator()
         let accepted = validator.validate(body: request.body)
+        let notes = accepted.map { DeviceNote.notes(for: $0.message) } ?? []
         let bearer = request.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         var response = state.withLock { s -> EmulatorResponse in
             s.sends += 1
@@ -267,7 +270,8 @@ final class EmulatorCore: Sendable {
                     : "projects/\(project)/messages/0:\(Int64(Date().timeIntervalSince1970 * 1000))%\(String(s.sends, radix: 16))"
                 let record = RecordedMessage(
                     time: arrived, project: project, fid: accepted.fid, token: accepted.token, topic: accepted.topic,
-                    condition: accepted.condition, message: accepted.message, validateOnly: accepted.validateOnly, name: name)
+                    condition: accepted.condition, message: accepted.message, validateOnly: accepted.validateOnly, name: name,
+                    deviceNotes: notes)
                 s.messages.append(record)
                 s.attempts.append(RecordedAttempt(time: arrived, token: accepted.device, status: 200))
                 recordFile.withLock { file in

@@ -9,7 +9,7 @@ import _CryptoExtras
 /// ```swift
 /// let emulator = try await FCMEmulator.start(.init(accounts: ["svc@p.iam.gserviceaccount.com": publicKeyPEM]))
 /// // point the client at emulator.baseURL, trust emulator.tls.caPEM, token_uri = emulator.tokenURI
-/// emulator.messages  // what was delivered
+/// emulator.messages  // what was delivered, each with its deviceNotes (what a phone would ignore)
 /// await emulator.stop()
 /// ```
 ///

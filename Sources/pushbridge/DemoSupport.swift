@@ -126,6 +126,14 @@ struct DemoReport {
             }
         }
         if sent.count > printIndividually { Swift.print("\n… and \(sent.count - printIndividually) more") }
+        // What FCM accepted but a phone would ignore (docs/emulator.md, "Device notes"): none expected.
+        let noted = sent.filter { !$0.deviceNotes.isEmpty }
+        if !noted.isEmpty {
+            Swift.print("\n== device notes: \(noted.count) accepted pushes hold what a device would ignore")
+            for m in noted {
+                for n in m.deviceNotes { Swift.print("⚠ \(m.name) \(n.field): \(n.note)") }
+            }
+        }
 
         let dead = written.filter { $0.topic == topics.deadLetter }
         Swift.print("\n== dead-letter records (\(topics.deadLetter))")

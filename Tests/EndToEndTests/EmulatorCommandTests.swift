@@ -51,5 +51,7 @@ struct EmulatorCommandTests {
         #expect(output.contains("stopped: 1 messages accepted, 2 requests"), "\(output)")
         let recorded = try String(contentsOfFile: dir.appendingPathComponent("sent.jsonl").path, encoding: .utf8)
         #expect(recorded.contains("live-token-1") && !recorded.contains("dead-token-1"))
+        // Each accepted message with what a device would ignore in it: nothing, for this one.
+        #expect(recorded.contains(#""device_notes":[]"#), "\(recorded)")
     }
 }

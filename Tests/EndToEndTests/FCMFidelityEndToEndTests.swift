@@ -55,6 +55,9 @@ struct FCMFidelityEndToEndTests {
                 "bad-token-0": "INVALID_ARGUMENT", "bad-token-1": "INVALID_ARGUMENT", "bad-token-2": "INVALID_ARGUMENT",
             ])
         #expect(try await e.events.readAll(e.deadLetterTopic, idle: .seconds(3)).isEmpty, "nothing dead-lettered")
+        // What FCM accepted, a phone shows as meant: nothing it would ignore (docs/emulator.md, device notes).
+        let deviceNotes = emulator.messages.flatMap(\.deviceNotes)
+        #expect(deviceNotes.isEmpty, "\(deviceNotes)")
         #expect(try worker.metric(#"pushbridge_fcm_quota_exceeded_total{scope="device"}"#) > 0)
         #expect(try worker.metric(#"pushbridge_fcm_quota_exceeded_total{scope="project"}"#) == 0)
         #expect(try worker.metric("pushbridge_fcm_quota_pauses_total") == 0)
@@ -98,6 +101,8 @@ struct FCMFidelityEndToEndTests {
 
         #expect(try await e.waitUntilCommitted(group: "e2e-outage", timeout: .seconds(120)), "\(worker.output.suffix(2000))")
         #expect(e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }), "every event delivered once")
+        let deviceNotes = emulator.messages.flatMap(\.deviceNotes)
+        #expect(deviceNotes.isEmpty, "\(deviceNotes)")
         #expect(try await e.events.readAll(e.deadLetterTopic, idle: .seconds(3)).isEmpty, "nothing dead-lettered")
         #expect(try worker.metric("pushbridge_fcm_waiting_seconds") == 0)
         #expect(try worker.get("/readyz").status == 200)
