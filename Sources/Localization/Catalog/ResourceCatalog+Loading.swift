@@ -154,10 +154,12 @@ extension ResourceCatalog {
         // The development language's own .lproj wins over Base.lproj, as the bundle picks one.
         let developmentSlot = lproj[development] ?? lproj["Base"]
         for (language, slot) in lproj.sorted(by: { $0.key < $1.key }) where language != "Base" && language != development {
-            catalog.merge(slot.strings + slot.dict, into: language, source: slot.source, dictionaryOverrides: true)
+            catalog.merge(slot.strings, into: language, source: slot.source)
+            catalog.merge(slot.dict, into: language, source: slot.source, overriding: Set(slot.strings.map(\.key)))
         }
         if let slot = developmentSlot {
-            catalog.merge(slot.strings + slot.dict, into: nil, source: slot.source, dictionaryOverrides: true)
+            catalog.merge(slot.strings, into: nil, source: slot.source)
+            catalog.merge(slot.dict, into: nil, source: slot.source, overriding: Set(slot.strings.map(\.key)))
         }
         for parsed in catalogs {
             for (language, entries) in parsed.entries.sorted(by: { $0.key < $1.key }) {
@@ -178,14 +180,19 @@ extension ResourceCatalog {
     }
 
     /// Adds entries to a table (nil: the default). A key defined twice for one locale is a
-    /// problem, except that a `.stringsdict` entry overrides a `.strings` one, as on iOS.
-    mutating func merge(_ entries: [ResourceEntry], into locale: String?, source: String, dictionaryOverrides: Bool = false) {
+    /// problem, except for the keys in `overriding`: a `.stringsdict` entry, whatever its rule
+    /// (plural, device, width), overrides the `.strings` one of its `.lproj`, as on iOS. Xcode
+    /// compiles a String Catalog's device variations to both: a `.strings` pair and a
+    /// `NSStringDeviceSpecificRuleType` rule for the same key.
+    mutating func merge(_ entries: [ResourceEntry], into locale: String?, source: String, overriding: Set<String> = []) {
         var table = locale.flatMap { tables[$0] } ?? (locale == nil ? defaultTable : LocaleTable(locale: locale ?? defaultLocale))
         if !table.sources.contains(source) { table.sources.append(source) }
+        var added: Set<String> = []
         for entry in entries {
+            defer { added.insert(entry.key) }
             if let existing = table.entries[entry.key] {
-                let overrides = dictionaryOverrides && entry.kind == .stringsdictPlural && existing.kind == .string
-                if !overrides {
+                // Once: a key twice in the overriding files is still twice.
+                if !overriding.contains(entry.key) || added.contains(entry.key) {
                     problems.append(
                         ResourceProblem(.error, entry.location, "\(entry.key) is defined twice for \(table.locale) (also at \(existing.location))"))
                     continue
