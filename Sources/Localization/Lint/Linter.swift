@@ -207,7 +207,9 @@ public enum Linter {
                         "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg: undefined behaviour on iOS (garbage text or a crash); use %\(index)$@"
                     )
                 case .ios:
-                    break
+                    if let width = AppleFormat.widthReadAsIndex(spec) {
+                        misreadIndex(spec, width: width, in: use, inLocale, into: add)
+                    }
                 }
             }
             if p == .android, n > 1 || specs.count > 1, let loose = specs.first(where: { !$0.isPositional }) {
@@ -248,6 +250,35 @@ public enum Linter {
                 "the mapping sends \(n) arg\(n == 1 ? "" : "s") but \(use.key)\(inLocale) uses \(required): the extra args are never shown")
         }
         return specs
+    }
+
+    /// iOS: `%2@` reads as "arg 2" but its 2 is a field width (``AppleFormat/widthReadAsIndex(_:)``),
+    /// so the args are taken in order: an error where that shows another arg than the number says
+    /// (names swap), a warning where the order happens to agree (a translation that reorders the
+    /// words, written alike, will swap them).
+    private static func misreadIndex(
+        _ spec: FormatSpecifier, width: Int, in use: KeyUse, _ inLocale: String, into add: (Severity, Finding.Rule, String) -> Void
+    ) {
+        let taken = spec.argument ?? 1
+        let why =
+            "without a $, \(width) is a field width, not an argument number (IEEE printf, which String(format:) follows), so the args are taken in the order written"
+        if taken != width {
+            add(.error, .iosSpecifier, "\(spec.text) in \(use.key)\(inLocale) shows arg \(taken), not arg \(width): \(why); write %\(width)$@")
+        } else {
+            add(
+                .warning, .iosSpecifier,
+                "\(spec.text) in \(use.key)\(inLocale) shows arg \(taken) only because it comes \(ordinal(taken)): \(why), and a translation that reorders them shows the wrong one; write %\(width)$@"
+            )
+        }
+    }
+
+    private static func ordinal(_ n: Int) -> String {
+        switch n {
+        case 1: "first"
+        case 2: "second"
+        case 3: "third"
+        default: "\(n)th"
+        }
     }
 
     /// Android, no loc args: `getString(id)` does not format, so `%%` shows as two percent signs,
