@@ -4,7 +4,7 @@ import Testing
 
 /// The classes of defect (and of false alarm) found in real iOS apps' resources
 /// (docs/localization.md, "Real apps"), in fixtures of our own: `Fixtures/realworld-ios`,
-/// `.strings` and `.stringsdict` in `ios/`.
+/// `.strings` and `.stringsdict` in `ios/`, a String Catalog in `catalog/`.
 @Suite("lint on what real iOS apps' resources hold")
 struct RealWorldAppleLintTests {
     static let dir = "\(fixtures)/realworld-ios"
@@ -65,5 +65,41 @@ struct RealWorldAppleLintTests {
         let reply = Previewer.render(.init(key: "REPLY_TITLE", args: ["Ann"]), field: .title, locale: "en", catalog: catalog)
         #expect(reply.outcome == .text("Ann replied"))
         #expect(reply.note == nil)
+    }
+
+    @Test("a String Catalog key added by hand with no source-language value shows as the raw key: an error; an extracted key is its own text")
+    func manualKeyWithoutSource() throws {
+        let catalog = ResourceCatalog.loadApple(paths: ["\(Self.dir)/catalog"])
+        let file = "\(Self.dir)/catalog/Localizable.xcstrings"
+        #expect(catalog.defaultTable.entries["%@"]?.value == "%@")
+        #expect(catalog.defaultTable.entries["INVITE_TITLE"] == nil)
+        #expect(
+            catalog.manualKeysWithoutSource == [
+                "GROUP_RENAMED_TITLE": SourceLocation(file: file, line: 7), "INVITE_TITLE": SourceLocation(file: file, line: 33),
+            ])
+        let r = try Self.report("catalog.yaml", "catalog")
+        #expect(
+            r.findings.map { "\($0.rule.rawValue) \($0.severity.rawValue) \($0.key ?? "") \($0.resource?.line ?? 0)" } == [
+                "missing-default error GROUP_RENAMED_TITLE 7",
+                "missing-default error INVITE_TITLE 33",
+            ])
+        #expect(
+            r.findings[1].message
+                == "INVITE_TITLE was added to the String Catalog by hand (extractionState \"manual\") and has no en value (only de, ja have one): a manual key is a name, not text, so devices in en and in every language without a value show the raw key \"INVITE_TITLE\" as the title; write its en text"
+        )
+        #expect(r.findings[0].message.contains("has no en value (no language has one)"))
+        #expect(r.summary == "2 errors, 0 warnings; coverage ios: en 50% (2/4), de 75% (3/4), ja 75% (3/4)")
+    }
+
+    @Test("preview shows the manual key raw where no table has its text, as the device does")
+    func previewManualKey() {
+        let catalog = ResourceCatalog.loadApple(paths: ["\(Self.dir)/catalog"])
+        let en = Previewer.render(.init(key: "INVITE_TITLE", args: nil), field: .title, locale: "en", catalog: catalog)
+        #expect(en.outcome == .text("INVITE_TITLE"))
+        #expect(en.note == "INVITE_TITLE not found in en: iOS shows the key")
+        let de = Previewer.render(.init(key: "INVITE_TITLE", args: nil), field: .title, locale: "de", catalog: catalog)
+        #expect(de.outcome == .text("Neue Einladung"))
+        let extracted = Previewer.render(.init(key: "%@", args: ["Ann joined"]), field: .body, locale: "en", catalog: catalog)
+        #expect(extracted.outcome == .text("Ann joined"))
     }
 }

@@ -162,6 +162,7 @@ extension ResourceCatalog {
             catalog.merge(slot.dict, into: nil, source: slot.source, overriding: Set(slot.strings.map(\.key)))
         }
         for parsed in catalogs {
+            catalog.manualKeysWithoutSource.merge(parsed.manualKeysWithoutSource) { first, _ in first }
             for (language, entries) in parsed.entries.sorted(by: { $0.key < $1.key }) {
                 let file = entries.first?.location.file ?? ""
                 catalog.merge(entries, into: LocaleTag.normalize(language) == development ? nil : LocaleTag.normalize(language), source: file)

@@ -86,6 +86,10 @@ public enum Linter {
 
     private static func reportMissingDefault(_ use: KeyUse, _ catalog: ResourceCatalog, other: ResourceCatalog?, into c: inout Collector) {
         let p = use.platform
+        if let at = catalog.manualKeysWithoutSource[use.key] {
+            reportManualKey(use, at: at, catalog, into: &c)
+            return
+        }
         let impact =
             p == .android
             ? "the device finds no string resource and shows the plain \(use.field.rawValue) instead (\(use.field == .title ? "none is sent: the app's name" : "none is sent: no text"))"
@@ -117,6 +121,21 @@ public enum Linter {
             ? "\(use.key) is not in values/ but only in the resources for \(locales): on a device in any other language, Android finds the resource's id but no value, and getString throws Resources.NotFoundException, which FCM does not catch, so the app crashes when the notification arrives in the background (Android Lint calls this ExtraTranslation); add it to values/"
             : "\(use.key) is not in the development language's table (\(catalog.defaultLocale)) but only for \(locales): devices using any other localization show the key itself, \"\(use.key)\""
         c.add(Finding(.error, .missingDefault, platform: p, key: use.key, message: message, resource: first.entry.location), use: use)
+    }
+
+    /// iOS: a String Catalog key added by hand with no source-language value. Unlike a key
+    /// extracted from code (`"%@"`), it is not its own text, so devices in the source language,
+    /// and in every language without a value of its own, show the raw key as the title or body:
+    /// an error, as a key missing from the default table is.
+    private static func reportManualKey(_ use: KeyUse, at: SourceLocation, _ catalog: ResourceCatalog, into c: inout Collector) {
+        let having = catalog.occurrences(of: use.key).map(\.locale)
+        let others = having.isEmpty ? "no language has one" : "only \(having.joined(separator: ", ")) \(having.count == 1 ? "has" : "have") one"
+        c.add(
+            Finding(
+                .error, .missingDefault, platform: .ios, key: use.key,
+                message:
+                    "\(use.key) was added to the String Catalog by hand (extractionState \"manual\") and has no \(catalog.defaultLocale) value (\(others)): a manual key is a name, not text, so devices in \(catalog.defaultLocale) and in every language without a value show the raw key \"\(use.key)\" as the \(use.field.rawValue); write its \(catalog.defaultLocale) text",
+                resource: at), use: use)
     }
 
     /// Reports plurals and arrays; false if the entry is not a string.
