@@ -177,12 +177,36 @@ struct LinterTests {
         #expect(r.findings.first?.severity == .warning)
     }
 
+    @Test("parse-error and aapt2 findings name the key and the locale wherever they are known")
+    func problemKeysAndLocales() {
+        let android = ResourceCatalog.android(files: [
+            ("values/strings.xml", bytes(#"<resources><string name="a">It's</string></resources>"#)),
+            ("values-fr/strings.xml", bytes(#"<resources><string name="b">Un</string><string name="b">Deux</string></resources>"#)),
+            ("values-de/strings.xml", bytes("<resources>")),
+        ])
+        let ios = ResourceCatalog.apple(files: [
+            ("en.lproj/Localizable.strings", bytes(#""A" = "One"; "A" = "Two";"#)),
+            ("fr.lproj/Localizable.strings", bytes(#""B" = "Un";"#)),
+            ("more/fr.lproj/Localizable.strings", bytes(#""B" = "Deux";"#)),
+            ("Localizable.xcstrings", bytes(#"{"sourceLanguage": "en", "strings": {"C": {"localizations": {"en": {}, "de": {}}}}}"#)),
+        ])
+        let r = Linter.lint(uses: [], catalogs: [android, ios])
+        #expect(
+            r.findings.map { "\($0.rule.rawValue) \($0.key ?? "-") \($0.locale ?? "-")" } == [
+                "aapt2 a -", "parse-error b fr", "parse-error - de",
+                "parse-error A -", "parse-error C de", "parse-error C -", "parse-error B fr",
+            ])
+    }
+
     @Test("a parse error is an error finding at the resource's file:line")
     func parseErrors() throws {
         let set = try mappingSet("\(repositoryRoot)/examples/mappings")
         let r = Linter.lint(uses: LocKeyUses.uses(set), catalogs: [ResourceCatalog.loadApple(paths: ["\(fixtures)/broken/ios"])])
         let parse = r.findings.filter { $0.rule == .parseError }
         #expect(parse.map { $0.primaryLocation?.line } == [3, 6])
+        // The key where the problem is in one; the locale, none for the development language's.
+        #expect(parse.map(\.key) == ["BAD", nil])
+        #expect(parse.map(\.locale) == [nil, "fr"])
         #expect(
             parse.first?.text == "\(fixtures)/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]")
     }

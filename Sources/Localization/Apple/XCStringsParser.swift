@@ -50,7 +50,7 @@ public enum XCStringsParser {
         for key in strings.keys.sorted() {
             let keyLine = line("strings", key)
             guard let string = object(strings[key]) else {
-                catalog.problems.append(ResourceProblem(.error, SourceLocation(file: file, line: keyLine), "\"\(key)\" is not an object"))
+                catalog.problems.append(ResourceProblem(.error, SourceLocation(file: file, line: keyLine), "\"\(key)\" is not an object", key: key))
                 continue
             }
             let translatable = bool(string["shouldTranslate"]) ?? true
@@ -66,7 +66,8 @@ public enum XCStringsParser {
                 let location = SourceLocation(file: file, line: line("strings", key, "localizations", language))
                 guard let localization = object(localizations[language]), let unit = resolve(localization) else {
                     catalog.problems.append(
-                        ResourceProblem(.warning, location, "\"\(key)\" in \(language): no stringUnit or known variations; ignored"))
+                        ResourceProblem(.warning, location, "\"\(key)\" in \(language): no stringUnit or known variations; ignored", key: key)
+                            .in(LocaleTag.normalize(language)))
                     continue
                 }
                 var entry = ResourceEntry(key: key, kind: unit.kind, value: unit.value, location: location)

@@ -10,7 +10,7 @@ public enum Linter {
                 let rule: Finding.Rule = problem.kind == .androidBuild ? .androidBuild : .parseError
                 collector.add(
                     Finding(
-                        problem.severity, rule, platform: catalog.platform, key: nil,
+                        problem.severity, rule, platform: catalog.platform, locale: problem.locale, key: problem.key,
                         message: problem.message, resource: problem.location), use: nil)
             }
         }
