@@ -35,7 +35,11 @@ public enum Linter {
             return
         }
         if !checkKind(entry, locale: nil, use, into: &c) { return }
-        let defaultSpecs = checkString(entry, locale: nil, use, countArguments: true, into: &c)
+        // Without args a placeholder shows as is in every locale whose string has one: one
+        // finding, at the default string, naming the translations (one fix, the mapping sending
+        // the args, clears them all); a translation that adds one is a translation-mismatch.
+        let shownAsIs = use.argumentCount == 0 ? translationsWithPlaceholders(use, catalog) : []
+        let defaultSpecs = checkString(entry, locale: nil, use, countArguments: true, alsoIn: shownAsIs, into: &c)
         for locale in catalog.locales.dropFirst() {
             let translated: ResourceEntry
             switch catalog.translation(of: use.key, in: locale) {
@@ -71,6 +75,15 @@ public enum Linter {
                 let meant = { (s: [FormatSpecifier]) in use.argumentCount > 0 ? s : s.filter(\.looksMeant) }
                 compare(meant(specs), meant(defaultSpecs), translated, entry, locale: locale, use, into: &c)
             }
+        }
+    }
+
+    /// The locales (not the default) whose own string for the key has a placeholder that looks meant.
+    private static func translationsWithPlaceholders(_ use: KeyUse, _ catalog: ResourceCatalog) -> [String] {
+        catalog.locales.dropFirst().filter { locale in
+            guard case .translated(let entry) = catalog.translation(of: use.key, in: locale) else { return false }
+            let segments = use.platform == .android ? try? JavaFormat.parse(entry.value).get() : try? AppleFormat.parse(entry.value).get()
+            return segments?.specifiers.contains { $0.argument != nil && $0.looksMeant } == true
         }
     }
 
@@ -167,7 +180,7 @@ public enum Linter {
     /// Checks a string's specifiers against what the mapping sends; returns its arg-taking
     /// specifiers (nil if it cannot be parsed).
     private static func checkString(
-        _ entry: ResourceEntry, locale: String?, _ use: KeyUse, countArguments: Bool,
+        _ entry: ResourceEntry, locale: String?, _ use: KeyUse, countArguments: Bool, alsoIn: [String] = [],
         into c: inout Collector
     ) -> [FormatSpecifier]? {
         let n = use.argumentCount
@@ -245,9 +258,16 @@ public enum Linter {
             let meant = specs.filter(\.looksMeant)
             if let first = meant.first {
                 let required = meant.compactMap(\.argument).max() ?? 1
+                let listed = alsoIn.prefix(5).joined(separator: ", ") + (alsoIn.count > 5 ? ", …" : "")
+                var also = ""
+                if alsoIn.count == 1 {
+                    also = "; so does the \(listed) translation"
+                } else if !alsoIn.isEmpty {
+                    also = "; so do \(alsoIn.count) translations (\(listed))"
+                }
                 add(
                     .error, .argumentCount,
-                    "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends none, so the phone does not format it and shows \(first.text) as is"
+                    "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends none, so the phone does not format it and shows \(first.text) as is\(also)"
                 )
             } else {
                 checkUnformattedPercent(entry, locale: locale, use, into: &c)
