@@ -69,6 +69,22 @@ struct LintCLITests {
         #expect((object["coverage"] as? [Any])?.count == 16)
     }
 
+    @Test("lint --format json: an aapt2 finding names its key and locale, as its message does")
+    func jsonResourceProblem() async throws {
+        let dir = "Tests/LocalizationTests/Fixtures/realworld"
+        let r = try await runPushbridge([
+            "lint", "--mappings", "\(dir)/mappings.yaml", "--android-res", "\(dir)/android/res", "--format", "json",
+        ])
+        #expect(r.status == 1, "\(r.err)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        let findings = try #require(object["findings"] as? [[String: Any]])
+        let apostrophe = try #require(findings.first { ($0["message"] as? String)?.contains("unescaped apostrophe") == true })
+        #expect(apostrophe["rule"] as? String == "aapt2")
+        #expect(apostrophe["key"] as? String == "basket_body")
+        #expect(apostrophe["locale"] as? String == "fr")
+        #expect((apostrophe["resource"] as? [String: Any])?["file"] as? String == "\(dir)/android/res/values-fr/strings.xml")
+    }
+
     @Test("lint needs resources, and reports unreadable ones")
     func usage() async throws {
         let none = try await runPushbridge(["lint", "--mappings", "examples/mappings"])

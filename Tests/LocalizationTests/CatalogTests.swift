@@ -76,6 +76,25 @@ struct CatalogTests {
         #expect(british.note == "en used")
     }
 
+    @Test("a .stringsdict entry of any rule overrides its .lproj's .strings pair; a key twice in either kind of file is still twice")
+    func stringsdictOverrides() {
+        let device =
+            #"<plist><dict><key>K</key><dict><key>NSStringDeviceSpecificRuleType</key><dict><key>iphone</key><string>On iPhone</string></dict></dict></dict></plist>"#
+        let c = ResourceCatalog.apple(files: [
+            ("en.lproj/Localizable.strings", bytes(#""K" = "Anywhere"; "S" = "One";"#)),
+            ("en.lproj/Localizable.stringsdict", bytes(device)),
+            ("more/en.lproj/Localizable.strings", bytes(#""S" = "Two";"#)),
+            ("fr.lproj/Localizable.stringsdict", bytes(device)),
+            ("more/fr.lproj/Localizable.stringsdict", bytes(device)),
+        ])
+        #expect(c.defaultTable.entries["K"]?.value == "On iPhone")
+        #expect(
+            c.problems.map(\.description) == [
+                "more/fr.lproj/Localizable.stringsdict:1: error: K is defined twice for fr (also at fr.lproj/Localizable.stringsdict:1)",
+                "more/en.lproj/Localizable.strings:1: error: S is defined twice for en (also at en.lproj/Localizable.strings:1)",
+            ])
+    }
+
     @Test("a String Catalog's sourceLanguage is the development language")
     func xcstringsCatalog() {
         let c = ResourceCatalog.loadApple(paths: ["\(fixtures)/catalog"])

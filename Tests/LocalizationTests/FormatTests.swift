@@ -135,4 +135,14 @@ struct FormatTests {
         #expect(s.map(\.signature) == ["2$d", "3$@", "5$@", "6$@", "7$@", "-$%", "8$hhx", "9$qd", "10$zu", "11$jd", "12$td", "13$Lf"])
         #expect(s.map(AppleFormat.acceptsString) == [false, true, false, true, true, false, false, false, false, false, false, false])
     }
+
+    @Test("Apple: %2@ is a width, not arg 2: the args go in order and the width pads nothing; Java pads its %5s")
+    func appleWidthReadAsIndex() throws {
+        let s = try AppleFormat.parse("%2@ %1@ %2$@ %@ %-5@ %.2@ %02@ %2d %*@").get().specifiers
+        #expect(s.map(AppleFormat.widthReadAsIndex) == [2, 1, nil, nil, nil, nil, nil, nil, nil])
+        #expect(s.prefix(2).map(\.argument) == [1, 2])
+        #expect(AppleFormat.format("%2@ added %1@.", ["Ann", "Bob"]) == .success("Ann added Bob."))
+        #expect(AppleFormat.format("[%5@|%-5@]", ["Al", "Bo"]) == .success("[Al|Bo]"))
+        #expect(JavaFormat.format("[%5s|%-5s]", ["Al", "Bo"]) == .success("[   Al|Bo   ]"))
+    }
 }

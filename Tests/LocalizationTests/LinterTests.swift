@@ -177,12 +177,65 @@ struct LinterTests {
         #expect(r.findings.first?.severity == .warning)
     }
 
+    @Test(
+        "no args: a placeholder is one error, at the default string, naming the translations that show it too; one only a translation has is a mismatch"
+    )
+    func placeholderWithoutArguments() throws {
+        let r = try lintFixture("defects")
+        for (p, key) in [(DevicePlatform.android, "needs_arg_title"), (.ios, "NEEDS_ARG_TITLE")] {
+            let f = r.matching(.argumentCount, p, key: key)
+            #expect(f.map(\.locale) == [nil])
+            #expect(f.first?.message.hasSuffix("as is; so does the fr translation") == true)
+        }
+        var files = [("values/strings.xml", bytes(#"<resources><string name="a">Hi %1$s</string><string name="b">Hello</string></resources>"#))]
+        for locale in ["de", "es", "fr", "it", "ja", "pt"] {
+            files.append(("values-\(locale)/strings.xml", bytes(#"<resources><string name="a">%1$s!</string></resources>"#)))
+        }
+        files.append(("values-nl/strings.xml", bytes(#"<resources><string name="a">Hallo</string><string name="b">Hallo %1$s</string></resources>"#)))
+        let at = SourceLocation(file: "m.yaml", line: 1)
+        let many = Linter.lint(
+            uses: ["a", "b"].map { KeyUse(platform: .android, key: $0, argumentCount: 0, field: .body, eventType: "e", location: at) },
+            catalogs: [ResourceCatalog.android(files: files)])
+        #expect(
+            many.findings.map { "\($0.rule.rawValue) \($0.severity.rawValue) \($0.key ?? "") \($0.locale ?? "-")" } == [
+                "arg-count error a -", "translation-mismatch warning a nl", "missing-locale warning b de", "missing-locale warning b es",
+                "missing-locale warning b fr", "missing-locale warning b it", "missing-locale warning b ja", "translation-mismatch error b nl",
+                "missing-locale warning b pt",
+            ])
+        #expect(many.findings[0].message.hasSuffix("shows %1$s as is; so do 6 translations (de, es, fr, it, ja, …)"))
+        #expect(many.findings[7].message.hasPrefix("b in nl uses %1$s which the default string does not"))
+    }
+
+    @Test("parse-error and aapt2 findings name the key and the locale wherever they are known")
+    func problemKeysAndLocales() {
+        let android = ResourceCatalog.android(files: [
+            ("values/strings.xml", bytes(#"<resources><string name="a">It's</string></resources>"#)),
+            ("values-fr/strings.xml", bytes(#"<resources><string name="b">Un</string><string name="b">Deux</string></resources>"#)),
+            ("values-de/strings.xml", bytes("<resources>")),
+        ])
+        let ios = ResourceCatalog.apple(files: [
+            ("en.lproj/Localizable.strings", bytes(#""A" = "One"; "A" = "Two";"#)),
+            ("fr.lproj/Localizable.strings", bytes(#""B" = "Un";"#)),
+            ("more/fr.lproj/Localizable.strings", bytes(#""B" = "Deux";"#)),
+            ("Localizable.xcstrings", bytes(#"{"sourceLanguage": "en", "strings": {"C": {"localizations": {"en": {}, "de": {}}}}}"#)),
+        ])
+        let r = Linter.lint(uses: [], catalogs: [android, ios])
+        #expect(
+            r.findings.map { "\($0.rule.rawValue) \($0.key ?? "-") \($0.locale ?? "-")" } == [
+                "aapt2 a -", "parse-error b fr", "parse-error - de",
+                "parse-error A -", "parse-error C de", "parse-error C -", "parse-error B fr",
+            ])
+    }
+
     @Test("a parse error is an error finding at the resource's file:line")
     func parseErrors() throws {
         let set = try mappingSet("\(repositoryRoot)/examples/mappings")
         let r = Linter.lint(uses: LocKeyUses.uses(set), catalogs: [ResourceCatalog.loadApple(paths: ["\(fixtures)/broken/ios"])])
         let parse = r.findings.filter { $0.rule == .parseError }
         #expect(parse.map { $0.primaryLocation?.line } == [3, 6])
+        // The key where the problem is in one; the locale, none for the development language's.
+        #expect(parse.map(\.key) == ["BAD", nil])
+        #expect(parse.map(\.locale) == [nil, "fr"])
         #expect(
             parse.first?.text == "\(fixtures)/broken/ios/en.lproj/Localizable.strings:3: error: expected ; after the value of \"BAD\" [parse-error]")
     }

@@ -45,7 +45,7 @@ public enum AndroidStringsParser {
             }
             if let first = seen[name] {
                 result.problems.append(
-                    ResourceProblem(.error, location, "duplicate resource \(name) (first at line \(first)); aapt2 rejects this file"))
+                    ResourceProblem(.error, location, "duplicate resource \(name) (first at line \(first)); aapt2 rejects this file", key: name))
                 continue
             }
             seen[name] = element.line
@@ -56,7 +56,7 @@ public enum AndroidStringsParser {
                     result.problems.append(
                         ResourceProblem(
                             p.severity, SourceLocation(file: file, line: node.firstTextLine + p.lineOffset),
-                            "\(name): \(p.message)", kind: .androidBuild))
+                            "\(name): \(p.message)", kind: .androidBuild, key: name))
                 }
                 return decoded.text
             }
@@ -83,7 +83,7 @@ public enum AndroidStringsParser {
                         ResourceProblem(
                             .error, location,
                             "\(name): \(attribute)=\"\(text)\" is not a boolean: aapt2 stops with \"invalid value for '\(attribute)'. Must be a boolean\" (write true or false)",
-                            kind: .androidBuild))
+                            kind: .androidBuild, key: name))
                     return fallback
                 }
                 return parsed

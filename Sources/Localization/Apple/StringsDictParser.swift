@@ -34,7 +34,7 @@ public enum StringsDictParser {
                 let widest = widths.max { (Int($0.key) ?? 0) < (Int($1.key) ?? 0) }
                 result.entries.append(ResourceEntry(key: key, kind: .string, value: widest?.value.string ?? "", location: location))
             } else {
-                result.problems.append(ResourceProblem(.warning, location, "\"\(key)\": not a plural, device or width rule; ignored"))
+                result.problems.append(ResourceProblem(.warning, location, "\"\(key)\": not a plural, device or width rule; ignored", key: key))
             }
         }
         return result

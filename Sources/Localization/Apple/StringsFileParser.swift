@@ -50,12 +50,16 @@ public enum StringsFileParser {
                     endLine = line
                     try skipTrivia()
                 }
-                guard peek == ";" else { throw problem("expected ; after the value of \"\(key)\"", line: endLine) }
+                guard peek == ";" else {
+                    var missing = problem("expected ; after the value of \"\(key)\"", line: endLine)
+                    missing.key = key
+                    throw missing
+                }
                 advance()
                 let location = SourceLocation(file: file, line: keyLine)
                 if let first = seen[key] {
                     result.problems.append(
-                        ResourceProblem(.warning, location, "duplicate key \"\(key)\" (first at line \(first)); the last one wins"))
+                        ResourceProblem(.warning, location, "duplicate key \"\(key)\" (first at line \(first)); the last one wins", key: key))
                     result.entries.removeAll { $0.key == key }
                 }
                 seen[key] = keyLine

@@ -4,15 +4,21 @@ import JSON
 ///
 /// Per language, a `stringUnit` is a string (its `state` is kept); `variations.plural` (or a
 /// substitution with plural variations) makes a ``ResourceEntry/Kind/xcstringsPlural``;
-/// `variations.device` keeps the iPhone text (else `other`, else the first). A key with no entry
-/// for the source language is its own source text, as Xcode treats it. `shouldTranslate: false`
-/// marks the entry as not translatable. Of a name repeated in an object, the last counts.
+/// `variations.device` keeps the iPhone text (else `other`, else the first). A key Xcode extracted
+/// from code with no entry for the source language is its own source text (`"%@"`), as Xcode
+/// treats it; a key added by hand (`extractionState: "manual"`) is a name, not text, so without
+/// a source-language entry it has no text there: it goes to ``Catalog/manualKeysWithoutSource``
+/// and the device shows the raw key. `shouldTranslate: false` marks the entry as not
+/// translatable. Of a name repeated in an object, the last counts.
 public enum XCStringsParser {
     /// A parsed catalog: the source language and the entries of each language.
     public struct Catalog: Sendable {
         public var sourceLanguage: String
         public var entries: [String: [ResourceEntry]]
         public var problems: [ResourceProblem]
+        /// Keys added by hand (`extractionState: "manual"`) with no source-language entry, and
+        /// where each is.
+        public var manualKeysWithoutSource: [String: SourceLocation] = [:]
     }
 
     /// - Throws: ``ResourceProblem`` (file:line of the JSON error) if the file is not a String
@@ -44,12 +50,14 @@ public enum XCStringsParser {
         for key in strings.keys.sorted() {
             let keyLine = line("strings", key)
             guard let string = object(strings[key]) else {
-                catalog.problems.append(ResourceProblem(.error, SourceLocation(file: file, line: keyLine), "\"\(key)\" is not an object"))
+                catalog.problems.append(ResourceProblem(.error, SourceLocation(file: file, line: keyLine), "\"\(key)\" is not an object", key: key))
                 continue
             }
             let translatable = bool(string["shouldTranslate"]) ?? true
             let localizations = object(string["localizations"]) ?? [:]
-            if localizations[source] == nil {
+            if localizations[source] == nil, string["extractionState"]?.stringValue == "manual" {
+                catalog.manualKeysWithoutSource[key] = SourceLocation(file: file, line: keyLine)
+            } else if localizations[source] == nil {
                 var entry = ResourceEntry(key: key, kind: .string, value: key, location: SourceLocation(file: file, line: keyLine))
                 entry.translatable = translatable
                 catalog.entries[source, default: []].append(entry)
@@ -58,7 +66,8 @@ public enum XCStringsParser {
                 let location = SourceLocation(file: file, line: line("strings", key, "localizations", language))
                 guard let localization = object(localizations[language]), let unit = resolve(localization) else {
                     catalog.problems.append(
-                        ResourceProblem(.warning, location, "\"\(key)\" in \(language): no stringUnit or known variations; ignored"))
+                        ResourceProblem(.warning, location, "\"\(key)\" in \(language): no stringUnit or known variations; ignored", key: key)
+                            .in(LocaleTag.normalize(language)))
                     continue
                 }
                 var entry = ResourceEntry(key: key, kind: unit.kind, value: unit.value, location: location)

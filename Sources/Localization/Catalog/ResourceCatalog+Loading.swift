@@ -57,10 +57,10 @@ extension ResourceCatalog {
             do {
                 parsed = try AndroidStringsParser.parse(bytes, file: path)
             } catch {
-                catalog.problems.append(error)
+                catalog.problems.append(error.in(qualifier.locale))
                 continue
             }
-            catalog.problems.append(contentsOf: parsed.problems)
+            catalog.problems.append(contentsOf: parsed.problems.map { $0.in(qualifier.locale) })
             let locale = qualifier.locale ?? defaultLocale
             catalog.merge(parsed.entries, into: qualifier.locale == nil ? nil : locale, source: directory)
         }
@@ -113,31 +113,35 @@ extension ResourceCatalog {
         var catalogs: [XCStringsParser.Catalog] = []
         for (path, bytes) in files {
             let ext = (path as NSString).pathExtension
-            do {
-                if ext == "xcstrings" {
+            if ext == "xcstrings" {
+                do {
                     let parsed = try XCStringsParser.parse(bytes, file: path)
                     problems.append(contentsOf: parsed.problems)
                     catalogs.append(parsed)
-                    continue
+                } catch {
+                    problems.append(error)
                 }
-                let directory = (path as NSString).deletingLastPathComponent
-                let folder = (directory as NSString).lastPathComponent
-                guard folder.hasSuffix(".lproj") else {
-                    problems.append(
-                        ResourceProblem(.error, SourceLocation(file: path, line: 1), "not in an xx.lproj directory: its language is unknown"))
-                    continue
-                }
-                let name = String(folder.dropLast(".lproj".count))
-                let language = name == "Base" ? "Base" : LocaleTag.normalize(name)
-                var slot = lproj[language] ?? ([], [], directory)
+                continue
+            }
+            let directory = (path as NSString).deletingLastPathComponent
+            let folder = (directory as NSString).lastPathComponent
+            guard folder.hasSuffix(".lproj") else {
+                problems.append(
+                    ResourceProblem(.error, SourceLocation(file: path, line: 1), "not in an xx.lproj directory: its language is unknown"))
+                continue
+            }
+            let name = String(folder.dropLast(".lproj".count))
+            let language = name == "Base" ? "Base" : LocaleTag.normalize(name)
+            var slot = lproj[language] ?? ([], [], directory)
+            do {
                 switch ext {
                 case "strings":
                     let parsed = try StringsFileParser.parse(bytes, file: path)
-                    problems.append(contentsOf: parsed.problems)
+                    problems.append(contentsOf: parsed.problems.map { $0.in(language) })
                     slot.strings += parsed.entries
                 case "stringsdict":
                     let parsed = try StringsDictParser.parse(bytes, file: path)
-                    problems.append(contentsOf: parsed.problems)
+                    problems.append(contentsOf: parsed.problems.map { $0.in(language) })
                     slot.dict += parsed.entries
                 default:
                     problems.append(ResourceProblem(.error, SourceLocation(file: path, line: 1), "not a .strings, .stringsdict or .xcstrings file"))
@@ -145,21 +149,25 @@ extension ResourceCatalog {
                 }
                 lproj[language] = slot
             } catch {
-                problems.append(error)
+                problems.append(error.in(language))
             }
         }
         let development = developmentLanguage.map(LocaleTag.normalize) ?? catalogs.first?.sourceLanguage ?? "en"
         var catalog = ResourceCatalog(platform: .ios, defaultLocale: development)
-        catalog.problems = problems
+        // The development language's files are the default resources: no locale, as in findings.
+        catalog.problems = problems.map { $0.locale == development || $0.locale == "Base" ? $0.in(nil) : $0 }
         // The development language's own .lproj wins over Base.lproj, as the bundle picks one.
         let developmentSlot = lproj[development] ?? lproj["Base"]
         for (language, slot) in lproj.sorted(by: { $0.key < $1.key }) where language != "Base" && language != development {
-            catalog.merge(slot.strings + slot.dict, into: language, source: slot.source, dictionaryOverrides: true)
+            catalog.merge(slot.strings, into: language, source: slot.source)
+            catalog.merge(slot.dict, into: language, source: slot.source, overriding: Set(slot.strings.map(\.key)))
         }
         if let slot = developmentSlot {
-            catalog.merge(slot.strings + slot.dict, into: nil, source: slot.source, dictionaryOverrides: true)
+            catalog.merge(slot.strings, into: nil, source: slot.source)
+            catalog.merge(slot.dict, into: nil, source: slot.source, overriding: Set(slot.strings.map(\.key)))
         }
         for parsed in catalogs {
+            catalog.manualKeysWithoutSource.merge(parsed.manualKeysWithoutSource) { first, _ in first }
             for (language, entries) in parsed.entries.sorted(by: { $0.key < $1.key }) {
                 let file = entries.first?.location.file ?? ""
                 catalog.merge(entries, into: LocaleTag.normalize(language) == development ? nil : LocaleTag.normalize(language), source: file)
@@ -178,16 +186,24 @@ extension ResourceCatalog {
     }
 
     /// Adds entries to a table (nil: the default). A key defined twice for one locale is a
-    /// problem, except that a `.stringsdict` entry overrides a `.strings` one, as on iOS.
-    mutating func merge(_ entries: [ResourceEntry], into locale: String?, source: String, dictionaryOverrides: Bool = false) {
+    /// problem, except for the keys in `overriding`: a `.stringsdict` entry, whatever its rule
+    /// (plural, device, width), overrides the `.strings` one of its `.lproj`, as on iOS. Xcode
+    /// compiles a String Catalog's device variations to both: a `.strings` pair and a
+    /// `NSStringDeviceSpecificRuleType` rule for the same key.
+    mutating func merge(_ entries: [ResourceEntry], into locale: String?, source: String, overriding: Set<String> = []) {
         var table = locale.flatMap { tables[$0] } ?? (locale == nil ? defaultTable : LocaleTable(locale: locale ?? defaultLocale))
         if !table.sources.contains(source) { table.sources.append(source) }
+        var added: Set<String> = []
         for entry in entries {
+            defer { added.insert(entry.key) }
             if let existing = table.entries[entry.key] {
-                let overrides = dictionaryOverrides && entry.kind == .stringsdictPlural && existing.kind == .string
-                if !overrides {
+                // Once: a key twice in the overriding files is still twice.
+                if !overriding.contains(entry.key) || added.contains(entry.key) {
                     problems.append(
-                        ResourceProblem(.error, entry.location, "\(entry.key) is defined twice for \(table.locale) (also at \(existing.location))"))
+                        ResourceProblem(
+                            .error, entry.location, "\(entry.key) is defined twice for \(table.locale) (also at \(existing.location))", key: entry.key
+                        )
+                        .in(locale))
                     continue
                 }
             }

@@ -25,6 +25,10 @@ public struct ResourceCatalog: Sendable {
     public var tables: [String: LocaleTable] = [:]
     /// Parse errors and other problems in the files, with file:line.
     public var problems: [ResourceProblem] = []
+    /// iOS: String Catalog keys added by hand (`extractionState: "manual"`) that have no value
+    /// in the source language, where each is. Such a key is a name, not text: devices show the
+    /// raw key wherever no table has a value for it (``XCStringsParser``).
+    public var manualKeysWithoutSource: [String: SourceLocation] = [:]
 
     public init(platform: DevicePlatform, defaultLocale: String) {
         self.platform = platform

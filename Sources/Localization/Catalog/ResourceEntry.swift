@@ -93,12 +93,25 @@ public struct ResourceProblem: Sendable, Equatable, Error, CustomStringConvertib
     public var location: SourceLocation
     public var message: String
     public var kind: Kind
+    /// The key the problem is in, when it is in one (not for a file that cannot be parsed).
+    public var key: String?
+    /// The locale of the file or entry, set by the catalog that reads it; nil for the default
+    /// resources (`values/`, the development language), as for a ``Finding``.
+    public var locale: String?
 
-    public init(_ severity: Severity, _ location: SourceLocation, _ message: String, kind: Kind = .parse) {
+    public init(_ severity: Severity, _ location: SourceLocation, _ message: String, kind: Kind = .parse, key: String? = nil) {
         self.severity = severity
         self.location = location
         self.message = message
         self.kind = kind
+        self.key = key
+    }
+
+    /// The same problem, in a locale's resources (nil: the default ones).
+    func `in`(_ locale: String?) -> ResourceProblem {
+        var problem = self
+        problem.locale = locale
+        return problem
     }
 
     public var description: String { "\(location): \(severity.rawValue): \(message)" }

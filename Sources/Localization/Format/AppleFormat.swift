@@ -58,7 +58,24 @@ public enum AppleFormat {
         spec.conversion == "@" && !spec.flags.contains("*")
     }
 
-    /// Formats with string arguments, or says why the result is undefined.
+    /// The number written in a `%2@`: a specifier with digits and no `$`, which reads as an
+    /// argument number but is a field width. Apple's String Format Specifiers (String Programming
+    /// Guide) follow the IEEE printf specification, where only `%n$` names an argument ("the
+    /// conversion is applied to the nth argument") and digits without it are the minimum field
+    /// width; so `String(format:)` gives it the next argument in order. Java's `Formatter` reads
+    /// digits the same way (`%[argument_index$][flags][width]`), but pads a `%2s` to the width,
+    /// where CoreFoundation's formatter appends an object's description as is (CFString.c, the
+    /// `%@` case: no padding, as Foundation on Linux shows too), so a name is shown unpadded.
+    /// Nil for any other specifier, and for one with flags or a precision (`%-10@`), which reads
+    /// as the layout it is.
+    public static func widthReadAsIndex(_ spec: FormatSpecifier) -> Int? {
+        guard spec.conversion == "@", !spec.isPositional, spec.flags.isEmpty, spec.precision == nil, let width = spec.width, width > 0
+        else { return nil }
+        return width
+    }
+
+    /// Formats with string arguments, or says why the result is undefined. A width or precision
+    /// on `%@` is ignored, as CoreFoundation ignores it (``widthReadAsIndex(_:)``).
     public static func format(_ format: String, _ args: [String]) -> Result<String, Failure> {
         parse(format).flatMap { segments in
             segments.rendered { spec in

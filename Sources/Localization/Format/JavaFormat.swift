@@ -26,7 +26,10 @@ public enum JavaFormat {
     }
 
     /// `Formatter`'s grammar: no `*` and no length modifiers; a `.` needs digits; `%t`/`%T`
-    /// take a date-time suffix.
+    /// take a date-time suffix. As in C, digits name an argument only before a `$` ("The first
+    /// argument is referenced by `1$`"); without it they are the width, "the minimum number of
+    /// characters to be written": `%2s` takes the next argument and pads it, where Apple's `%2@`
+    /// pads nothing (``AppleFormat/widthReadAsIndex(_:)``).
     static let grammar = FormatGrammar(
         flags: Set("-#+ 0,(<"), starAmounts: false, barePeriod: .unknownConversion, lengthModifiers: [],
         conversions: Set("bBhHsScCdoxXeEfgGaA%n"), dateTimeConversions: ["t", "T"],

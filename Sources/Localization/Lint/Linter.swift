@@ -10,7 +10,7 @@ public enum Linter {
                 let rule: Finding.Rule = problem.kind == .androidBuild ? .androidBuild : .parseError
                 collector.add(
                     Finding(
-                        problem.severity, rule, platform: catalog.platform, key: nil,
+                        problem.severity, rule, platform: catalog.platform, locale: problem.locale, key: problem.key,
                         message: problem.message, resource: problem.location), use: nil)
             }
         }
@@ -35,7 +35,11 @@ public enum Linter {
             return
         }
         if !checkKind(entry, locale: nil, use, into: &c) { return }
-        let defaultSpecs = checkString(entry, locale: nil, use, countArguments: true, into: &c)
+        // Without args a placeholder shows as is in every locale whose string has one: one
+        // finding, at the default string, naming the translations (one fix, the mapping sending
+        // the args, clears them all); a translation that adds one is a translation-mismatch.
+        let shownAsIs = use.argumentCount == 0 ? translationsWithPlaceholders(use, catalog) : []
+        let defaultSpecs = checkString(entry, locale: nil, use, countArguments: true, alsoIn: shownAsIs, into: &c)
         for locale in catalog.locales.dropFirst() {
             let translated: ResourceEntry
             switch catalog.translation(of: use.key, in: locale) {
@@ -74,6 +78,15 @@ public enum Linter {
         }
     }
 
+    /// The locales (not the default) whose own string for the key has a placeholder that looks meant.
+    private static func translationsWithPlaceholders(_ use: KeyUse, _ catalog: ResourceCatalog) -> [String] {
+        catalog.locales.dropFirst().filter { locale in
+            guard case .translated(let entry) = catalog.translation(of: use.key, in: locale) else { return false }
+            let segments = use.platform == .android ? try? JavaFormat.parse(entry.value).get() : try? AppleFormat.parse(entry.value).get()
+            return segments?.specifiers.contains { $0.argument != nil && $0.looksMeant } == true
+        }
+    }
+
     private static func follow(_ entry: ResourceEntry, in table: LocaleTable) -> ResourceEntry {
         var e = entry
         var hops = 0
@@ -86,6 +99,10 @@ public enum Linter {
 
     private static func reportMissingDefault(_ use: KeyUse, _ catalog: ResourceCatalog, other: ResourceCatalog?, into c: inout Collector) {
         let p = use.platform
+        if let at = catalog.manualKeysWithoutSource[use.key] {
+            reportManualKey(use, at: at, catalog, into: &c)
+            return
+        }
         let impact =
             p == .android
             ? "the device finds no string resource and shows the plain \(use.field.rawValue) instead (\(use.field == .title ? "none is sent: the app's name" : "none is sent: no text"))"
@@ -119,6 +136,21 @@ public enum Linter {
         c.add(Finding(.error, .missingDefault, platform: p, key: use.key, message: message, resource: first.entry.location), use: use)
     }
 
+    /// iOS: a String Catalog key added by hand with no source-language value. Unlike a key
+    /// extracted from code (`"%@"`), it is not its own text, so devices in the source language,
+    /// and in every language without a value of its own, show the raw key as the title or body:
+    /// an error, as a key missing from the default table is.
+    private static func reportManualKey(_ use: KeyUse, at: SourceLocation, _ catalog: ResourceCatalog, into c: inout Collector) {
+        let having = catalog.occurrences(of: use.key).map(\.locale)
+        let others = having.isEmpty ? "no language has one" : "only \(having.joined(separator: ", ")) \(having.count == 1 ? "has" : "have") one"
+        c.add(
+            Finding(
+                .error, .missingDefault, platform: .ios, key: use.key,
+                message:
+                    "\(use.key) was added to the String Catalog by hand (extractionState \"manual\") and has no \(catalog.defaultLocale) value (\(others)): a manual key is a name, not text, so devices in \(catalog.defaultLocale) and in every language without a value show the raw key \"\(use.key)\" as the \(use.field.rawValue); write its \(catalog.defaultLocale) text",
+                resource: at), use: use)
+    }
+
     /// Reports plurals and arrays; false if the entry is not a string.
     private static func checkKind(_ entry: ResourceEntry, locale: String?, _ use: KeyUse, into c: inout Collector) -> Bool {
         switch entry.kind {
@@ -148,7 +180,7 @@ public enum Linter {
     /// Checks a string's specifiers against what the mapping sends; returns its arg-taking
     /// specifiers (nil if it cannot be parsed).
     private static func checkString(
-        _ entry: ResourceEntry, locale: String?, _ use: KeyUse, countArguments: Bool,
+        _ entry: ResourceEntry, locale: String?, _ use: KeyUse, countArguments: Bool, alsoIn: [String] = [],
         into c: inout Collector
     ) -> [FormatSpecifier]? {
         let n = use.argumentCount
@@ -207,7 +239,9 @@ public enum Linter {
                         "\(spec.text) in \(use.key)\(inLocale) receives a string loc arg: undefined behaviour on iOS (garbage text or a crash); use %\(index)$@"
                     )
                 case .ios:
-                    break
+                    if let width = AppleFormat.widthReadAsIndex(spec) {
+                        misreadIndex(spec, width: width, in: use, inLocale, into: add)
+                    }
                 }
             }
             if p == .android, n > 1 || specs.count > 1, let loose = specs.first(where: { !$0.isPositional }) {
@@ -224,9 +258,16 @@ public enum Linter {
             let meant = specs.filter(\.looksMeant)
             if let first = meant.first {
                 let required = meant.compactMap(\.argument).max() ?? 1
+                let listed = alsoIn.prefix(5).joined(separator: ", ") + (alsoIn.count > 5 ? ", …" : "")
+                var also = ""
+                if alsoIn.count == 1 {
+                    also = "; so does the \(listed) translation"
+                } else if !alsoIn.isEmpty {
+                    also = "; so do \(alsoIn.count) translations (\(listed))"
+                }
                 add(
                     .error, .argumentCount,
-                    "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends none, so the phone does not format it and shows \(first.text) as is"
+                    "\(use.key)\(inLocale) needs \(required) arg\(required == 1 ? "" : "s") but the mapping sends none, so the phone does not format it and shows \(first.text) as is\(also)"
                 )
             } else {
                 checkUnformattedPercent(entry, locale: locale, use, into: &c)
@@ -248,6 +289,35 @@ public enum Linter {
                 "the mapping sends \(n) arg\(n == 1 ? "" : "s") but \(use.key)\(inLocale) uses \(required): the extra args are never shown")
         }
         return specs
+    }
+
+    /// iOS: `%2@` reads as "arg 2" but its 2 is a field width (``AppleFormat/widthReadAsIndex(_:)``),
+    /// so the args are taken in order: an error where that shows another arg than the number says
+    /// (names swap), a warning where the order happens to agree (a translation that reorders the
+    /// words, written alike, will swap them).
+    private static func misreadIndex(
+        _ spec: FormatSpecifier, width: Int, in use: KeyUse, _ inLocale: String, into add: (Severity, Finding.Rule, String) -> Void
+    ) {
+        let taken = spec.argument ?? 1
+        let why =
+            "without a $, \(width) is a field width, not an argument number (IEEE printf, which String(format:) follows), so the args are taken in the order written"
+        if taken != width {
+            add(.error, .iosSpecifier, "\(spec.text) in \(use.key)\(inLocale) shows arg \(taken), not arg \(width): \(why); write %\(width)$@")
+        } else {
+            add(
+                .warning, .iosSpecifier,
+                "\(spec.text) in \(use.key)\(inLocale) shows arg \(taken) only because it comes \(ordinal(taken)): \(why), and a translation that reorders them shows the wrong one; write %\(width)$@"
+            )
+        }
+    }
+
+    private static func ordinal(_ n: Int) -> String {
+        switch n {
+        case 1: "first"
+        case 2: "second"
+        case 3: "third"
+        default: "\(n)th"
+        }
     }
 
     /// Android, no loc args: `getString(id)` does not format, so `%%` shows as two percent signs,

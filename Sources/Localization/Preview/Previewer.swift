@@ -60,7 +60,15 @@ public enum Previewer {
                 return row
             }
             switch AppleFormat.format(entry.value, args) {
-            case .success(let s): row.outcome = .text(s)
+            case .success(let s):
+                row.outcome = .text(s)
+                // `%2@` looks like arg 2 but takes the next one: say why the names moved.
+                let misread = (try? AppleFormat.parse(entry.value).get().specifiers) ?? []
+                for spec in misread {
+                    guard let width = AppleFormat.widthReadAsIndex(spec), let taken = spec.argument, taken != width else { continue }
+                    let why = "\(spec.text) shows arg \(taken), not \(width): without a $ the number is a field width"
+                    row.note = [row.note, why].compactMap { $0 }.joined(separator: "; ")
+                }
             case .failure(let f): row.outcome = .failure("iOS: \(f.message)")
             }
         }
