@@ -56,7 +56,9 @@ struct ReplayJobTests {
         }
         let outcome = try #require(job.outcome)
         let summary = outcome.summary
-        #expect(outcome.interrupted && !summary.isComplete && summary.failure == nil)
+        let seen =
+            "interrupted \(outcome.interrupted), complete \(summary.isComplete), \(summary.progress), resume \(summary.resume), reported \(reporter.events)"
+        #expect(outcome.interrupted && !summary.isComplete && summary.failure == nil, "\(seen)")
         #expect(reporter.events.filter { $0 == "stopping" }.count == 1)
         let accepted = e2e.acceptedTokens
         #expect(accepted.count < 300, "stopped before the end")
@@ -70,7 +72,11 @@ struct ReplayJobTests {
         let expected = Dictionary(
             uniqueKeysWithValues: outcome.plan.ranges.map { ($0.partition.partition, summary.resume[$0.partition] ?? $0.end) })
         #expect(committed == expected)
-        #expect(try await e2e.events.keys(in: committed.mapValues { 0..<$0 }) == Set(accepted.keys), "exactly the events below the commit were sent")
+        let below = try await e2e.events.keys(in: committed.mapValues { 0..<$0 })
+        #expect(
+            below == Set(accepted.keys),
+            "exactly the events below the commit were sent: \(below.subtracting(accepted.keys).count) below it not sent, \(Set(accepted.keys).subtracting(below).count) sent above it; \(seen)"
+        )
         await e2e.stop()
     }
 
