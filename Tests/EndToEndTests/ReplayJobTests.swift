@@ -80,6 +80,25 @@ struct ReplayJobTests {
         await e2e.stop()
     }
 
+    @Test(
+        "FCM answers slower than the idle check with every slot taken: the consumer's fetched-ahead position ends no range early, every event is sent once"
+    )
+    func slowAnswersEndNoRangeEarly() async throws {
+        var faults = EmulatorFaults()
+        // 2.5 s per answer, two in flight: the reader waits for room longer than the 2 s idle
+        // check while the consumer has fetched the whole range ahead.
+        faults.latencyMilliseconds = 2_500
+        let e2e = try await EndToEnd(partitions: 1, faults: faults, broker: .mock)
+        let tokens = try await e2e.produce(6, prefix: "slow")
+        let job = try Self.job(e2e, from: .earliest, maxInFlight: 2, reporter: RecordingReporter())
+        try await Self.serviceGroup(job).run()
+        let outcome = try #require(job.outcome)
+        #expect(outcome.summary.isComplete && outcome.summary.progress.sent == 6, "\(outcome.summary.progress)")
+        #expect(e2e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
+        #expect(try await e2e.committed(group: "backfill") == e2e.events.producedEnds)
+        await e2e.stop()
+    }
+
     @Test("a graceful shutdown before the first read (a signal while it plans): nothing is sent, and the whole plan is left to resume")
     func shutdownBeforeReading() async throws {
         let e2e = try await EndToEnd(partitions: 2, broker: .mock)

@@ -97,7 +97,9 @@ public final class Replay: Sendable {
         var ranges: ReplayRanges
         var progress: ReplayProgress
         var inFlight = 0
-        var lastMessage = ContinuousClock.now
+        /// When a message was last taken or an event last ended: the reader has been waiting on
+        /// the consumer since, unless every slot is taken.
+        var lastActivity = ContinuousClock.now
     }
 
     public init(configuration: Configuration, mappings: MappingSet, mode: Mode, logger: Logger) throws(KafkaError) {

@@ -16,7 +16,7 @@ struct ReplayWork: EngineWork {
 
     func admit(_ message: KafkaMessage) -> (process: Bool, waitForRoom: Bool) {
         let (admitted, full, over) = shared.state.withLock { s -> (Bool, Bool, Bool) in
-            s.lastMessage = .now
+            s.lastActivity = .now
             let admitted = s.ranges.receive(message.topicPartition, offset: message.offset)
             if admitted { s.inFlight += 1 }
             return (admitted, s.inFlight >= configuration.maxEventsInFlight, s.ranges.isReadOver)
@@ -35,6 +35,7 @@ struct ReplayWork: EngineWork {
             if done { s.ranges.done(message.topicPartition, offset: message.offset) }
             s.progress.record(done ? outcome : .unfinished, invalidations: invalidations)
             s.inFlight -= 1
+            s.lastActivity = .now
         }
         shared.eventEnded.notify()
     }
@@ -89,15 +90,21 @@ struct ReplayWork: EngineWork {
     }
 
     /// Reports progress (and commits it when asked to) every `progressInterval`, and after
-    /// `idleCheck` without a message checks the positions: a range whose last offsets are gaps
-    /// (compaction, transaction markers) ends without a message at `end - 1`. One timer, set to
-    /// whichever of the two comes first; runs until the engine cancels it.
+    /// `idleCheck` of a reader waiting on the consumer checks the positions: a range whose last
+    /// offsets are gaps (compaction, transaction markers) ends without a message at `end - 1`.
+    /// One timer, set to whichever of the two comes first; runs until the engine cancels it.
+    ///
+    /// The consumer fetches ahead of the reader, so its position says what the reader has had
+    /// only while the reader takes everything it is given: not once the reading stopped, nor
+    /// while every slot is taken (an FCM slower than `idleCheck`). Checked then, a position at
+    /// the end would end ranges whose last messages were never read, and the replay would
+    /// report them done.
     func background() async {
         var nextReport = started + configuration.progressInterval
         var lastCheck = started
         while !Task.isCancelled {
-            let lastMessage = shared.state.withLock { $0.lastMessage }
-            let nextCheck = max(lastMessage, lastCheck) + configuration.idleCheck
+            let lastActivity = shared.state.withLock { $0.lastActivity }
+            let nextCheck = max(lastActivity, lastCheck) + configuration.idleCheck
             try? await Task.sleep(until: min(nextReport, nextCheck))
             if Task.isCancelled { return }
             let now = ContinuousClock.now
@@ -106,12 +113,14 @@ struct ReplayWork: EngineWork {
                 await replay.commitProgress()
                 nextReport = now + configuration.progressInterval
             }
-            let (idle, reading) = shared.state.withLock { (now - $0.lastMessage, Array($0.ranges.reading)) }
+            let (idle, reading, full) = shared.state.withLock {
+                (now - $0.lastActivity, Array($0.ranges.reading), $0.inFlight >= configuration.maxEventsInFlight)
+            }
             guard idle >= configuration.idleCheck else { continue }
             // Due, even with nothing left to check (the drain after the read): the next check is
             // an interval away, or this loop would spin on a deadline in the past.
             lastCheck = now
-            guard !reading.isEmpty, let positions = try? replay.consumer.position(reading) else { continue }
+            guard !reading.isEmpty, !full, replay.engine.isReading, let positions = try? replay.consumer.position(reading) else { continue }
             let over = shared.state.withLock { s in
                 s.ranges.positions(positions)
                 return s.ranges.isReadOver
