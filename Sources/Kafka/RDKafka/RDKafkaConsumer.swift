@@ -180,16 +180,33 @@ final class RDKafkaConsumer: @unchecked Sendable {
             blockingQueue.async { [self] in
                 state.withLock { $0.callsUnderWay += 1 }
                 let result = client!.withHandle(body)
-                state.withLock {
-                    _ = $0.pendingCalls.removeValue(forKey: id)
-                    $0.callsUnderWay -= 1
+                let finish: @Sendable () -> Void = { [self] in
+                    state.withLock { _ = $0.pendingCalls.removeValue(forKey: id) }
+                    answer.give(result)
                 }
-                answer.give(result)
+                // A call that fails for want of a broker before the cluster ever answered may be
+                // a refusal on its way: librdkafka reports an untrusted certificate or a refused
+                // login through the error callback, which can come just after the call failed.
+                // The call stays pending a moment, so that the refusal, the reason to give, wins.
+                let refusalMayFollow = state.withLock { s -> Bool in
+                    s.callsUnderWay -= 1
+                    guard case .failure(let error) = result else { return false }
+                    return (error.code == .transport || error.code == .allBrokersDown) && !s.heard
+                }
+                if refusalMayFollow {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + Self.refusalGrace, execute: finish)
+                } else {
+                    finish()
+                }
             }
         }
         if case .success = result { heardFromCluster() }
         return try result.get()
     }
+
+    /// How long a call that failed for want of a broker, before the cluster ever answered,
+    /// waits for a refusal that may follow it.
+    static let refusalGrace: DispatchTimeInterval = .milliseconds(500)
 
     /// The first slice of a call made with ``blocking(timeout:_:)``.
     static let firstSlice: Duration = .milliseconds(250)
