@@ -133,6 +133,13 @@ public struct EventMapping: Sendable {
     /// Android `notification.tag`, and `apns-collapse-id` unless a collapse key sets it.
     public var replaceID: ValueSource?
     public var silent = false
+    /// An image URL (https) for both platforms: Android `notification.image`, APNs
+    /// `fcm_options.image` with `mutable-content: 1`.
+    public var image: ValueSource?
+    /// iOS `interruption-level`.
+    public var interruption: InterruptionLevel?
+    /// iOS `relevance-score`, from 0 to 1.
+    public var relevance: Double?
     public var android = AndroidOptions()
     public var apns = APNSOptions()
     public var data: [(key: String, value: ValueSource)] = []
@@ -154,6 +161,14 @@ public struct EventMapping: Sendable {
 
     /// The compiled byte template (set by ``MappingSet/load(files:)``); nil renders via the tree.
     var template: MessageTemplate?
+
+    /// How an iOS notification breaks through Focus and the lock screen (Apple's
+    /// `UNNotificationInterruptionLevel`, written as the `interruption-level` aps key).
+    public enum InterruptionLevel: String, Sendable, CaseIterable {
+        case passive, active
+        case timeSensitive = "time-sensitive"
+        case critical
+    }
 
     public struct AndroidOptions: Sendable {
         public var channelID: ValueSource?

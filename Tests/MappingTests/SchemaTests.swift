@@ -45,6 +45,8 @@ struct SchemaTests {
           f: {target: {token: t}, body: {key: k}, max_age: 90, event_time: {field: /ts, unit: s}}
           g: {target: {token: t}, title: Shipped, subtitle: {key: s, args: [{field: /a}], fallback: x}, body: {text: {field: /b, default: y}}}
           h: {target: {token: t}, title: {field: /t}, body: {value: 5}}
+          i: {target: {token: t}, body: {key: k}, image: "https://cdn.example.com/a.png", interruption: time-sensitive, relevance: 0.5}
+          j: {target: {token: t}, body: {key: k}, image: {field: /img}}
         """.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(try await Self.check([file]).first?.hasSuffix(" valid") == true)
@@ -70,6 +72,9 @@ struct SchemaTests {
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    event_time: {field: /at}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {text: Hi, key: k}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {fallback: Hi}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    image: http://a.example/x.png\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    interruption: urgent\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    relevance: 2\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    subtitle: S\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    occurred_at: {field: /at}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    occurred_at: {field: /at}\n    event_time: {field: /at}\n",

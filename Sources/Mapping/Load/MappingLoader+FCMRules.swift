@@ -111,7 +111,7 @@ extension MappingLoader {
 
     /// A silent push shows nothing, so options about what is shown would be dropped: refused.
     mutating func checkSilent(_ m: Node.Mapping) {
-        for name in ["android", "apns", "replace_id"] {
+        for name in ["android", "apns", "replace_id", "image", "interruption", "relevance"] {
             guard let node = m[name] else { continue }
             fail(
                 node, "a silent push shows no notification, so `\(name)` would be dropped",

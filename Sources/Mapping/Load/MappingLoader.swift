@@ -19,7 +19,7 @@ struct MappingLoader {
     static let topKeys = ["version", "event", "events"]
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
-        "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project",
+        "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -134,6 +134,7 @@ struct MappingLoader {
         }
         if let n = m["collapse_key"] { mapping.collapseKey = source(n, "collapse_key") }
         if let n = m["replace_id"] { mapping.replaceID = source(n, "replace_id") }
+        loadDisplay(m, into: &mapping)
         if let n = m["android"] { mapping.android = android(n) }
         if let n = m["apns"] { mapping.apns = apns(n) }
         if let n = m["data"] { mapping.data = dataMap(n) }

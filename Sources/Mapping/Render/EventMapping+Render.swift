@@ -144,6 +144,7 @@ extension EventMapping {
             ] {
                 if let source { n.append((key, .string(try r.string(source, role: "android.\(key)")))) }
             }
+            if let image { n.append(("image", .string(try r.imageURL(image)))) }  // the loader refuses it beside android.image
             if let replace { n.append(("tag", .string(replace))) }  // the loader refuses it beside android.tag
             if let color = o.color { n.append(("color", .string(try r.color(color)))) }
             config.append(("notification", .object(n)))
@@ -176,13 +177,20 @@ extension EventMapping {
             for (key, source) in [("sound", apns.sound), ("category", apns.category), ("thread-id", apns.threadID)] {
                 if let source { aps.append((key, .string(try r.string(source, role: "apns.\(key)")))) }
             }
-            if apns.mutableContent { aps.append(("mutable-content", .int(1))) }
+            if let interruption { aps.append(("interruption-level", .string(interruption.rawValue))) }
+            if let relevance { aps.append(("relevance-score", relevance == relevance.rounded() ? .int(Int64(relevance)) : .double(relevance))) }
+            // An image reaches iOS through the app's notification service extension, which
+            // runs only for a push with mutable-content (FCM's "Send an image in the
+            // notification payload").
+            if apns.mutableContent || image != nil { aps.append(("mutable-content", .int(1))) }
         }
         if let collapseID { headers.append(("apns-collapse-id", .string(collapseID))) }
         // Android's ttl does not reach APNs, whose default is 30 days: the same TTL as an
         // absolute expiry, so both platforms give up together (0: deliver now or never).
         if let ttl { headers.append(("apns-expiration", .string(r.expiration(ttl)))) }
-        return .object([("headers", .object(headers)), ("payload", .object([("aps", .object(aps))]))])
+        var config: [(key: String, value: JSONValue)] = [("headers", .object(headers)), ("payload", .object([("aps", .object(aps))]))]
+        if !silent, let image { config.append(("fcm_options", .object([("image", .string(try r.imageURL(image)))]))) }
+        return .object(config)
     }
 
     static func isColor(_ s: String) -> Bool {

@@ -5,6 +5,8 @@ enum HoleKind: Sendable, Equatable {
     /// The message's target value (device identifier, topic or condition), checked for its kind.
     case target(MessageTarget.Kind)
     case color
+    /// An image URL, checked to be https.
+    case imageURL
     case collapseID(forAPNs: Bool)
     /// `apns-expiration`: the render's `now` plus this TTL.
     case expiration(ttl: Int)
@@ -191,6 +193,9 @@ final class MessageTemplate: Sendable {
         case .color:
             guard let source = holes[h].source else { return }
             JSONWriter.writeString(try r.color(source), into: &out)
+        case .imageURL:
+            guard let source = holes[h].source else { return }
+            JSONWriter.writeString(try r.imageURL(source), into: &out)
         case .collapseID(let forAPNs):
             guard let source = holes[h].source else { return }
             JSONWriter.writeString(try r.collapseID(source, role: holes[h].role, forAPNs: forAPNs), into: &out)

@@ -105,6 +105,14 @@ struct Resolver {
         }
     }
 
+    /// An image URL, checked to be an absolute https:// URL.
+    func imageURL(_ source: ValueSource) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: "image", kind: .imageURL) }
+        let value = try string(source, role: "image")
+        guard EventMapping.isHTTPSURL(value) else { throw .invalidValue(field: fieldName(source), reason: "\"\(value)\" is not an https:// URL") }
+        return value
+    }
+
     /// A `#rrggbb` colour, checked.
     func color(_ source: ValueSource) throws(MappingFailure) -> String {
         if let recorder, !source.isLiteral { return recorder.hole(source, role: "android.color", kind: .color) }
