@@ -10,13 +10,16 @@ struct EmulatorFixture {
     let emulator: FCMEmulator
     let account: ServiceAccount
     let caFile: String
-    let dir: URL
+    /// The key and CA files; removed with the fixture, or at ``stop()``.
+    let folder: TemporaryFolder
+    var dir: URL { folder.url }
 
     /// - Parameter accounts: more service accounts the emulator trusts (other projects').
     static func start(
         faults: EmulatorFaults = EmulatorFaults(), tokenLifetime: Duration = .seconds(3600), accounts: [EmulatorAccount] = []
     ) async throws -> EmulatorFixture {
-        let dir = try TestKeys.temporaryDirectory()
+        let folder = try TemporaryFolder()
+        let dir = folder.url
         let (pem, _) = try await offPool { try TestKeys.rsaKey(in: dir) }
         let email = "pushbridge@demo-project.iam.gserviceaccount.com"
         var configuration = FCMEmulator.Configuration(accounts: [email: pem])
@@ -27,7 +30,7 @@ struct EmulatorFixture {
         let caFile = dir.appendingPathComponent("ca.pem").path
         try emulator.tls.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
         let account = ServiceAccount(projectID: "demo-project", clientEmail: email, privateKeyPEM: pem, tokenURI: emulator.tokenURI)
-        return EmulatorFixture(emulator: emulator, account: account, caFile: caFile, dir: dir)
+        return EmulatorFixture(emulator: emulator, account: account, caFile: caFile, folder: folder)
     }
 
     func client(_ configure: (inout FCMClient.Configuration) -> Void = { _ in }) throws -> FCMClient {

@@ -5,10 +5,6 @@ import Testing
 
 @Suite("Service account and RS256 JWT")
 struct ServiceAccountJWTTests {
-    static func makeKey(in dir: URL) throws -> (privatePEM: String, publicKeyPath: String) { try TestKeys.rsaKey(in: dir) }
-
-    static func tempDir() throws -> URL { try TestKeys.temporaryDirectory() }
-
     static func base64URLDecode(_ s: Substring) -> Data {
         var t = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while t.count % 4 != 0 { t += "=" }
@@ -17,9 +13,10 @@ struct ServiceAccountJWTTests {
 
     @Test("the JWT has Google's header and claims, and openssl verifies its RS256 signature")
     func opensslVerifies() async throws {
-        let dir = try Self.tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let (pem, pub) = try await offPool { try Self.makeKey(in: dir) }
+        let folder = try TemporaryFolder()
+        let dir = folder.url
+        defer { withExtendedLifetime(folder) {} }
+        let (pem, pub) = try await offPool { try TestKeys.rsaKey(in: dir) }
         let account = ServiceAccount(
             projectID: "demo-project", clientEmail: "pushbridge@demo-project.iam.gserviceaccount.com",
             privateKeyPEM: pem, privateKeyID: "k1", tokenURI: "https://127.0.0.1:8443/token")
@@ -52,9 +49,10 @@ struct ServiceAccountJWTTests {
 
     @Test("header and claims are exactly these bytes, strings escaped by the JSON writer, in base64url without padding")
     func exactBytes() async throws {
-        let dir = try Self.tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let (pem, _) = try await offPool { try Self.makeKey(in: dir) }
+        let folder = try TemporaryFolder()
+        let dir = folder.url
+        defer { withExtendedLifetime(folder) {} }
+        let (pem, _) = try await offPool { try TestKeys.rsaKey(in: dir) }
         let account = ServiceAccount(
             projectID: "p", clientEmail: #"a"b\c@p.iam.gserviceaccount.com"# + "\t", privateKeyPEM: pem, privateKeyID: "k\u{01}é",
             tokenURI: "https://127.0.0.1:8443/token")
@@ -92,8 +90,9 @@ struct ServiceAccountJWTTests {
 
     @Test("GOOGLE_APPLICATION_CREDENTIALS is honoured when no path is given")
     func environment() throws {
-        let dir = try Self.tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = try TemporaryFolder()
+        let dir = folder.url
+        defer { withExtendedLifetime(folder) {} }
         let file = dir.appendingPathComponent("sa.json")
         try Data(#"{"project_id":"from-env","private_key":"k","client_email":"e@x"}"#.utf8).write(to: file)
         let account = try ServiceAccount.load(path: nil, environment: ["GOOGLE_APPLICATION_CREDENTIALS": file.path])

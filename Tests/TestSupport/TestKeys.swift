@@ -1,7 +1,7 @@
 import Foundation
 
 /// RSA keys for service accounts, made by the openssl CLI at test time as Google ships them
-/// (PKCS#8 PEM), and the scratch directories they live in.
+/// (PKCS#8 PEM); a ``TemporaryFolder`` holds them.
 public enum TestKeys {
     /// A fresh 2048-bit key in `dir`: its PEM text and the path of its public key.
     public static func rsaKey(in dir: URL) throws -> (privatePEM: String, publicKeyPath: String) {
@@ -14,12 +14,5 @@ public enum TestKeys {
             guard result.status == 0 else { throw TestSupportError("openssl \(args[0]) failed: \(result.output)") }
         }
         return (try String(contentsOfFile: key, encoding: .utf8), pub)
-    }
-
-    /// A new, empty directory under the system's temporary one.
-    public static func temporaryDirectory(prefix: String = "pushbridge-jwt") throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
     }
 }
