@@ -42,16 +42,22 @@ public struct DeviceFilter: Sendable, Equatable {
     public var platforms: Set<String>?
     /// Names of the config's `fcm.projects`.
     public var apps: Set<String>?
+    /// The mapping's `platforms`: a device the registry says is of another platform would get
+    /// nothing it shows (a web browser, a message with only `android` and `apns`), so it is left
+    /// out. A device of unknown platform passes.
+    public var mappingPlatforms: Set<String>?
 
-    public init(platforms: Set<String>? = nil, apps: Set<String>? = nil) {
+    public init(platforms: Set<String>? = nil, apps: Set<String>? = nil, mappingPlatforms: Set<String>? = nil) {
         self.platforms = platforms
         self.apps = apps
+        self.mappingPlatforms = mappingPlatforms
     }
 
     /// Whether `device` passes. A device without a platform or an app passes only when that
-    /// part is not filtered.
+    /// part is filtered by the target (not by the mapping's platforms).
     public func admits(_ device: UserDevice) -> Bool {
         if let platforms, !(device.platform.map(platforms.contains) ?? false) { return false }
+        if let mappingPlatforms, let platform = device.platform, !mappingPlatforms.contains(platform) { return false }
         if let apps, !(device.app.map(apps.contains) ?? false) { return false }
         return true
     }
@@ -106,7 +112,7 @@ public struct NotificationText: Sendable, Equatable {
 }
 
 public enum Platform: String, Sendable, CaseIterable {
-    case android, ios
+    case android, ios, web
 }
 
 /// One event type's mapping, compiled from a mapping file.
@@ -140,8 +146,12 @@ public struct EventMapping: Sendable {
     public var interruption: InterruptionLevel?
     /// iOS `relevance-score`, from 0 to 1.
     public var relevance: Double?
+    /// The count the app's icon shows: iOS `badge` and Android `notification_count`, an integer
+    /// of at least 0.
+    public var badge: ValueSource?
     public var android = AndroidOptions()
     public var apns = APNSOptions()
+    public var web = WebOptions()
     public var data: [(key: String, value: ValueSource)] = []
     public var analyticsLabel: String?
     /// Which Firebase project sends it: a name of the config's `fcm.projects`, fixed or from an
@@ -168,24 +178,5 @@ public struct EventMapping: Sendable {
         case passive, active
         case timeSensitive = "time-sensitive"
         case critical
-    }
-
-    public struct AndroidOptions: Sendable {
-        public var channelID: ValueSource?
-        public var sound: ValueSource?
-        public var tag: ValueSource?
-        public var clickAction: ValueSource?
-        public var icon: ValueSource?
-        public var color: ValueSource?
-        public var image: ValueSource?
-    }
-
-    public struct APNSOptions: Sendable {
-        /// Must resolve to an integer.
-        public var badge: ValueSource?
-        public var sound: ValueSource?
-        public var category: ValueSource?
-        public var threadID: ValueSource?
-        public var mutableContent = false
     }
 }

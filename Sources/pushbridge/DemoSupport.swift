@@ -116,7 +116,12 @@ struct DemoReport {
             }
             Swift.print("\n✓ \(target)  \(m.name)")
             let pushes = LocKeyUses.pushes(m.message)
-            if pushes.isEmpty {
+            if let web = LocKeyUses.webTexts(m.message) {
+                Swift.print("  web: " + [web.title, web.body].compactMap { $0 }.joined(separator: " — "))
+            }
+            if pushes.isEmpty, LocKeyUses.webTexts(m.message) != nil {
+                // A web push only: its text is above.
+            } else if pushes.isEmpty {
                 Swift.print("  silent push, data: \(String(decoding: JSONWriter.write(m.message["data"] ?? .null), as: UTF8.self))")
             } else if catalogs.isEmpty {
                 for p in pushes { Swift.print("  \(p.platform): \(p)") }

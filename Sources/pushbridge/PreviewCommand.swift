@@ -58,8 +58,10 @@ struct PreviewCommand: ParsableCommand {
         let origin = set.mappings[type].map { " (\($0.file):\($0.line))" } ?? ""
         let count = rendered.messages.count
         print("\(type)\(origin): \(count) message\(count == 1 ? "" : "s")\(count > 1 ? ", same text for each" : "")")
+        let web = rendered.messages.lazy.compactMap { LocKeyUses.webTexts($0.json) }.first
+        if let web { print("web: " + [web.title, web.body].compactMap { $0 }.joined(separator: " — ")) }
         guard !pushes.isEmpty else {
-            print("no visible text: a silent (data-only) push")
+            if web == nil { print("no visible text: a silent (data-only) push") }
             return
         }
         let locales = self.locales(catalogs)

@@ -16,7 +16,7 @@ struct LoadErrorTests {
             """)
         #expect(
             e.map(\.description) == [
-                "test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, subtitle, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label, max_age, occurred_at, event_time, too_old, project, image, interruption, relevance"
+                "test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, subtitle, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label, max_age, occurred_at, event_time, too_old, project, image, interruption, relevance, badge, web"
             ])
     }
 
@@ -146,7 +146,7 @@ struct LoadErrorTests {
             e.map(\.message) == [
                 "priority must be `high` or `normal`",
                 "color \"red\" is not #rrggbb",
-                "badge must be an integer or `{field: /pointer}` to one",
+                "apns.badge must be an integer of at least 0, or `{field: /pointer}` to one",
                 "analytics_label must be 1-50 characters of [a-zA-Z0-9-_.~%]",
             ])
     }

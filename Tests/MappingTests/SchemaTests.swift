@@ -47,6 +47,14 @@ struct SchemaTests {
           h: {target: {token: t}, title: {field: /t}, body: {value: 5}}
           i: {target: {token: t}, body: {key: k}, image: "https://cdn.example.com/a.png", interruption: time-sensitive, relevance: 0.5}
           j: {target: {token: t}, body: {key: k}, image: {field: /img}}
+          k:
+            target: {fid: f}
+            platforms: [android, ios, web]
+            body: {key: k, fallback: Hi}
+            badge: {field: /n}
+            android: {priority: high, ttl: 1h, visibility: private, event_time: {field: /at, unit: s}, sticky: true, notification_priority: max, data: {x: y}}
+            apns: {priority: low, collapse_id: c, sound: {critical: true, name: a.caf, volume: 0.5}, subtitle: {key: s}, analytics_label: ios}
+            web: {link: "https://example.com/a", urgency: very-low, topic: a-1, ttl: 10m, require_interaction: true, title: Hi}
         """.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(try await Self.check([file]).first?.hasSuffix(" valid") == true)
@@ -75,6 +83,12 @@ struct SchemaTests {
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    image: http://a.example/x.png\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    interruption: urgent\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    relevance: 2\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    badge: -1\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    android: {visibility: hidden}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    apns: {sound: {name: a.caf}}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    web: {link: http://a.example/}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    web: {topic: a b}\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    web: {urgency: low}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    silent: true\n    subtitle: S\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    occurred_at: {field: /at}\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    occurred_at: {field: /at}\n    event_time: {field: /at}\n",

@@ -29,6 +29,17 @@ struct TemplateTests {
             target: {condition: "'a' in topics"}
             silent: true
             data: {v: {field: /a}}
+          platform.blocks:
+            target: {fid: {field: /fid}}
+            platforms: [android, ios, web]
+            title: {field: /headline}
+            body: {key: b, args: [{field: /a}], fallback: {field: /headline}}
+            badge: {field: /n}
+            replace_id: {field: /a}
+            data: {x: {field: /a}}
+            android: {event_time: {field: /at}, visibility: private, ticker: {field: /a}, priority: high, data: {y: {field: /a}}}
+            apns: {priority: low, ttl: 10m, collapse_id: {field: /fid}, image: {field: /img}}
+            web: {link: {field: /url}, topic: {field: /wt}, ttl: 1h, urgency: low, icon: "https://x.example/i.png"}
         """
 
     static let events = [
@@ -43,9 +54,15 @@ struct TemplateTests {
         ##"{"type":"all.options","id":"e8","topic":"t","a":"x","color":"#000000","img":"i","n":"many"}"##,
         ##"{"type":"fan.out","id":"e9","tokens":[],"a":1}"##,
         ##"{"type":"fan.out","id":"e10","tokens":["t"]}"##,
+        ##"{"type":"platform.blocks","id":"e11","fid":"f1","headline":"Hi","a":"x","n":2,"at":"2027-01-15T07:59:30+01:00","img":"https://x/y.png","url":"https://x/a","wt":"a-1"}"##,
+        ##"{"type":"platform.blocks","id":"e12","fid":"f1","headline":"Hi","a":"x","n":2,"at":-1000,"img":"https://x/y.png","url":"https://x/a","wt":"a-1"}"##,
+        ##"{"type":"platform.blocks","id":"e13","fid":"f1","headline":"Hi","a":"x","n":-2,"at":0,"img":"https://x/y.png","url":"https://x/a","wt":"a-1"}"##,
+        ##"{"type":"platform.blocks","id":"e14","fid":"f1","headline":"Hi","a":"x","n":2,"at":"yesterday","img":"https://x/y.png","url":"https://x/a","wt":"a-1"}"##,
+        ##"{"type":"platform.blocks","id":"e15","fid":"f1","headline":"Hi","a":"x","n":2,"at":0,"img":"https://x/y.png","url":"http://x/a","wt":"a-1"}"##,
+        ##"{"type":"platform.blocks","id":"e16","fid":"f1","headline":"Hi","a":"x","n":2,"at":0,"img":"https://x/y.png","url":"https://x/a","wt":"a topic"}"##,
     ]
 
-    @Test("every mapping here compiles to a template", arguments: ["all.options", "fan.out", "literal.token", "condition"])
+    @Test("every mapping here compiles to a template", arguments: ["all.options", "fan.out", "literal.token", "condition", "platform.blocks"])
     func compiles(type: String) throws {
         let set = try load(Self.mappings)
         #expect(set.mappings[type]?.template != nil)

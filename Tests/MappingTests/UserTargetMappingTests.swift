@@ -15,7 +15,9 @@ struct UserTargetMappingTests {
         let set = try MappingSet.load(files: [("m.yaml", Self.yaml("{user: {field: /to}, platform: android, app: [driver, rider]}"))])
         #expect(
             set.mappings["e"]?.target
-                == .user(.field(JSONPointer("/to")!, default: nil), DeviceFilter(platforms: ["android"], apps: ["driver", "rider"])))
+                == .user(
+                    .field(JSONPointer("/to")!, default: nil),
+                    DeviceFilter(platforms: ["android"], apps: ["driver", "rider"], mappingPlatforms: ["android", "ios"])))
         #expect(set.targetsUsers)
         #expect(set.projectChoices.first?.targetsUser == true && set.projectChoices.first?.apps == ["driver", "rider"])
     }
@@ -60,5 +62,19 @@ struct UserTargetMappingTests {
         #expect(throws: MappingFailure.noDevices(user: "u-8")) { try none.get() }
         let noRegistry = set.render(EventRecord(value: Array(#"{"type":"e","to":"u-8"}"#.utf8)), now: renderNow)
         #expect(throws: MappingFailure.registryUnavailable("no device registry is configured (registry.topic)")) { try noRegistry.get() }
+    }
+
+    @Test("without a platform filter, a user's devices of platforms the mapping does not send to are left out; unknown platforms pass")
+    func mappingPlatforms() throws {
+        let devices = [
+            UserDevice(kind: .fid, id: "a", platform: "android"), UserDevice(kind: .fid, id: "w", platform: "web"), UserDevice(kind: .fid, id: "x"),
+        ]
+        func sent(_ yaml: String) throws -> [String] {
+            try load(yaml).render(EventRecord(value: Array(#"{"type":"e","to":"u"}"#.utf8)), now: renderNow, devices: { _ in devices }).get()
+                .messages.map(\.target.value)
+        }
+        #expect(try sent(Self.yaml("{user: {field: /to}}")) == ["a", "x"])
+        let web = "version: 1\nevents:\n  e:\n    target: {user: {field: /to}}\n    body: Hi\n    platforms: [android, ios, web]\n"
+        #expect(try sent(web) == ["a", "w", "x"])
     }
 }

@@ -3,7 +3,7 @@
 public struct KeyUse: Sendable, Hashable, Codable {
     /// Which part of the notification the key fills.
     public enum Field: String, Sendable, Hashable, Codable {
-        case title, body
+        case title, subtitle, body
     }
 
     public var platform: DevicePlatform

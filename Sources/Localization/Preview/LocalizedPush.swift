@@ -1,24 +1,31 @@
-/// What one FCM message asks a device to render: per field, a loc key and its args.
+/// What one FCM message asks a device to render: per field, a loc key and its args, a plain
+/// text, or both.
 public struct LocalizedPush: Sendable, Equatable {
     /// A loc key and its args; `args` is nil when the message has no `*_loc_args`
-    /// (the device then shows the string without formatting it).
+    /// (the device then shows the string without formatting it). `text` is the plain text sent
+    /// beside it, or instead of it (then `key` is nil).
     public struct Text: Sendable, Equatable {
-        public var key: String
+        public var key: String?
         public var args: [String]?
+        public var text: String?
 
-        public init(key: String, args: [String]?) {
+        public init(key: String?, args: [String]?, text: String? = nil) {
             self.key = key
             self.args = args
+            self.text = text
         }
     }
 
     public var platform: DevicePlatform
     public var title: Text?
+    /// iOS only.
+    public var subtitle: Text?
     public var body: Text?
 
-    public init(platform: DevicePlatform, title: Text?, body: Text?) {
+    public init(platform: DevicePlatform, title: Text?, subtitle: Text? = nil, body: Text?) {
         self.platform = platform
         self.title = title
+        self.subtitle = subtitle
         self.body = body
     }
 }
@@ -40,4 +47,9 @@ public struct PreviewRow: Sendable, Equatable {
     public var outcome: Outcome
     /// How the string was found when it is not a plain hit (a fallback, a missing key).
     public var note: String?
+
+    /// The text shown, if the device shows one.
+    var outcomeText: String? {
+        if case .text(let s) = outcome { s } else { nil }
+    }
 }

@@ -8,7 +8,7 @@ public enum Previewer {
         for locale in locales.map(LocaleTag.normalize) {
             for push in pushes.sorted(by: { $0.platform < $1.platform }) {
                 guard let catalog = catalogs.first(where: { $0.platform == push.platform }) else { continue }
-                for (field, text) in [(KeyUse.Field.title, push.title), (.body, push.body)] {
+                for (field, text) in [(KeyUse.Field.title, push.title), (.subtitle, push.subtitle), (.body, push.body)] {
                     guard let text else { continue }
                     rows.append(render(text, field: field, locale: locale, catalog: catalog))
                 }
@@ -17,13 +17,34 @@ public enum Previewer {
         return rows
     }
 
-    /// What a device in `locale` shows for one loc key and its args.
+    /// What a device in `locale` shows for one loc key and its args, or a plain text.
     public static func render(_ text: LocalizedPush.Text, field: KeyUse.Field, locale: String, catalog: ResourceCatalog) -> PreviewRow {
+        guard let key = text.key else {
+            return PreviewRow(locale: locale, platform: catalog.platform, field: field, key: "(text)", args: nil, outcome: .text(text.text ?? ""))
+        }
+        if catalog.platform == .android, let plain = text.text {
+            // Android's SDK shows a plain text whenever one is sent and never looks the key up
+            // (firebase-android-sdk#3938, NotificationParams.getPossiblyLocalizedString).
+            return PreviewRow(
+                locale: locale, platform: .android, field: field, key: key, args: text.args, outcome: .text(plain),
+                note: "the text sent beside the key wins on Android: the key is never looked up")
+        }
+        var row = render(key: key, args: text.args, field: field, locale: locale, catalog: catalog)
+        if catalog.platform == .ios, let fallback = text.text, row.key == row.outcomeText, row.note?.contains("iOS shows the key") == true {
+            // Observed, not documented by Apple: iOS shows the text sent beside a key the app lacks (jchambers/pushy#799).
+            row.outcome = .text(fallback)
+            row.note = "\(key) not found: iOS shows the fallback text"
+        }
+        return row
+    }
+
+    private static func render(key: String, args: [String]?, field: KeyUse.Field, locale: String, catalog: ResourceCatalog) -> PreviewRow {
+        let text = (key: key, args: args)
         let resolution = catalog.resolve(text.key, locale: locale)
         var row = PreviewRow(
             locale: locale, platform: catalog.platform, field: field, key: text.key, args: text.args,
             outcome: .text(""), note: resolution.note)
-        let plain = field == .title ? "the plain title (not sent: the app's name)" : "the plain body (not sent: no text)"
+        let plain = field == .title ? "the plain title (not sent: the app's name)" : "the plain \(field.rawValue) (not sent: no text)"
         switch catalog.platform {
         case .android:
             guard let entry = resolution.entry, entry.kind == .string else {

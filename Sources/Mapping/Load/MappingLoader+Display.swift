@@ -32,6 +32,7 @@ extension MappingLoader {
                     hint: "Apple's interruption levels (UNNotificationInterruptionLevel)")
             }
         }
+        if let n = m["badge"] { mapping.badge = count(n, "badge") }
         if let n = m["relevance"] {
             if let text = n.scalar?.string, let score = Double(text), score >= 0, score <= 1 {
                 mapping.relevance = score

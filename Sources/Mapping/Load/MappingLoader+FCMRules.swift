@@ -91,11 +91,13 @@ extension MappingLoader {
     /// A literal collapse key or replace ID must be a valid `apns-collapse-id` when it becomes
     /// one; `replace_id` sets Android's tag, so it cannot stand beside `android.tag`.
     mutating func checkCollapseIDs(_ mapping: EventMapping, _ m: Node.Mapping) {
-        let ios = mapping.platforms.contains(.ios)
-        for (name, source, isAPNsHeader) in [
-            ("collapse_key", mapping.collapseKey, ios), ("replace_id", mapping.replaceID, ios && mapping.collapseKey == nil),
+        let ios = mapping.platforms.contains(.ios) && mapping.apns.collapseID == nil
+        for (name, source, isAPNsHeader, node) in [
+            ("collapse_key", mapping.collapseKey, ios, m["collapse_key"]),
+            ("replace_id", mapping.replaceID, ios && mapping.collapseKey == nil, m["replace_id"]),
+            ("apns.collapse_id", mapping.apns.collapseID, true, m["apns"]?.mapping?["collapse_id"]),
         ] {
-            guard isAPNsHeader, case .literal(let id)? = source, let node = m[name] else { continue }
+            guard isAPNsHeader, case .literal(let id)? = source, let node else { continue }
             if id.utf8.count > FCMLimits.apnsCollapseIDBytes {
                 fail(node, "\(name) is \(id.utf8.count) bytes; it becomes apns-collapse-id, which allows \(FCMLimits.apnsCollapseIDBytes)")
             } else if let problem = HeaderValue.problem(id) {
@@ -107,11 +109,14 @@ extension MappingLoader {
                 node, "`replace_id` and `android.tag` both set Android's notification tag",
                 hint: "keep one: replace_id sets the tag and apns-collapse-id")
         }
+        if mapping.replaceID != nil, mapping.web.tag != nil, let node = m["replace_id"] {
+            fail(node, "`replace_id` and `web.tag` both set the web notification's tag", hint: "keep one: replace_id sets it for every platform")
+        }
     }
 
     /// A silent push shows nothing, so options about what is shown would be dropped: refused.
     mutating func checkSilent(_ m: Node.Mapping) {
-        for name in ["android", "apns", "replace_id", "image", "interruption", "relevance"] {
+        for name in ["android", "apns", "web", "replace_id", "image", "interruption", "relevance", "badge"] {
             guard let node = m[name] else { continue }
             fail(
                 node, "a silent push shows no notification, so `\(name)` would be dropped",

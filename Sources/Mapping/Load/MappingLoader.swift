@@ -20,6 +20,7 @@ struct MappingLoader {
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
+        "badge", "web",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -116,6 +117,10 @@ struct MappingLoader {
                 hint: "add a `title` or `body` (a text, or a `key`), or set `silent: true` for a data-only push")
         }
         if let n = m["platforms"] { mapping.platforms = platforms(n) }
+        if case .user(let user, var filter) = mapping.target {
+            filter.mappingPlatforms = Set(mapping.platforms.map(\.rawValue))
+            mapping.target = .user(user, filter)
+        }
         if let n = m["subtitle"], !mapping.platforms.contains(.ios) {
             loadWarnings.append(
                 MappingLoadError(
@@ -137,14 +142,10 @@ struct MappingLoader {
         loadDisplay(m, into: &mapping)
         if let n = m["android"] { mapping.android = android(n) }
         if let n = m["apns"] { mapping.apns = apns(n) }
+        if let n = m["web"] { mapping.web = web(n) }
+        checkPlatforms(mapping, m)
         if let n = m["data"] { mapping.data = dataMap(n) }
-        if let n = m["analytics_label"] {
-            let label = n.scalar?.string ?? ""
-            if label.isEmpty || label.utf8.count > 50 || !label.utf8.allSatisfy(TopicName.isTopicByte) {
-                fail(n, "analytics_label must be 1-50 characters of [a-zA-Z0-9-_.~%]")
-            }
-            mapping.analyticsLabel = label
-        }
+        if let n = m["analytics_label"] { mapping.analyticsLabel = analyticsLabel(n, "analytics_label") }
         if let n = m["project"] { mapping.project = project(n) }
         checkCollapseIDs(mapping, m)
         if mapping.silent { checkSilent(m) }
@@ -186,21 +187,21 @@ struct MappingLoader {
 
     private mutating func platforms(_ node: Node) -> Set<Platform> {
         guard let list = node.sequence, !list.isEmpty else {
-            fail(node, "`platforms` must be a non-empty list of android, ios")
-            return Set(Platform.allCases)
+            fail(node, "`platforms` must be a non-empty list of android, ios, web")
+            return [.android, .ios]
         }
         var result = Set<Platform>()
         for item in list {
             if let p = item.scalar.flatMap({ Platform(rawValue: $0.string) }) {
                 result.insert(p)
             } else {
-                fail(item, "unknown platform \"\(item.scalar?.string ?? "?")\"", hint: "use android or ios")
+                fail(item, "unknown platform \"\(item.scalar?.string ?? "?")\"", hint: "use android, ios or web")
             }
         }
         return result
     }
 
-    private mutating func ttl(_ node: Node) -> EventMapping.TTL? {
+    mutating func ttl(_ node: Node) -> EventMapping.TTL? {
         if node.scalar?.string == "remaining" { return .remaining }  // checked with max_age
         guard let text = node.scalar?.string, let seconds = Self.parseDuration(text) else {
             fail(
@@ -229,40 +230,10 @@ struct MappingLoader {
         return overflow ? nil : value
     }
 
-    private mutating func android(_ node: Node) -> EventMapping.AndroidOptions {
-        var o = EventMapping.AndroidOptions()
-        guard let m = mapping(node, "`android`") else { return o }
-        checkKeys(m, allowed: ["channel_id", "sound", "tag", "click_action", "icon", "color", "image"], in: "`android`")
-        o.channelID = m["channel_id"].flatMap { source($0, "android.channel_id") }
-        o.sound = m["sound"].flatMap { source($0, "android.sound") }
-        o.tag = m["tag"].flatMap { source($0, "android.tag") }
-        o.clickAction = m["click_action"].flatMap { source($0, "android.click_action") }
-        o.icon = m["icon"].flatMap { source($0, "android.icon") }
-        o.image = m["image"].flatMap { source($0, "android.image") }
-        if let c = m["color"], let s = source(c, "android.color") {
-            if case .literal(let text) = s, !EventMapping.isColor(text) { fail(c, "color \"\(text)\" is not #rrggbb") }
-            o.color = s
-        }
-        return o
-    }
-
-    private mutating func apns(_ node: Node) -> EventMapping.APNSOptions {
-        var o = EventMapping.APNSOptions()
-        guard let m = mapping(node, "`apns`") else { return o }
-        checkKeys(m, allowed: ["badge", "sound", "category", "thread_id", "mutable_content"], in: "`apns`")
-        if let b = m["badge"], let s = source(b, "apns.badge") {
-            if case .literal(let text) = s, Int(text) == nil { fail(b, "badge must be an integer or `{field: /pointer}` to one") }
-            o.badge = s
-        }
-        o.sound = m["sound"].flatMap { source($0, "apns.sound") }
-        o.category = m["category"].flatMap { source($0, "apns.category") }
-        o.threadID = m["thread_id"].flatMap { source($0, "apns.thread_id") }
-        if let mc = m["mutable_content"] { o.mutableContent = bool(mc) ?? false }
-        return o
-    }
-
-    private mutating func dataMap(_ node: Node) -> [(key: String, value: ValueSource)] {
-        guard let m = mapping(node, "`data`") else { return [] }
+    /// A `data` map (`what` names it: `data`, `android.data`, `web.data`): string values, no key
+    /// FCM reserves.
+    mutating func dataMap(_ node: Node, _ what: String = "data") -> [(key: String, value: ValueSource)] {
+        guard let m = mapping(node, "`\(what)`") else { return [] }
         var out: [(key: String, value: ValueSource)] = []
         for (k, v) in m {
             guard let key = k.scalar?.string, !key.isEmpty else {
@@ -283,7 +254,7 @@ struct MappingLoader {
                             severity: .warning))
                 }
             }
-            if let s = source(v, "data.\(key)") { out.append((key, s)) }
+            if let s = source(v, "\(what).\(key)") { out.append((key, s)) }
         }
         return out
     }
@@ -332,7 +303,7 @@ struct MappingLoader {
         return p
     }
 
-    private mutating func bool(_ node: Node) -> Bool? {
+    mutating func bool(_ node: Node) -> Bool? {
         switch node.scalar?.string {
         case "true": return true
         case "false": return false

@@ -104,93 +104,26 @@ extension EventMapping {
     private func sharedMembers(_ r: Resolver) throws(MappingFailure) -> [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
         let ios = platforms.contains(.ios)
-        let collapse = try collapseKey.map { (s) throws(MappingFailure) in try r.collapseID(s, role: "collapse_key", forAPNs: ios) }
+        // The shared collapse key or replace ID becomes apns-collapse-id unless apns.collapse_id is given.
+        let sharedToAPNs = ios && apns.collapseID == nil
+        let collapse = try collapseKey.map { (s) throws(MappingFailure) in try r.collapseID(s, role: "collapse_key", forAPNs: sharedToAPNs) }
         // With a collapse key, the group's apns-collapse-id already replaces duplicates on iOS.
-        let replace = try replaceID.map { (s) throws(MappingFailure) in try r.collapseID(s, role: "replace_id", forAPNs: ios && collapse == nil) }
+        let replace = try replaceID.map { (s) throws(MappingFailure) in
+            try r.collapseID(s, role: "replace_id", forAPNs: sharedToAPNs && collapse == nil)
+        }
         if platforms.contains(.android), case .object(let a) = try androidConfig(r, collapse: collapse, replace: replace), !a.isEmpty {
             members.append(("android", .object(a)))  // a silent push may have no Android options at all
         }
-        if ios { members.append(("apns", try apnsConfig(r, collapseID: collapse ?? replace))) }
-        if !data.isEmpty {
-            var map: [(key: String, value: JSONValue)] = []
-            for (key, source) in data { map.append((key, .string(try r.string(source, role: "data.\(key)")))) }
-            members.append(("data", .object(map)))
+        if ios {
+            let own = try apns.collapseID.map { (s) throws(MappingFailure) in try r.collapseID(s, role: "apns.collapse_id", forAPNs: true) }
+            members.append(("apns", try apnsConfig(r, collapseID: own ?? collapse ?? replace)))
         }
+        if platforms.contains(.web), case .object(let w) = try webpushConfig(r, replace: replace), !w.isEmpty {
+            members.append(("webpush", .object(w)))
+        }
+        if !data.isEmpty { members.append(("data", try dataObject(r, extra: []))) }
         if let analyticsLabel { members.append(("fcm_options", .object([("analytics_label", .string(analyticsLabel))]))) }
         return members
-    }
-
-    private func androidConfig(_ r: Resolver, collapse: String?, replace: String?) throws(MappingFailure) -> JSONValue {
-        var config: [(key: String, value: JSONValue)] = []
-        if let collapse { config.append(("collapse_key", .string(collapse))) }
-        if let highPriority { config.append(("priority", .string(highPriority ? "HIGH" : "NORMAL"))) }
-        if let ttl { config.append(("ttl", .string(r.androidTTL(ttl)))) }
-        if !silent {
-            var n: [(key: String, value: JSONValue)] = []
-            for (role, text) in [("title", title), ("body", body)] {
-                guard let text else { continue }
-                if let key = text.key {
-                    // Never the fallback beside the key: Android would show it and never look the key up.
-                    n.append(("\(role)_loc_key", .string(key.androidKey)))
-                    if !key.args.isEmpty { n.append(("\(role)_loc_args", try r.args(key.args, role: role))) }
-                } else if let plain = text.text {
-                    n.append((role, .string(try r.string(plain, role: role))))
-                }
-            }
-            let o = android
-            for (key, source) in [
-                ("channel_id", o.channelID), ("sound", o.sound), ("tag", o.tag), ("click_action", o.clickAction),
-                ("icon", o.icon), ("image", o.image),
-            ] {
-                if let source { n.append((key, .string(try r.string(source, role: "android.\(key)")))) }
-            }
-            if let image { n.append(("image", .string(try r.imageURL(image)))) }  // the loader refuses it beside android.image
-            if let replace { n.append(("tag", .string(replace))) }  // the loader refuses it beside android.tag
-            if let color = o.color { n.append(("color", .string(try r.color(color)))) }
-            config.append(("notification", .object(n)))
-        }
-        return .object(config)
-    }
-
-    private func apnsConfig(_ r: Resolver, collapseID: String?) throws(MappingFailure) -> JSONValue {
-        var headers: [(key: String, value: JSONValue)] = []
-        var aps: [(key: String, value: JSONValue)] = []
-        if silent {
-            headers.append(("apns-priority", .string("5")))
-            headers.append(("apns-push-type", .string("background")))
-            aps.append(("content-available", .int(1)))
-        } else {
-            if let highPriority { headers.append(("apns-priority", .string(highPriority ? "10" : "5"))) }
-            headers.append(("apns-push-type", .string("alert")))
-            var alert: [(key: String, value: JSONValue)] = []
-            for (role, prefix, text) in [("title", "title-", title), ("subtitle", "subtitle-", subtitle), ("body", "", body)] {
-                guard let text else { continue }
-                if let key = text.key {
-                    alert.append(("\(prefix)loc-key", .string(key.iosKey)))
-                    if !key.args.isEmpty { alert.append(("\(prefix)loc-args", try r.args(key.args, role: role))) }
-                }
-                // The text itself, or beside a key what iOS shows when the app lacks the key.
-                if let plain = text.text { alert.append((role, .string(try r.string(plain, role: role)))) }
-            }
-            aps.append(("alert", .object(alert)))
-            if let badge = apns.badge { aps.append(("badge", try r.integerValue(badge, role: "apns.badge"))) }
-            for (key, source) in [("sound", apns.sound), ("category", apns.category), ("thread-id", apns.threadID)] {
-                if let source { aps.append((key, .string(try r.string(source, role: "apns.\(key)")))) }
-            }
-            if let interruption { aps.append(("interruption-level", .string(interruption.rawValue))) }
-            if let relevance { aps.append(("relevance-score", relevance == relevance.rounded() ? .int(Int64(relevance)) : .double(relevance))) }
-            // An image reaches iOS through the app's notification service extension, which
-            // runs only for a push with mutable-content (FCM's "Send an image in the
-            // notification payload").
-            if apns.mutableContent || image != nil { aps.append(("mutable-content", .int(1))) }
-        }
-        if let collapseID { headers.append(("apns-collapse-id", .string(collapseID))) }
-        // Android's ttl does not reach APNs, whose default is 30 days: the same TTL as an
-        // absolute expiry, so both platforms give up together (0: deliver now or never).
-        if let ttl { headers.append(("apns-expiration", .string(r.expiration(ttl)))) }
-        var config: [(key: String, value: JSONValue)] = [("headers", .object(headers)), ("payload", .object([("aps", .object(aps))]))]
-        if !silent, let image { config.append(("fcm_options", .object([("image", .string(try r.imageURL(image)))]))) }
-        return .object(config)
     }
 
     static func isColor(_ s: String) -> Bool {

@@ -1,12 +1,17 @@
 /// What a hole needs checked or converted when it is filled.
 enum HoleKind: Sendable, Equatable {
     case string
-    case integer
+    /// An integer of at least 0.
+    case count
     /// The message's target value (device identifier, topic or condition), checked for its kind.
     case target(MessageTarget.Kind)
     case color
-    /// An image URL, checked to be https.
-    case imageURL
+    /// A URL, checked to be https.
+    case httpsURL
+    /// A time from the event, written as RFC 3339.
+    case timestamp(MaxAge.EpochUnit)
+    /// A web push `Topic` header.
+    case webTopic
     case collapseID(forAPNs: Bool)
     /// `apns-expiration`: the render's `now` plus this TTL.
     case expiration(ttl: Int)
@@ -14,6 +19,8 @@ enum HoleKind: Sendable, Equatable {
     case remainingTTL
     /// `ttl: remaining`: `apns-expiration`, now plus the seconds left (0 stays 0).
     case remainingExpiration
+    /// `ttl: remaining`: a web push's `TTL` header, the seconds left.
+    case remainingSeconds
     /// The device of a fan-out target, one per message.
     case fanOut(MessageTarget.Kind)
 }
@@ -41,7 +48,7 @@ final class HoleRecorder {
 
     /// A hole filled from the time of sending (`apns-expiration`) or the event's age.
     func clockHole(_ kind: HoleKind) -> String {
-        holes.append(Hole(source: nil, role: kind == .remainingTTL ? "ttl" : "apns-expiration", kind: kind))
+        holes.append(Hole(source: nil, role: kind == .remainingTTL || kind == .remainingSeconds ? "ttl" : "apns-expiration", kind: kind))
         return "\u{1}\(holes.count - 1)\u{1}"
     }
 }
@@ -178,13 +185,17 @@ final class MessageTemplate: Sendable {
             out.append(UInt8(ascii: "\""))
             JSONWriter.writeInteger(r.remaining == 0 ? 0 : r.nowSeconds + Int64(r.remaining), into: &out)
             out.append(UInt8(ascii: "\""))
+        case .remainingSeconds:
+            out.append(UInt8(ascii: "\""))
+            JSONWriter.writeInteger(Int64(r.remaining), into: &out)
+            out.append(UInt8(ascii: "\""))
         case .fanOut: break
         case .string:
             guard let source = holes[h].source else { return }
             try r.writeString(source, role: holes[h].role, into: &out)
-        case .integer:
+        case .count:
             guard let source = holes[h].source else { return }
-            JSONWriter.writeInteger(try r.integer(source, role: holes[h].role), into: &out)
+            JSONWriter.writeInteger(try r.count(source, role: holes[h].role), into: &out)
         case .target(let kind):
             guard let source = holes[h].source else { return }
             let value = try r.target(source, kind: kind)
@@ -193,9 +204,15 @@ final class MessageTemplate: Sendable {
         case .color:
             guard let source = holes[h].source else { return }
             JSONWriter.writeString(try r.color(source), into: &out)
-        case .imageURL:
+        case .httpsURL:
             guard let source = holes[h].source else { return }
-            JSONWriter.writeString(try r.imageURL(source), into: &out)
+            JSONWriter.writeString(try r.httpsURL(source, role: holes[h].role), into: &out)
+        case .timestamp(let unit):
+            guard case .field(let pointer, _)? = holes[h].source else { return }
+            JSONWriter.writeString(try r.timestamp(pointer, unit: unit, role: holes[h].role), into: &out)
+        case .webTopic:
+            guard let source = holes[h].source else { return }
+            JSONWriter.writeString(try r.webTopic(source), into: &out)
         case .collapseID(let forAPNs):
             guard let source = holes[h].source else { return }
             JSONWriter.writeString(try r.collapseID(source, role: holes[h].role, forAPNs: forAPNs), into: &out)

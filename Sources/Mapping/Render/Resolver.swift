@@ -1,3 +1,5 @@
+import Dates
+
 /// Resolves value sources against one event.
 struct Resolver {
     let event: DecodedEvent
@@ -60,10 +62,17 @@ struct Resolver {
         return .array(out)
     }
 
-    /// An integer value (`badge`), or its hole while compiling a template.
-    func integerValue(_ source: ValueSource, role: String) throws(MappingFailure) -> JSONValue {
-        if let recorder, !source.isLiteral { return .string(recorder.hole(source, role: role, kind: .integer)) }
-        return .int(try integer(source, role: role))
+    /// A count of at least 0 (a badge, a notification count), or its hole while compiling a
+    /// template.
+    func countValue(_ source: ValueSource, role: String) throws(MappingFailure) -> JSONValue {
+        if let recorder, !source.isLiteral { return .string(recorder.hole(source, role: role, kind: .count)) }
+        return .int(try count(source, role: role))
+    }
+
+    func count(_ source: ValueSource, role: String) throws(MappingFailure) -> Int64 {
+        let n = try integer(source, role: role)
+        guard n >= 0 else { throw .invalidValue(field: fieldName(source), reason: "\(role) \(n) is below 0") }
+        return n
     }
 
     /// The message's target value, checked for its kind: a device identifier is a non-empty
@@ -105,12 +114,46 @@ struct Resolver {
         }
     }
 
-    /// An image URL, checked to be an absolute https:// URL.
-    func imageURL(_ source: ValueSource) throws(MappingFailure) -> String {
-        if let recorder, !source.isLiteral { return recorder.hole(source, role: "image", kind: .imageURL) }
-        let value = try string(source, role: "image")
+    /// The shared image URL, checked to be an absolute https:// URL.
+    func imageURL(_ source: ValueSource) throws(MappingFailure) -> String { try httpsURL(source, role: "image") }
+
+    /// A URL (an image, an icon, a link), checked to be an absolute https:// URL.
+    func httpsURL(_ source: ValueSource, role: String) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: role, kind: .httpsURL) }
+        let value = try string(source, role: role)
         guard EventMapping.isHTTPSURL(value) else { throw .invalidValue(field: fieldName(source), reason: "\"\(value)\" is not an https:// URL") }
         return value
+    }
+
+    /// A time from an event field (an RFC 3339 string, or an epoch number in `unit`), written
+    /// as RFC 3339 in UTC with milliseconds: a protobuf Timestamp as FCM reads one.
+    func timestamp(_ pointer: JSONPointer, unit: MaxAge.EpochUnit, role: String) throws(MappingFailure) -> String {
+        let source = ValueSource.field(pointer, default: nil)
+        if let recorder { return recorder.hole(source, role: role, kind: .timestamp(unit)) }
+        do {
+            return RFC3339.format(milliseconds: try EventAge.eventTime(event, recordTimestamp: nil, from: .field(pointer, unit: unit)))
+        } catch {
+            if case .invalidEventTime(let field, let reason) = error { throw .invalidValue(field: field, reason: "\(role): \(reason)") }
+            throw error
+        }
+    }
+
+    /// A web push `Topic` header, checked (RFC 8030 §5.4).
+    func webTopic(_ source: ValueSource) throws(MappingFailure) -> String {
+        if let recorder, !source.isLiteral { return recorder.hole(source, role: "web.topic", kind: .webTopic) }
+        let topic = try string(source, role: "web.topic")
+        if let problem = WebTopic.problem(topic) { throw .invalidValue(field: fieldName(source), reason: "web.topic: \(problem)") }
+        return topic
+    }
+
+    /// A web push's `TTL` header, in seconds; for `ttl: remaining`, a hole while compiling.
+    func webTTL(_ ttl: EventMapping.TTL) -> String {
+        switch ttl {
+        case .seconds(let seconds): return String(seconds)
+        case .remaining:
+            if let recorder { return recorder.clockHole(.remainingSeconds) }
+            return String(remaining)
+        }
     }
 
     /// A `#rrggbb` colour, checked.
