@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import Mapping
+
+/// The mapping files the docs show load, and the complete example sends what docs/mapping.md says
+/// it sends: the docs cannot drift from the loader and the renderer.
+@Suite("Mapping snippets in the docs")
+struct DocSnippetTests {
+    /// The fenced ```yaml blocks of a Markdown file, with the line each starts on.
+    static func yamlBlocks(_ path: String) throws -> [(line: Int, text: String)] {
+        let lines = try String(contentsOfFile: repositoryRoot + "/" + path, encoding: .utf8).components(separatedBy: "\n")
+        var blocks: [(line: Int, text: String)] = []
+        var start: Int?
+        var body: [String] = []
+        for (i, line) in lines.enumerated() {
+            if start == nil, line.trimmingCharacters(in: .whitespaces) == "```yaml" {
+                (start, body) = (i + 1, [])
+            } else if let s = start, line.trimmingCharacters(in: .whitespaces) == "```" {
+                blocks.append((s + 1, body.joined(separator: "\n")))
+                start = nil
+            } else if start != nil {
+                body.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// A block that is a whole mapping file (or its `events:` map): loaded as one.
+    static func mappingFiles(_ path: String) throws -> [(line: Int, text: String)] {
+        try yamlBlocks(path).compactMap { block in
+            let lines = block.text.split(separator: "\n").map(String.init)
+            guard lines.contains(where: { $0.hasPrefix("events:") }), !lines.contains(where: { $0.hasPrefix("kafka:") }) else { return nil }
+            return (block.line, lines.contains(where: { $0.hasPrefix("version:") }) ? block.text : "version: 1\n" + block.text)
+        }
+    }
+
+    @Test("every mapping file in docs/mapping.md and the README loads", arguments: ["docs/mapping.md", "README.md"])
+    func snippetsLoad(path: String) throws {
+        let files = try Self.mappingFiles(path)
+        #expect(!files.isEmpty)
+        for (line, text) in files {
+            do {
+                _ = try MappingSet.load(files: [("\(path):\(line)", text)])
+            } catch {
+                Issue.record("\(path):\(line): \(error.errors.map(\.description).joined(separator: "\n"))")
+            }
+        }
+    }
+
+    @Test("the complete example sends the message docs/mapping.md shows")
+    func completeExample() throws {
+        let doc = try String(contentsOfFile: repositoryRoot + "/docs/mapping.md", encoding: .utf8)
+        let section = try #require(doc.components(separatedBy: "## A complete example").dropFirst().first)
+        let yaml = try #require(section.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```").first)
+        let event = try #require(section.components(separatedBy: "For the event `").dropFirst().first?.components(separatedBy: "`").first)
+        let json = try #require(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "```").first)
+        let sent = try bodies(try load(yaml), event.replacingOccurrences(of: "\n", with: ""))
+        #expect(sent.count == 1)
+        #expect(try JSONParser.parse(Array(try #require(sent.first).utf8)) == JSONParser.parse(Array(json.utf8)))
+    }
+}
