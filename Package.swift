@@ -193,8 +193,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["BuildInfo"]
         ),
+        // Writes the git commit the executable is built from (`pushbridge --version`).
+        .plugin(name: "BuildInfo", capability: .buildTool()),
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [

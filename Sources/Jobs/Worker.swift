@@ -26,12 +26,15 @@ public final class Worker: Service, Sendable {
     private let stoppingSignal = ChangeSignal()
 
     /// - Parameter mappings: `settings.mappings`, loaded (the command reports their errors).
-    public init(settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, logger: Logger) throws {
+    /// - Parameter build: what this worker runs, logged when it starts and exported as
+    ///   `pushbridge_build_info`.
+    public init(settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, build: BuildInfo, logger: Logger) throws {
         self.logger = logger
         for warning in mappings.warnings {
             logger.warning("mapping: \(warning.message)", metadata: ["at": "\(warning.file):\(warning.line):\(warning.column)"])
         }
         let metrics = PipelineMetrics()
+        metrics.buildInfo(build.labels)
         self.metrics = metrics
         let registry = try WorkerRegistry(settings: settings, logger: logger)
         self.registry = registry
@@ -60,7 +63,8 @@ public final class Worker: Service, Sendable {
                 "group": "\(settings.kafka.group)", "topics": "\(settings.kafka.topics.joined(separator: ","))",
                 "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)", "proxy": "\(settings.fcm.proxySummary)",
                 "projects": "\(delivery.projectsDescription)", "validate_only": "\(delivery.validateOnly)",
-                "schema_registry": "\(settings.schemaRegistry.summary)",
+                "schema_registry": "\(settings.schemaRegistry.summary)", "version": "\(build.version)", "commit": "\(build.commit)",
+                "librdkafka": "\(build.librdkafka)", "libcurl": "\(build.libcurl)",
             ])
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Jobs
 
 @main
 struct Pushbridge: AsyncParsableCommand {
@@ -17,6 +18,7 @@ struct Pushbridge: AsyncParsableCommand {
 
             Mapping format: docs/mapping.md. Editors validate files against schemas/mapping.schema.json.
             """,
+        version: BuildInfo.current.description,
         subcommands: [
             RunCommand.self, ReplayCommand.self, OffsetsCommand.self, RegistryCommand.self, DemoCommand.self, EmulatorCommand.self,
             ValidateCommand.self,

@@ -65,7 +65,7 @@ struct RunCommand: AsyncParsableCommand {
         let worker: Worker
         do {
             let mappings = try MappingFiles.load(settings.mappings, printingWarnings: false)
-            worker = try Worker(settings: settings, mappings: mappings, validateOnly: validateOnly, logger: logger)
+            worker = try Worker(settings: settings, mappings: mappings, validateOnly: validateOnly, build: .current, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             FileHandle.standardError.write(Data("pushbridge: cannot start: \(error)\n".utf8))

@@ -11,6 +11,17 @@ struct CLITests {
         #expect(r.out.hasPrefix("ok: 3 files, 7 event types"))
     }
 
+    @Test("--version names pushbridge's version and commit and the librdkafka and libcurl it runs with")
+    func version() async throws {
+        let r = try await runPushbridge(["--version"])
+        #expect(r.status == 0, "\(r.err)")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(r.out)")
+        #expect(lines.first?.hasPrefix("pushbridge 0.1.0 (commit ") == true, "\(r.out)")
+        #expect(lines.dropFirst().first?.hasPrefix("librdkafka 2.") == true, "\(r.out)")
+        #expect(lines.last?.hasPrefix("libcurl ") == true && lines.last?.contains("nghttp2") == true, "\(r.out)")
+    }
+
     @Test("validate lists every error as file:line:column and exits 1")
     func validateErrors() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-cli-\(UUID().uuidString)")

@@ -55,6 +55,10 @@ struct RunEndToEndTests {
         #expect(try worker.metric("pushbridge_send_retries_total") >= 65)
         #expect(try worker.metric("pushbridge_fcm_quota_pauses_total") == 5, "one pause per 429")
         #expect(try worker.metric("pushbridge_sends_total{result=\"ok\"}") == 250)
+        // What the worker runs: in its started line and as a metric.
+        let started = worker.output.split(separator: "\n").first { $0.contains(#""msg":"started""#) } ?? ""
+        #expect(started.contains(#""librdkafka":"2."#) && started.contains(#""libcurl":""#) && started.contains(#""commit":""#), "\(started)")
+        #expect(try worker.get("/metrics").body.contains("pushbridge_build_info{"))
         await expectCleanExit(worker)
         #expect(Set(e.acceptedTokens.keys) == Set(tokens + more))
         await e.stop()

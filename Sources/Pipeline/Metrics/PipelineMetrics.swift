@@ -86,6 +86,11 @@ public final class PipelineMetrics: Sendable {
         }
     }
 
+    /// `pushbridge_build_info{version,commit,librdkafka,libcurl} 1`: what this worker runs.
+    public func buildInfo(_ labels: [(String, String)]) {
+        Gauge(label: "pushbridge_build_info", dimensions: labels, factory: factory).record(1)
+    }
+
     /// One Firebase project's FCM state (`project` label), refreshed per scrape: how long FCM
     /// has not been answering (0 while it answers), how many devices and topics are held after
     /// FCM throttled them, the HTTP/2 connections open, and the sends in flight FCM's answer
