@@ -85,6 +85,7 @@ public struct Delivery: Sendable {
         options.skipUsersWithoutDevices = settings.registry.noDevices == .skip
         options.maxAge = maxAge
         options.valueFormats = settings.kafka.valueFormats
+        options.outcomeTopic = settings.topics.outcomes
         self.validateOnly = options.validateOnly
         schemaRegistry = try Self.schemaRegistry(settings, logger: logger)
         processor = EventProcessor(

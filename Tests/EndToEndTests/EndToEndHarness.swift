@@ -83,11 +83,11 @@ final class EndToEnd: @unchecked Sendable {
 
     /// A config file for a worker of `group`; `delivery` is appended to the `delivery` section,
     /// `retry` is `fcm.retry`; `kafkaProperties` are `kafka.properties` (``clientProperties``
-    /// by default); `credentials` are the `fcm` section's lines that name the service accounts.
+    /// by default); `credentials` are the `fcm` section's lines that name the service accounts; `outcomes` is `topics.outcomes`.
     func config(
         group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem",
         assignment: String = "cooperative-sticky", retry: String = testRetry, kafkaProperties: [String: String]? = nil,
-        credentials: String = "service_account: service-account.json", sections: String = ""
+        credentials: String = "service_account: service-account.json", sections: String = "", outcomes: String? = nil
     ) throws -> String {
         let properties = (kafkaProperties ?? clientProperties).sorted { $0.key < $1.key }
             .map { "    \($0.key): \"\($0.value)\"" }.joined(separator: "\n")
@@ -108,7 +108,7 @@ final class EndToEnd: @unchecked Sendable {
               endpoint: \(emulator.baseURL)
               ca_file: \(caFile)
               retry: {\(retry)}
-            topics: {dead_letter: \(deadLetterTopic), token_invalidation: \(invalidationTopic)}
+            topics: {dead_letter: \(deadLetterTopic), token_invalidation: \(invalidationTopic)\(outcomes.map { ", outcomes: \($0)" } ?? "")}
             delivery:
               commit_interval_ms: 200
             \(delivery.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
@@ -124,13 +124,13 @@ final class EndToEnd: @unchecked Sendable {
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
         retry: String = testRetry, kafkaProperties: [String: String]? = nil, credentials: String = "service_account: service-account.json",
-        sections: String = "", environment: [String: String] = [:]
+        sections: String = "", outcomes: String? = nil, environment: [String: String] = [:]
     ) async throws -> WorkerProcess {
         try await offPool { [self] in
             try FreePort.startServer { port in
                 let config = try config(
                     group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry,
-                    kafkaProperties: kafkaProperties, credentials: credentials, sections: sections)
+                    kafkaProperties: kafkaProperties, credentials: credentials, sections: sections, outcomes: outcomes)
                 let log = directory.appendingPathComponent("worker-\(port).log").path
                 return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log, environment: environment)
             }

@@ -67,6 +67,9 @@ extension ConfigSchema {
             "The project's QUOTA_EXCEEDED pauses all sends, and a topic's that topic, at least this long."),
         Key("topics.dead_letter", \.topics.deadLetter, .string, "Topic of poison events, with pushbridge-* headers."),
         Key("topics.token_invalidation", \.topics.tokenInvalidation, .string, "Topic of JSON records of dead tokens, for the backend to delete."),
+        Key(
+            "topics.outcomes", \.topics.outcomes, .string,
+            "Topic of one JSON record per push (sent, withheld, dead-lettered, invalidated), for \"did user 42 get it?\"; none: not written."),
         Key("delivery.max_events_in_flight", \.delivery.maxEventsInFlight, .int(min: 1), "All partitions pause at this many events in flight."),
         Key(
             "delivery.max_sends_in_flight", \.delivery.maxSendsInFlight, .int(min: 1),

@@ -96,6 +96,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public struct Topics: Sendable, Equatable {
         public var deadLetter = "pushbridge.dead-letter"
         public var tokenInvalidation = "pushbridge.token-invalidations"
+        /// One record per push (docs/operations.md, *Outcome records*); nil: none written.
+        public var outcomes: String?
     }
 
     /// What becomes of an event that is not sent (an unknown type, a user without devices):

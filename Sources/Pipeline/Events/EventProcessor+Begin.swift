@@ -121,7 +121,7 @@ extension EventProcessor {
         case .verdict(let verdict): return await conclude(message, verdict, prepared.facts)
         case .send:
             let results = await sendAll(prepared.facts.sent)
-            return await conclude(message, .sends(results), prepared.facts)
+            return await conclude(message, .sends(results), prepared.facts, results: results)
         }
     }
 
@@ -134,12 +134,12 @@ extension EventProcessor {
         record(result, of: fcmMessage, projectID: projectID, started: started)
         let verdict = EventVerdict.sends([(fcmMessage, result)])
         switch verdict.disposition {
-        case .delivered where verdict.invalidations.isEmpty:
+        case .delivered where verdict.invalidations.isEmpty && options.outcomeTopic == nil:
             return .outcome(counted(verdict, eventType: prepared.facts.eventType))
         case .abandoned:
             return .outcome(Outcome(verdict: verdict, done: false))
         default:
-            return .rest { [self] in await conclude(message, verdict, prepared.facts) }
+            return .rest { [self] in await conclude(message, verdict, prepared.facts, results: [(fcmMessage, result)]) }
         }
     }
 }

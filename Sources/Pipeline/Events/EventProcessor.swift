@@ -22,6 +22,8 @@ public final class EventProcessor: Sendable {
         public var maxAge = MaxAgeCheck.enforce
         /// How each topic's values are read (`kafka.value_formats`); a topic not named: `auto`.
         public var valueFormats: [String: ValueFormat] = [:]
+        /// One record per push, or per event that sent none (`topics.outcomes`); nil: none.
+        public var outcomeTopic: String?
 
         public init(deadLetterTopic: String, tokenInvalidationTopic: String) {
             self.deadLetterTopic = deadLetterTopic
@@ -135,8 +137,13 @@ public final class EventProcessor: Sendable {
 
     /// Writes the records `verdict` calls for and counts the event: done, or not when a write
     /// could not be made before the worker stopped.
+    ///
+    /// - Parameter results: the sends' results, for outcome records.
     @inline(never)
-    func conclude(_ message: KafkaMessage, _ verdict: EventVerdict, _ facts: EventFacts) async -> Outcome {
+    func conclude(
+        _ message: KafkaMessage, _ verdict: EventVerdict, _ facts: EventFacts,
+        results: [(message: FCMMessage, result: FCMClient.SendResult)] = []
+    ) async -> Outcome {
         let (eventType, eventID, sent, user) = (facts.eventType, facts.eventID, facts.sent, facts.user)
         let now = RFC3339.nowMilliseconds()
         for invalidation in verdict.invalidations {
@@ -152,6 +159,10 @@ public final class EventProcessor: Sendable {
             if let user, let directory, invalidation.code != .senderIDMismatch {
                 await directory.drop(invalidation.device, ofUser: user)
             }
+        }
+        if case .fatal = verdict.disposition {
+        } else if verdict.disposition != .abandoned {
+            guard await writeOutcomes(message, verdict, facts, results: results, now: now) else { return Outcome(verdict: verdict, done: false) }
         }
         switch verdict.disposition {
         case .delivered, .skipped:
@@ -175,6 +186,37 @@ public final class EventProcessor: Sendable {
             return Outcome(verdict: verdict, done: false)
         }
         return counted(verdict, eventType: eventType)
+    }
+
+    /// Writes the event's outcome records (`topics.outcomes`): one per send, or one for an event
+    /// that sent none. False when one could not be written before the worker stopped.
+    func writeOutcomes(
+        _ message: KafkaMessage, _ verdict: EventVerdict, _ facts: EventFacts, results: [(message: FCMMessage, result: FCMClient.SendResult)],
+        now: Int64
+    ) async -> Bool {
+        guard let topic = options.outcomeTopic else { return true }
+        var deadLetter: DeadLetterReason?
+        var outcomes: [(PushOutcome, (message: FCMMessage, projectID: String)?, attempts: Int)] = []
+        switch verdict.disposition {
+        case .deadLetter(let reason): deadLetter = reason
+        case .skipped(let reason):
+            outcomes.append((.skipped(reasonCode: verdict.skipCode, reason: reason), nil, 0))
+        case .delivered, .fatal, .abandoned: break
+        }
+        if results.isEmpty, let deadLetter {
+            outcomes.append((.deadLettered(reasonCode: deadLetter.code, reason: deadLetter.reason), nil, deadLetter.attempts))
+        }
+        for (sent, result) in results {
+            let projectID = facts.sent.first { $0.message.target == sent.target }?.projectID ?? ""
+            outcomes.append((PushOutcome.of(result, target: sent.target, deadLetter: deadLetter), (sent, projectID), result.attempts))
+        }
+        for (outcome, push, attempts) in outcomes {
+            let record = OutputRecords.outcome(
+                outcome, topic: topic, source: message, eventType: facts.eventType, eventID: facts.eventID, push: push, user: facts.user,
+                attempts: attempts, nowMilliseconds: now)
+            guard await write(record, for: message) else { return false }
+        }
+        return true
     }
 
     /// Counts a verdict whose records (if any) are written: the event is done.

@@ -1,0 +1,94 @@
+import Dates
+import FCM
+import JSON
+import Kafka
+import Mapping
+
+/// What became of one push, or of an event that sent none (docs/operations.md, *Outcome
+/// records*; schemas/outcome-record.schema.json).
+public enum PushOutcome: Sendable, Equatable {
+    /// FCM accepted it, naming it `projects/…/messages/…`.
+    case sent(messageName: String)
+    /// FCM says the device is gone (`UNREGISTERED`, an invalid identifier): an invalidation
+    /// record was written.
+    case invalidated(fcmError: String)
+    /// FCM refused it, or its retries ran out: the event was dead-lettered (`reasonCode`).
+    case failed(fcmError: String, reasonCode: String)
+    /// The event sent nothing on purpose (an unmapped type, too old, a user without devices).
+    case skipped(reasonCode: String, reason: String)
+    /// The event sent nothing and was dead-lettered.
+    case deadLettered(reasonCode: String, reason: String)
+
+    var name: String {
+        switch self {
+        case .sent: "sent"
+        case .invalidated: "invalidated"
+        case .failed: "failed"
+        case .skipped: "skipped"
+        case .deadLettered: "dead_lettered"
+        }
+    }
+
+    /// A send's outcome: how its result reads, given the event's dead-letter reason, if any.
+    static func of(_ result: FCMClient.SendResult, target: MessageTarget, deadLetter: DeadLetterReason?) -> PushOutcome {
+        switch result.outcome {
+        case .success(let name): return .sent(messageName: name)
+        case .failure(let error):
+            if error.invalidatesToken, target.isDevice, error.code != .senderIDMismatch { return .invalidated(fcmError: error.code.name) }
+            return .failed(fcmError: error.code.name, reasonCode: deadLetter?.code ?? "fcm_" + error.code.name.lowercased())
+        }
+    }
+}
+
+extension EventVerdict {
+    /// Why an event sent nothing on purpose, as a code.
+    var skipCode: String {
+        if tooOld { return "too_old" }
+        if noDevices { return "no_devices" }
+        return "unknown_event_type"
+    }
+}
+
+extension OutputRecords {
+    /// Trace context headers copied from the event to its outcome records (W3C Trace Context).
+    static let traceHeaders: Set<String> = ["traceparent", "tracestate"]
+
+    /// One outcome record: a JSON object keyed by the event ID (else its source coordinates).
+    /// A device identifier is kept to its last 8 characters: enough to tell a user's devices
+    /// apart, not enough to send to one.
+    public static func outcome(
+        _ outcome: PushOutcome, topic: String, source: KafkaMessage, eventType: String?, eventID: String?,
+        push: (message: FCMMessage, projectID: String)?, user: String?, attempts: Int, nowMilliseconds: Int64
+    ) -> KafkaProducerRecord {
+        let coordinates = "\(source.topic)/\(source.partition)/\(source.offset)"
+        var members: [(key: String, value: JSONValue)] = [("result", .string(outcome.name)), ("source", .string(coordinates))]
+        if let eventID { members.append(("event_id", .string(eventID))) }
+        if let eventType { members.append(("event_type", .string(eventType))) }
+        if let user { members.append(("user", .string(user))) }
+        if let (message, projectID) = push {
+            let value = message.target.isDevice ? "…" + String(message.target.value.suffix(8)) : message.target.value
+            members.append(("target", .object([("kind", .string(message.target.kind.rawValue)), ("id", .string(value))])))
+            members.append(("project", .string(projectID)))
+            members.append(("attempts", .int(Int64(attempts))))
+        }
+        switch outcome {
+        case .sent(let name): members.append(("message", .string(name)))
+        case .invalidated(let code): members.append(("fcm_error", .string(code)))
+        case .failed(let code, let reasonCode):
+            members.append(("fcm_error", .string(code)))
+            members.append(("reason_code", .string(reasonCode)))
+        case .skipped(let code, let reason), .deadLettered(let code, let reason):
+            members.append(("reason_code", .string(code)))
+            members.append(("reason", .string(reason)))
+        }
+        if let stamp = source.timestamp?.milliseconds {
+            // From the event's record to FCM's answer (or the decision not to send).
+            members.append(("latency_ms", .int(max(0, nowMilliseconds - stamp))))
+        }
+        members.append(("time", .string(RFC3339.format(milliseconds: nowMilliseconds))))
+        var headers = [KafkaHeader(name: "content-type", string: "application/json")]
+        headers += source.headers.filter { traceHeaders.contains($0.name.lowercased()) }
+        return KafkaProducerRecord(
+            topic: topic, key: Array((eventID ?? coordinates).utf8), value: JSONWriter.write(.object(members)), headers: headers)
+    }
+}
