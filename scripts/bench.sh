@@ -161,6 +161,11 @@ if [ "$which" = all ] || [ "$which" = e2e ]; then
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e --bootstrap "127.0.0.1:$tansu_port" --topic bench-events \
         --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
         --service-account "$work/service-account.json" --events "${E2E_BENCH_EVENTS:-100000}"
+    # The same with outcome records (topics.outcomes): outcomes_e2e_events_per_second, …
+    start_tansu bench-events bench-dead-letter bench-invalidations bench-outcomes
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e --bootstrap "127.0.0.1:$tansu_port" --topic bench-events \
+        --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
+        --service-account "$work/service-account.json" --events "${E2E_BENCH_EVENTS:-100000}" --outcomes bench-outcomes
     start_tansu latency-events bench-dead-letter bench-invalidations
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-latency --bootstrap "127.0.0.1:$tansu_port" --topic latency-events \
         --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \

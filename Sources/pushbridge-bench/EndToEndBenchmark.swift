@@ -213,11 +213,12 @@ extension EndToEndBenchmark {
         """
 
     /// Writes the mapping and a worker config into `directory`; returns the setup.
-    /// `maxSendsPerSecond`: the worker's `fcm.max_sends_per_second` (none by default).
+    /// `maxSendsPerSecond`: the worker's `fcm.max_sends_per_second` (none by default); `outcomes`:
+    /// its `topics.outcomes` (none by default).
     static func prepare(
         directory: String, bootstrap: String, topic: String, worker: String,
         endpoint: String, caFile: String, serviceAccount: String, group: String = "pushbridge-bench",
-        maxSendsPerSecond: Int? = nil
+        maxSendsPerSecond: Int? = nil, outcomes: String? = nil
     ) throws -> Setup {
         let port = try FreePort.next()
         try mapping.write(toFile: "\(directory)/bench-mapping.yaml", atomically: true, encoding: .utf8)
@@ -235,7 +236,7 @@ extension EndToEndBenchmark {
               session_timeout_ms: 6000
             mappings: [bench-mapping.yaml]
             fcm: {service_account: \(serviceAccount), endpoint: "\(endpoint)", ca_file: \(caFile)\(maxSendsPerSecond.map { ", max_sends_per_second: \($0)" } ?? "")}
-            topics: {dead_letter: bench-dead-letter, token_invalidation: bench-invalidations}
+            topics: {dead_letter: bench-dead-letter, token_invalidation: bench-invalidations\(outcomes.map { ", outcomes: \($0)" } ?? "")}
             http: {listen: "127.0.0.1:\(port)"}
             log: {level: warning}
             """
