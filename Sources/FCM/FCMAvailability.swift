@@ -20,27 +20,56 @@ public struct FCMAvailability: Sendable {
     private var waitedBefore: Duration = .zero
     /// The latest quota refusals that did not say whose quota, of the last two targets refused.
     private var refusals: [(target: MessageTarget, at: ContinuousClock.Instant)] = []
+    /// Attempts failed during the current wait, and when the wait was last reported.
+    private var failuresThisWait = 0
+    private var reported: ContinuousClock.Instant?
+
+    /// While FCM does not answer, a line at most this often says it still does not.
+    public static let reportPeriod: Duration = .seconds(30)
 
     public init() {}
 
-    /// An attempt got an answer from FCM, successful or not about the message.
-    public mutating func answered(at now: ContinuousClock.Instant, success: Bool) {
+    /// What an operator is told of FCM's availability: a wait when it starts, a count every
+    /// ``reportPeriod`` while it lasts, and its end, instead of a line per failed attempt.
+    public enum Change: Sendable, Equatable {
+        case stoppedAnswering(reason: String)
+        case stillNotAnswering(for: Duration, failedAttempts: Int, lastFailure: String)
+        case answeringAgain(after: Duration, failedAttempts: Int)
+    }
+
+    /// An attempt got an answer from FCM, successful or not about the message. Returns the end
+    /// of a wait, if this ends one.
+    @discardableResult
+    public mutating func answered(at now: ContinuousClock.Instant, success: Bool) -> Change? {
         if success { lastSuccess = max(lastSuccess ?? now, now) }
         lastAnswer = max(lastAnswer ?? now, now)
-        if let since = waitingSince {
-            waitedBefore += max(.zero, now - since)
-            waitingSince = nil
-        }
+        guard let since = waitingSince else { return nil }
+        waitedBefore += max(.zero, now - since)
+        waitingSince = nil
+        defer { (failuresThisWait, reported) = (0, nil) }
+        return .answeringAgain(after: max(.zero, now - since), failedAttempts: failuresThisWait)
     }
 
     /// An attempt that started at `start` failed in a way that says nothing about the message:
     /// FCM has not been answering since then (a request that timed out after 30 s waited that
     /// long). Unless FCM answered another attempt after this one was sent: that answer is the
-    /// newer news, and a failure from before it starts no wait.
-    public mutating func failedTransiently(since start: ContinuousClock.Instant, reason: String) {
+    /// newer news, and a failure from before it starts no wait. Returns the start of a wait, or
+    /// a periodic report of one that goes on, as of `now` (default: `start`).
+    @discardableResult
+    public mutating func failedTransiently(
+        since start: ContinuousClock.Instant, reason: String, at now: ContinuousClock.Instant? = nil
+    ) -> Change? {
         lastFailure = reason
-        if let lastAnswer, start < lastAnswer { return }
-        if waitingSince == nil { waitingSince = start }
+        if let lastAnswer, start < lastAnswer { return nil }
+        let now = max(now ?? start, start)
+        guard let since = waitingSince else {
+            (waitingSince, failuresThisWait, reported) = (start, 1, now)
+            return .stoppedAnswering(reason: reason)
+        }
+        failuresThisWait += 1
+        guard now - (reported ?? since) >= Self.reportPeriod else { return nil }
+        reported = now
+        return .stillNotAnswering(for: now - since, failedAttempts: failuresThisWait, lastFailure: reason)
     }
 
     /// All the time spent waiting on FCM, up to `now`: a send's budget time is its age minus

@@ -29,10 +29,12 @@ extension FCMClient {
     ) -> NextAttempt {
         let now = ContinuousClock.now
         guard case .failure(var error) = result.outcome else {
-            updateHealth { h in
-                h.availability.answered(at: now, success: true)
+            let change = updateHealth { h in
+                let change = h.availability.answered(at: now, success: true)
                 if let target, !h.backoff.isEmpty { h.backoff.cleared(target) }
+                return change
             }
+            if let change { configuration.onAvailabilityChange?(change) }
             return .done
         }
         if error.isShutdown { return .done }
@@ -94,14 +96,17 @@ extension FCMClient {
     private func recordFailure(
         _ error: FCMError, attemptStarted: ContinuousClock.Instant, at now: ContinuousClock.Instant, waitedAtStart: Duration
     ) -> Duration {
-        health.withLock { h in
-            if error.kind == .retryable || error.kind == .configuration || error.quotaScope == .project {
-                h.availability.failedTransiently(since: attemptStarted, reason: error.description)
-            } else {
-                h.availability.answered(at: now, success: false)
-            }
-            return h.availability.waited(upTo: now) - waitedAtStart
+        let (waited, change) = health.withLock { h in
+            let change =
+                if error.kind == .retryable || error.kind == .configuration || error.quotaScope == .project {
+                    h.availability.failedTransiently(since: attemptStarted, reason: error.description, at: now)
+                } else {
+                    h.availability.answered(at: now, success: false)
+                }
+            return (h.availability.waited(upTo: now) - waitedAtStart, change)
         }
+        if let change { configuration.onAvailabilityChange?(change) }
+        return waited
     }
 
     /// A QUOTA_EXCEEDED whose answer does not say whose quota it is: the target's while sends to

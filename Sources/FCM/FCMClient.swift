@@ -49,6 +49,9 @@ public final class FCMClient: Sendable {
         public var livenessTimeout: Duration = .seconds(10)
         /// Told of each connection closed as dead, on the HTTP/2 client's thread (log and count it).
         public var onDeadConnection: (@Sendable (DeadConnection) -> Void)?
+        /// Told when FCM stops answering, every 30 s while it does not, and when it answers again
+        /// (``FCMAvailability/Change``), on the thread of the attempt that changed it: log it.
+        public var onAvailabilityChange: (@Sendable (FCMAvailability.Change) -> Void)?
 
         public init(serviceAccount: ServiceAccount) {
             self.serviceAccount = serviceAccount

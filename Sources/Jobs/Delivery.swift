@@ -60,6 +60,19 @@ public struct Delivery: Sendable {
                     metadata: ["host": "\(dead.authority)", "streams": "\(dead.requests)", "project": "\(name)"])
                 metrics.deadConnection(host: dead.authority)
             }
+            fcm.onAvailabilityChange = { [logger] change in
+                let project: Logger.Metadata = ["project": "\(name)"]
+                switch change {
+                case .stoppedAnswering(let reason):
+                    logger.warning("FCM stopped answering: \(reason); events wait, and the wait uses up no retry budget", metadata: project)
+                case .stillNotAnswering(let duration, let failed, let last):
+                    logger.warning(
+                        "FCM still not answering after \(duration.roundedToSeconds): \(failed) attempts failed so far; last: \(last)",
+                        metadata: project)
+                case .answeringAgain(let duration, let failed):
+                    logger.notice("FCM answering again after \(duration.roundedToSeconds) (\(failed) attempts failed meanwhile)", metadata: project)
+                }
+            }
             fcm.retry.maxAttempts = fcmSettings.retry.maxAttempts
             fcm.retry.initialBackoff = fcmSettings.retry.initialBackoff
             fcm.retry.maxBackoff = fcmSettings.retry.maxBackoff
@@ -154,3 +167,11 @@ public struct ProjectChoiceError: Error, CustomStringConvertible {
 }
 
 extension SchemaRegistryClient: SchemaSource {}
+
+extension Duration {
+    /// `42s`, `2m5s`: a wait as a log line says it.
+    var roundedToSeconds: String {
+        let seconds = max(0, components.seconds)
+        return seconds >= 60 ? "\(seconds / 60)m\(seconds % 60)s" : "\(seconds)s"
+    }
+}

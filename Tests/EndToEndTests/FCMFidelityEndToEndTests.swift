@@ -106,6 +106,11 @@ struct FCMFidelityEndToEndTests {
         #expect(try await e.events.readAll(e.deadLetterTopic, idle: .seconds(3)).isEmpty, "nothing dead-lettered")
         #expect(try worker.metric("pushbridge_fcm_waiting_seconds") == 0)
         #expect(try worker.get("/readyz").status == 200)
+        // The log tells the outage as an operator reads it: when it started and when it ended,
+        // not a line per failed attempt.
+        let lines = worker.output.split(separator: "\n")
+        #expect(lines.count { $0.contains("FCM stopped answering") } == 1, "\(worker.output.suffix(3000))")
+        #expect(lines.count { $0.contains("FCM answering again after") } == 1, "\(worker.output.suffix(3000))")
         await expectCleanExit(worker)
         await e.stop()
     }
