@@ -5,27 +5,28 @@ import Mapping
 /// Glue between the mapping core and the Localization module, which knows nothing of mappings:
 /// what the mappings ask of the apps' string resources, for `lint` and `preview`.
 public enum LocKeyUses {
-    /// Every key each mapping can send, per platform it targets: the linter's input.
-    /// Silent mappings send none.
+    /// Every key each mapping can send (each variant's), per platform it targets: the linter's
+    /// input. Silent mappings send none.
     public static func uses(_ set: MappingSet) -> [KeyUse] {
         var uses: [KeyUse] = []
         for type in set.eventTypes {
-            guard let m = set.mappings[type], !m.silent else { continue }
-            let both = m.platforms.contains(.android) && m.platforms.contains(.ios)
-            for (field, notificationText) in [(KeyUse.Field.title, m.title), (.body, m.body)] {
-                guard let text = notificationText?.key else { continue }  // a plain text has no key to check
-                let location = SourceLocation(file: m.file, line: m.line)
-                if m.platforms.contains(.android) {
-                    uses.append(
-                        KeyUse(
-                            platform: .android, key: text.androidKey, argumentCount: text.args.count, field: field,
-                            eventType: type, location: location, counterpartKey: both ? text.iosKey : nil))
-                }
-                if m.platforms.contains(.ios) {
-                    uses.append(
-                        KeyUse(
-                            platform: .ios, key: text.iosKey, argumentCount: text.args.count, field: field,
-                            eventType: type, location: location, counterpartKey: both ? text.androidKey : nil))
+            for m in set.mappings(of: type) where !m.silent {
+                let both = m.platforms.contains(.android) && m.platforms.contains(.ios)
+                for (field, notificationText) in [(KeyUse.Field.title, m.title), (.body, m.body)] {
+                    guard let text = notificationText?.key else { continue }  // a plain text has no key to check
+                    let location = SourceLocation(file: m.file, line: m.line)
+                    if m.platforms.contains(.android) {
+                        uses.append(
+                            KeyUse(
+                                platform: .android, key: text.androidKey, argumentCount: text.args.count, field: field,
+                                eventType: type, location: location, counterpartKey: both ? text.iosKey : nil))
+                    }
+                    if m.platforms.contains(.ios) {
+                        uses.append(
+                            KeyUse(
+                                platform: .ios, key: text.iosKey, argumentCount: text.args.count, field: field,
+                                eventType: type, location: location, counterpartKey: both ? text.androidKey : nil))
+                    }
                 }
             }
         }

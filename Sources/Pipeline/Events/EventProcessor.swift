@@ -111,6 +111,10 @@ public final class EventProcessor: Sendable {
                 facts.eventType = old.eventType
                 facts.eventID = old.eventID
             }
+            if case .noVariant(let none) = failure {
+                facts.eventType = none.eventType
+                facts.eventID = none.eventID
+            }
             return .verdict(
                 .mappingFailed(failure, skipUnknownTypes: options.skipUnknownEventTypes, skipUsersWithoutDevices: options.skipUsersWithoutDevices))
         case .success(let rendered):
@@ -187,6 +191,7 @@ public final class EventProcessor: Sendable {
         // Once done, so an event retried after a failed write is counted once.
         if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
         if verdict.noDevices { metrics.usersWithoutDevices.increment() }
+        if verdict.unmatched, let eventType { metrics.unmatched(eventType: eventType) }
         return Outcome(verdict: verdict, done: true)
     }
 

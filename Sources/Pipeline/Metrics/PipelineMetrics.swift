@@ -142,6 +142,11 @@ public final class PipelineMetrics: Sendable {
         counter("pushbridge_events_too_old_total", [("event_type", eventType)]).increment()
     }
 
+    /// An event no variant of its type takes, done without a send (skipped or dead-lettered).
+    func unmatched(eventType: String) {
+        counter("pushbridge_events_unmatched_total", [("event_type", eventType)]).increment()
+    }
+
     /// A connection closed as dead after a silence with requests waiting (FCM's, the token
     /// endpoint's, the Schema Registry's), by `host:port`.
     public func deadConnection(host: String) {
