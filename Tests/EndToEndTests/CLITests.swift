@@ -8,7 +8,7 @@ struct CLITests {
     func validateExamples() async throws {
         let r = try await runPushbridge(["validate", "examples/mappings"])
         #expect(r.status == 0, "\(r.err)")
-        #expect(r.out.hasPrefix("ok: 2 files, 5 event types"))
+        #expect(r.out.hasPrefix("ok: 3 files, 6 event types"))
     }
 
     @Test("validate lists every error as file:line:column and exits 1")
