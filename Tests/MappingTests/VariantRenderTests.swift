@@ -166,4 +166,62 @@ struct VariantRenderTests {
                 == #"order.status_changed: variants shipped (/status = "shipped"), out_for_delivery (/status in ["out_for_delivery", "nearby"]), delivered_with_photo (/status = "delivered" and /proof_photo_url present), delivered (/status = "delivered"), refunded (/refund_cents = "0"); else skipped"#
         )
     }
+
+    @Test("a variant's own max_age and too_old, project and user target apply to the events it takes")
+    func ownEventLevelKeys() throws {
+        let set = try load(
+            """
+            version: 1
+            events:
+              e:
+                target: {token: t}
+                body: {key: k}
+                max_age: 1h
+                occurred_at: {field: /at}
+                collapse_key: {from: event_id}
+                variants:
+                  - name: urgent
+                    when: {field: /kind, equals: urgent}
+                    max_age: 5m
+                    too_old: dead-letter
+                    project: driver
+                  - name: user
+                    when: {field: /kind, equals: user}
+                    target: {user: {field: /user}, app: driver}
+                  - default: true
+            """)
+        #expect(set.warnings.count == 1, "the base's collapse key warned once, not once per variant: \(set.warnings)")
+        #expect(set.targetsUsers, "a variant targets a user: the worker needs the registry")
+        #expect(set.projectChoices.map { "\($0.line) \($0.name ?? "-") \($0.targetsUser)" } == ["10 driver false", "15 - true", "18 - false"])
+        let now: Int64 = 1_800_000_000
+        func render(_ kind: String, ageSeconds: Int64) -> Result<MappingSet.Rendered, MappingFailure> {
+            let json = #"{"type":"e","kind":"\#(kind)","user":"u1","at":\#((now - ageSeconds) * 1000)}"#
+            return set.render(EventRecord(value: Array(json.utf8)), now: now) { _ in [UserDevice(kind: .token, id: "d1", app: "driver")] }
+        }
+        guard case .failure(.tooOld(let old)) = render("urgent", ageSeconds: 600) else {
+            Issue.record("10 minutes is over the urgent variant's 5m")
+            return
+        }
+        #expect(old.maxAgeSeconds == 300 && old.action == .deadLetter)
+        #expect(try render("urgent", ageSeconds: 60).get().project == "driver")
+        #expect(try render("other", ageSeconds: 600).get().variant?.isDefault == true, "the default keeps the base's 1h")
+        let user = try render("user", ageSeconds: 0).get()
+        #expect(user.user == "u1" && user.messages.map(\.target.value) == ["d1"])
+    }
+
+    @Test("a default that is not last is reported as such, not as a missing `unmatched`")
+    func defaultNotLast() {
+        let e = loadErrors(
+            """
+            version: 1
+            events:
+              e:
+                target: {token: t}
+                body: {key: k}
+                variants:
+                  - default: true
+                  - when: {field: /s, equals: a}
+            """)
+        #expect(e.map(\.message) == ["variant \"#2\" comes after the default variant \"#1\" (line 7), which takes every event (event \"e\")"])
+    }
 }

@@ -49,6 +49,9 @@ struct UnmatchedVariantTests {
 
         let shipped = await p.process(Self.event("shipped", offset: 1))
         #expect(shipped.done && !shipped.verdict.unmatched && sender.accepted == ["t1"])
+        #expect(
+            try backend.expectCounter("pushbridge_events_by_variant_total", [("event_type", "order.status_changed"), ("variant", "shipped")])
+                .totalValue == 1)
     }
 
     @Test("unmatched: dead-letter: a dead-letter record with reason no_variant, the event's type and ID; counted as unmatched")

@@ -24,60 +24,66 @@ extension MappingLoader {
         }
         let start = errors.count
         let warningsStart = loadWarnings.count
+        let collapseStart = collapseKeys.count
         var loaded: [EventMapping] = []
         var inputs: [VariantAnalysis.Input] = []
         var names: [String: Int] = [:]
         for (index, item) in list.enumerated() {
             guard let own = mapping(item, "a variant of event \"\(type)\"") else { continue }
-            let line = item.mark?.line ?? 0
-            var name: String?
-            if let n = own["name"] {
-                if let text = n.scalar?.string, !text.isEmpty {
-                    name = text
-                    if let first = names[text] {
-                        fail(n, "variant name \"\(text)\" is used twice in event \"\(type)\"", hint: "first used at line \(first)")
-                    }
-                    names[text] = names[text] ?? line
-                } else {
-                    fail(n, "a variant's `name` must be a non-empty string")
-                }
-            }
-            var variant = Variant(name: name, index: index, conditions: [])
-            let label = "variant \"\(variant.label)\" of event \"\(type)\""
-            for k in Self.eventLevelKeys + ["variants", "unmatched"] {
-                guard let n = own.keys.first(where: { $0.scalar?.string == k }) else { continue }
-                fail(
-                    n, "`\(k)` cannot be set in a variant (\(label))",
-                    hint: Self.eventLevelKeys.contains(k)
-                        ? "the event's time is read before a variant is chosen: set it beside `variants`" : "set it beside `variants`")
-            }
-            variant.isDefault = own["default"].map { variantDefault($0) } ?? false
-            switch (own["when"], variant.isDefault) {
-            case (let w?, true): fail(w, "the default variant has no `when` (\(label))", hint: "it takes every event no earlier variant took")
-            case (let w?, false): variant.conditions = conditions(w, label) ?? []
-            case (nil, false): fail(item, "\(label) has neither `when` nor `default: true`", hint: "add `when: {field: /pointer, equals: value}`")
-            case (nil, true): break
-            }
-            inputs.append(VariantAnalysis.Input(label: variant.label, line: line, isDefault: variant.isDefault, conditions: variant.conditions))
-            let before = errors.count
-            let merged = Self.merged(base: base, variant: own, mark: item.mark)
-            if var m = loadEvent(type, key: item, .mapping(merged)) {
+            let (errorsBefore, warningsBefore) = (errors.count, loadWarnings.count)
+            let variant = variantKeys(own, item: item, index: index, names: &names)
+            inputs.append(
+                VariantAnalysis.Input(label: variant.label, line: item.mark?.line ?? 0, isDefault: variant.isDefault, conditions: variant.conditions))
+            if var m = loadEvent(type, key: item, .mapping(Self.merged(base: base, variant: own, mark: item.mark))) {
                 m.variant = variant
                 loaded.append(m)
             }
+            // What comes from the variant's own lines names it; what comes from the base does not.
             var lines = Set<Int>()
             Self.lines(item, into: &lines)
-            for i in before..<errors.count where lines.contains(errors[i].line) && !errors[i].message.contains("(variant \"") {
-                errors[i].message += " (variant \"\(variant.label)\")"
+            for i in errorsBefore..<errors.count where lines.contains(errors[i].line) { errors[i].message += " (variant \"\(variant.label)\")" }
+            for i in warningsBefore..<loadWarnings.count where lines.contains(loadWarnings[i].line) {
+                loadWarnings[i].message += " (variant \"\(variant.label)\")"
             }
         }
-        // An error or warning of the base is found once per variant: keep the first.
+        // What the base holds is found once per variant: keep the first.
         errors = Self.unique(errors, from: start)
         loadWarnings = Self.unique(loadWarnings, from: warningsStart)
+        var seen = Set<String>()
+        collapseKeys = collapseKeys.enumerated().filter { i, c in i < collapseStart || seen.insert("\(c.line):\(c.column)").inserted }.map(\.element)
         if errors.count == start { analyze(type, inputs, list) }
-        let unmatched = loadUnmatched(type, key: variantsKey ?? key, base, hasDefault: inputs.last?.isDefault ?? false)
+        let unmatched = loadUnmatched(type, key: variantsKey ?? key, base, hasDefault: inputs.contains(where: \.isDefault))
         guard errors.count == start, loaded.count == list.count else { return }
         variantSets.append(VariantSet(eventType: type, variants: loaded, unmatched: unmatched))
+    }
+
+    /// A variant's own keys: `name`, `when` or `default`; and none of those only the base may set.
+    private mutating func variantKeys(_ own: Node.Mapping, item: Node, index: Int, names: inout [String: Int]) -> Variant {
+        var variant = Variant(name: nil, index: index, conditions: [])
+        if let n = own["name"] {
+            if let text = n.scalar?.string, !text.isEmpty {
+                variant.name = text
+                if let first = names[text] { fail(n, "variant name \"\(text)\" is used twice", hint: "first used at line \(first)") }
+                names[text] = names[text] ?? item.mark?.line ?? 0
+            } else {
+                fail(n, "a variant's `name` must be a non-empty string")
+            }
+        }
+        for k in Self.eventLevelKeys + ["variants", "unmatched"] {
+            guard let n = own.keys.first(where: { $0.scalar?.string == k }) else { continue }
+            fail(
+                n, "`\(k)` cannot be set in a variant",
+                hint: Self.eventLevelKeys.contains(k)
+                    ? "the event's time is read before a variant is chosen: set it beside `variants`" : "set it beside `variants`")
+        }
+        variant.isDefault = own["default"].map { variantDefault($0) } ?? false
+        switch (own["when"], variant.isDefault) {
+        case (let w?, true): fail(w, "a default variant has no `when`", hint: "it takes every event no earlier variant took")
+        case (let w?, false): variant.conditions = conditions(w) ?? []
+        case (nil, false): fail(item, "a variant has neither `when` nor `default: true`", hint: "add `when: {field: /pointer, equals: value}`")
+        case (nil, true): break
+        }
+        return variant
     }
 
     private mutating func analyze(_ type: String, _ inputs: [VariantAnalysis.Input], _ list: [Node]) {
@@ -122,10 +128,10 @@ extension MappingLoader {
     }
 
     /// `when`: one condition, or a list of them that must all hold.
-    mutating func conditions(_ node: Node, _ label: String) -> [VariantCondition]? {
+    mutating func conditions(_ node: Node) -> [VariantCondition]? {
         let items = node.sequence.map(Array.init) ?? [node]
         guard !items.isEmpty else {
-            fail(node, "`when` of \(label) is an empty list", hint: "give at least one `{field: /pointer, equals: value}`")
+            fail(node, "`when` is an empty list", hint: "give at least one `{field: /pointer, equals: value}`")
             return nil
         }
         var result: [VariantCondition] = []

@@ -88,6 +88,8 @@ public final class EventProcessor: Sendable {
         /// Each message with the Firebase project ID it was sent with, once the event has them.
         var sent: [(message: FCMMessage, projectID: String)] = []
         var user: String?
+        /// The variant the event took, for an event type with variants (its name, or `#2`).
+        var variant: String?
     }
 
     enum Plan: Sendable {
@@ -121,6 +123,7 @@ public final class EventProcessor: Sendable {
             facts.eventType = rendered.event.type
             facts.eventID = rendered.event.id
             facts.user = rendered.user
+            facts.variant = rendered.variant?.label
             switch projects(of: rendered) {
             case .success(let sends) where sends.isEmpty:
                 // Every device of the user named an app the config lacks.
@@ -159,7 +162,7 @@ public final class EventProcessor: Sendable {
         }
         switch verdict.disposition {
         case .delivered, .skipped:
-            return counted(verdict, eventType: eventType)
+            return counted(verdict, eventType: eventType, variant: facts.variant)
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
                 message, reason: reason, topic: options.deadLetterTopic,
@@ -178,11 +181,11 @@ public final class EventProcessor: Sendable {
         case .abandoned:
             return Outcome(verdict: verdict, done: false)
         }
-        return counted(verdict, eventType: eventType)
+        return counted(verdict, eventType: eventType, variant: facts.variant)
     }
 
     /// Counts a verdict whose records (if any) are written: the event is done.
-    func counted(_ verdict: EventVerdict, eventType: String?) -> Outcome {
+    func counted(_ verdict: EventVerdict, eventType: String?, variant: String? = nil) -> Outcome {
         switch verdict.disposition {
         case .delivered: metrics.eventsDelivered.increment()
         case .skipped: metrics.eventsSkipped.increment()
@@ -192,6 +195,7 @@ public final class EventProcessor: Sendable {
         if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
         if verdict.noDevices { metrics.usersWithoutDevices.increment() }
         if verdict.unmatched, let eventType { metrics.unmatched(eventType: eventType) }
+        if let variant, let eventType { metrics.variant(eventType: eventType, variant: variant) }
         return Outcome(verdict: verdict, done: true)
     }
 
