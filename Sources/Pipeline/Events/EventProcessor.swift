@@ -169,12 +169,12 @@ public final class EventProcessor: Sendable {
                 eventType: eventType, eventID: eventID, project: Self.projectIDs(sent), nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.deadLettered(code: reason.code)
-            logger.warning(
-                "dead-lettered",
-                metadata: [
-                    "source": "\(message.topic)/\(message.partition)/\(message.offset)",
-                    "reason_code": "\(reason.code)", "reason": "\(reason.reason)",
-                ])
+            var metadata: Logger.Metadata = [
+                "source": "\(message.topic)/\(message.partition)/\(message.offset)",
+                "reason_code": "\(reason.code)", "reason": "\(reason.reason)",
+            ]
+            if let variant = facts.variant { metadata["variant"] = "\(variant)" }
+            logger.warning("dead-lettered", metadata: metadata)
         case .fatal(let why):
             logger.critical("cannot send: \(why)")
             return Outcome(verdict: verdict, done: false)
