@@ -33,9 +33,15 @@ struct ValidateCommand: ParsableCommand {
             )
             for type in set.eventTypes {
                 if let variants = set.variants(of: type) { print("  " + variants.summary) }
-                var printed: Set<String> = []  // variants may share the base's max_age
-                for mapping in set.mappings(of: type) {
-                    if let line = mapping.maxAgeSummary, printed.insert(line).inserted { print("  " + line) }
+                let mappings = set.mappings(of: type)
+                // Once when every variant has the base's; else each variant's, named.
+                let same = Set(mappings.map(\.maxAgeSummary)).count == 1
+                for mapping in same ? Array(mappings.prefix(1)) : mappings {
+                    guard var line = mapping.maxAgeSummary else { continue }
+                    if !same, let variant = mapping.variant {
+                        line = line.replacingOccurrences(of: "\(type):", with: "\(type) (variant \(variant.label)):")
+                    }
+                    print("  " + line)
                 }
             }
         } catch {

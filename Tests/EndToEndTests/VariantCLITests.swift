@@ -46,4 +46,39 @@ struct VariantCLITests {
                 #"  order.status_changed: variants shipped (/status = "shipped"), out_for_delivery (/status in ["out_for_delivery", "nearby"]), delivered_with_photo (/status = "delivered" and /proof_photo_url present), delivered (/status = "delivered"); else skipped"#
             ), "\(r.out)")
     }
+
+    @Test("validate: a variant with a max_age of its own is listed by name; an overlap warns with both lines")
+    func validateOwnMaxAge() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pb-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("v.yaml").path
+        try """
+        version: 1
+        events:
+          e:
+            target: {token: t}
+            body: {key: k}
+            max_age: 1h
+            variants:
+              - name: fast
+                when: {field: /s, equals: a}
+                max_age: 5m
+              - when: {field: /express, equals: true}
+              - default: true
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try await runPushbridge(["validate", file])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(
+            r.out.hasSuffix(
+                """
+                  e: variants fast (/s = "a"), #2 (/express = "true"), default
+                  e (variant fast): sent only within 5m of the Kafka timestamp; older: skipped; ttl: FCM's default
+                  e (variant #2): sent only within 1h of the Kafka timestamp; older: skipped; ttl: FCM's default
+                  e (variant #3): sent only within 1h of the Kafka timestamp; older: skipped; ttl: FCM's default
+
+                """), "\(r.out)")
+        #expect(
+            r.err.contains("\(file):11:9: warning: variants \"fast\" (line 8) and \"#2\" can both match an event; \"fast\" is chosen"), "\(r.err)")
+    }
 }
