@@ -83,4 +83,27 @@ struct VariantConditionTests {
             failure(set, #"{"type":"e","status":["a"]}"#)
                 == .wrongType(field: "/status", expected: "a string, number or boolean to compare", found: "array"))
     }
+
+    @Test(
+        "an unquoted number or boolean in the mapping is compared in the stringified form; a quoted one as written",
+        arguments: [
+            ("2.50", #"{"v":2.5}"#, true), ("2.50", #"{"v":"2.5"}"#, true), ("\"2.50\"", #"{"v":2.5}"#, false),
+            ("\"2.50\"", #"{"v":"2.50"}"#, true), ("1e3", #"{"v":1000}"#, true), ("007", #"{"v":"007"}"#, true),
+            ("True", #"{"v":true}"#, true), ("\"True\"", #"{"v":true}"#, false), ("3", #"{"v":3.0}"#, true),
+        ])
+    func writtenValues(literal: String, event: String, holds: Bool) throws {
+        let set = try load(
+            """
+            version: 1
+            events:
+              e:
+                target: {token: t}
+                body: {key: k}
+                variants:
+                  - when: {field: /v, equals: \(literal)}
+                unmatched: skip
+            """)
+        let json = #"{"type":"e","# + event.dropFirst()  // the event's members after its type
+        #expect((failure(set, json) == nil) == holds, "\(literal) against \(event)")
+    }
 }

@@ -175,16 +175,25 @@ extension MappingLoader {
     }
 
     /// A value to compare with: a string, number or boolean, as written.
+    /// An unquoted number or boolean is written as the stringification rule writes the event's
+    /// (`2.50` → `2.5`, `1e3` → `1000`, `True` → `true`), so it equals the same value in the event;
+    /// a quoted one is compared as written.
     private mutating func literal(_ node: Node) -> String? {
         guard let s = node.scalar else {
             fail(node, "a value to compare with must be a string, number or boolean")
             return nil
         }
-        if s.style == .plain, ["null", "Null", "NULL", "~", ""].contains(s.string) {
+        guard s.style == .plain else { return s.string }
+        if ["null", "Null", "NULL", "~", ""].contains(s.string) {
             fail(node, "null never equals a field's value", hint: "write `present: false` for a field that is null or missing")
             return nil
         }
-        return s.string
+        if ["true", "True", "TRUE"].contains(s.string) { return "true" }
+        if ["false", "False", "FALSE"].contains(s.string) { return "false" }
+        switch try? JSONParser.parse(s.string) {
+        case let number? where number.typeName == "integer" || number.typeName == "number": return Stringify.scalar(number) ?? s.string
+        default: return s.string
+        }
     }
 
     /// The base's keys with the variant's: a variant key replaces the base's, except in
