@@ -7,6 +7,7 @@ import RecordDecoding
 /// switch set.render(EventRecord(value: bytes)) { ... }
 /// ```
 public struct MappingSet: Sendable {
+    /// One per event type; for one with variants, its first variant (``mappings(of:)`` lists all).
     public let mappings: [String: EventMapping]
     public let eventFormat: EventFormat
     /// The compiled templates by event type, looked up per event without copying a mapping.
