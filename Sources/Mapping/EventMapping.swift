@@ -169,6 +169,9 @@ public struct EventMapping: Sendable {
         case remaining
     }
 
+    /// Set for one of an event type's variants (``VariantSet``): its name and conditions.
+    public var variant: Variant?
+
     /// The compiled byte template (set by ``MappingSet/load(files:)``); nil renders via the tree.
     var template: MessageTemplate?
 

@@ -7,6 +7,7 @@ import RecordDecoding
 /// switch set.render(EventRecord(value: bytes)) { ... }
 /// ```
 public struct MappingSet: Sendable {
+    /// One per event type; for one with variants, its first variant (``mappings(of:)`` lists all).
     public let mappings: [String: EventMapping]
     public let eventFormat: EventFormat
     /// The compiled templates by event type, looked up per event without copying a mapping.
@@ -22,6 +23,8 @@ public struct MappingSet: Sendable {
     let userTargets: [String: DeviceFilter]
     /// What loaded but is likely a mistake (e.g. a collapse key per event), file:line each.
     public let warnings: [MappingLoadError]
+    /// The event types with `variants` (``mappings`` holds their first variant); most sets have none.
+    let variantSets: [String: VariantSet]
 
     /// Loads mapping files given as (path, contents). Every error in every file is reported.
     /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
@@ -35,18 +38,24 @@ public struct MappingSet: Sendable {
             return m
         }
         let format = loader.format ?? EventFormat()
+        let variantSets = loader.variantSets.map { set in
+            var set = set
+            for i in set.variants.indices { set.variants[i].template = set.variants[i].compileTemplate() }
+            return set
+        }
         return MappingSet(
-            mappings: Dictionary(uniqueKeysWithValues: compiled.map { ($0.eventType, $0) }),
+            mappings: Dictionary(uniqueKeysWithValues: (compiled + variantSets.map { $0.variants[0] }).map { ($0.eventType, $0) }),
             eventFormat: format,
             templates: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.template.map { (m.eventType, $0) } }),
-            fields: EventFields(format: format, mappings: compiled),
+            fields: EventFields(format: format, mappings: compiled + variantSets.flatMap(\.variants)),
             maxAges: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.maxAge.map { (m.eventType, $0) } }),
             projects: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.project.map { (m.eventType, $0) } }),
             userTargets: Dictionary(
                 uniqueKeysWithValues: compiled.compactMap { m in
                     if case .user(_, let filter) = m.target { (m.eventType, filter) } else { nil }
                 }),
-            warnings: loader.warnings(format: format))
+            warnings: loader.warnings(format: format),
+            variantSets: Dictionary(uniqueKeysWithValues: variantSets.map { ($0.eventType, $0) }))
     }
 
     /// The outcome for one Kafka record.
@@ -58,13 +67,15 @@ public struct MappingSet: Sendable {
         public var project: String?
         /// The user a `user` target named, whose devices the messages go to.
         public var user: String?
+        /// The variant chosen, for an event type with `variants`.
+        public var variant: Variant?
     }
 
     /// A user's devices, from the device registry; throws when the registry cannot be read.
     public typealias DeviceLookup = @Sendable (_ user: String) throws -> [UserDevice]
 
     /// Whether some event type targets a user: the worker needs a device registry.
-    public var targetsUsers: Bool { !userTargets.isEmpty }
+    public var targetsUsers: Bool { !userTargets.isEmpty || variantSets.values.contains(where: \.targetsUsers) }
 
     /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
     ///
@@ -87,16 +98,23 @@ public struct MappingSet: Sendable {
         case .success(let e): event = e
         case .failure(let f): return .failure(f)
         }
+        var chosen: EventMapping?  // for an event type with variants; nil for the others
+        if !variantSets.isEmpty, let set = variantSets[event.type] {
+            switch choose(set, event) {
+            case .success(let m): chosen = m
+            case .failure(let f): return .failure(f)
+            }
+        }
         var now = now
         var remaining: Int?
-        if !maxAges.isEmpty, let maxAge = maxAges[event.type] {
+        if let maxAge = chosen.map({ $0.maxAge }) ?? (maxAges.isEmpty ? nil : maxAges[event.type]) {
             switch age(event, record: record, maxAge: maxAge, now: &now, check: check) {
             case .success(let seconds): remaining = seconds
             case .failure(let f): return .failure(f)
             }
         }
         var project: String?
-        if !projects.isEmpty, let source = projects[event.type] {
+        if let source = chosen.map({ $0.project }) ?? (projects.isEmpty ? nil : projects[event.type]) {
             do throws(MappingFailure) {
                 project = try Resolver(event: event, now: now).string(source, role: "project")
             } catch {
@@ -105,19 +123,23 @@ public struct MappingSet: Sendable {
         }
         var user: String?
         var devices: [UserDevice] = []
-        if !userTargets.isEmpty, let filter = userTargets[event.type], let mapping = mappings[event.type] {
+        if let filter = chosen.map(Self.userFilter) ?? (userTargets.isEmpty ? nil : userTargets[event.type]),
+            let mapping = chosen ?? mappings[event.type]
+        {
             switch userDevices(mapping, event, filter: filter, lookup: lookup) {
             case .success(let found): (user, devices) = found
             case .failure(let f): return .failure(f)
             }
         }
-        if let template = templates[event.type], let messages = try? template.render(event, now: now, remainingTTL: remaining) {
-            return .success(Rendered(event: event, messages: messages, project: project))
+        if let template = chosen.map({ $0.template }) ?? templates[event.type],
+            let messages = try? template.render(event, now: now, remainingTTL: remaining)
+        {
+            return .success(Rendered(event: event, messages: messages, project: project, variant: chosen?.variant))
         }
         // No template, or a failure, which the tree path names.
-        guard let mapping = mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
+        guard let mapping = chosen ?? mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
         return mapping.render(event, now: now, remainingTTL: remaining, devices: devices).map {
-            Rendered(event: event, messages: $0, project: project, user: user)
+            Rendered(event: event, messages: $0, project: project, user: user, variant: chosen?.variant)
         }
     }
 
@@ -144,7 +166,7 @@ public struct MappingSet: Sendable {
     /// Where the mappings choose a project, for checking them against the config's
     /// `fcm.projects` when a worker starts. Sorted by file and line.
     public var projectChoices: [ProjectChoice] {
-        mappings.values.map { m -> ProjectChoice in
+        allMappings.map { m -> ProjectChoice in
             let fixed: String?
             let field: String?
             switch m.project {

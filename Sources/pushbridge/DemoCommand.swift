@@ -73,6 +73,7 @@ struct DemoCommand: AsyncParsableCommand {
                 KafkaProducerRecord(topic: topics.events, key: event.key, value: event.value, headers: event.headers))
             ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1)
         }
+        DemoEvents.printVariants(events, mappings: mappingSet)
 
         // The device registry: examples/registry's record for user-42 (two phones of the
         // consumer app), read into a store before the first event, as a worker does.

@@ -6,6 +6,7 @@ import Jobs
 import Kafka
 import Localization
 import Logging
+import Mapping
 import MappingLocalization
 import Operations
 
@@ -44,6 +45,23 @@ enum DemoEvents {
             events.append(DemoEvent(key: Array("gen-\(i)".utf8), value: Array(value.utf8)))
         }
         return events
+    }
+
+    /// `   order-status-shipped.json: variant: shipped (/status = "shipped")` for each event whose
+    /// type has variants: which one the worker is about to send, rendered here as `render` does.
+    static func printVariants(_ events: [DemoEvent], mappings: MappingSet) {
+        for event in events {
+            let record = EventRecord(value: event.value, headers: event.headers.map { ($0.name, $0.value) })
+            let line: String
+            switch mappings.render(record, maxAge: .ignore) {
+            case .success(let rendered):
+                guard let variant = rendered.variant else { continue }
+                line = variant.summary
+            case .failure(.noVariant(let none)): line = none.summary
+            case .failure: continue
+            }
+            Swift.print("   \(String(decoding: event.key ?? [], as: UTF8.self)): \(line)")
+        }
     }
 }
 

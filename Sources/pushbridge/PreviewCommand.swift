@@ -43,6 +43,7 @@ struct PreviewCommand: ParsableCommand {
         switch set.render(record, maxAge: .ignore) {
         case .success(let r): rendered = r
         case .failure(let failure):
+            if case .noVariant(let none) = failure { print(none.summary) }
             FileHandle.standardError.write(Data("cannot render: \(failure.reason) [\(failure.code)]\n".utf8))
             throw ExitCode(2)
         }
@@ -55,9 +56,11 @@ struct PreviewCommand: ParsableCommand {
             for push in LocKeyUses.pushes(message.json) where !pushes.contains(push) { pushes.append(push) }
         }
         let type = rendered.event.type
-        let origin = set.mappings[type].map { " (\($0.file):\($0.line))" } ?? ""
+        let mapping = set.mappings(of: type).first { $0.variant == rendered.variant }
+        let origin = mapping.map { " (\($0.file):\($0.line))" } ?? ""
         let count = rendered.messages.count
         print("\(type)\(origin): \(count) message\(count == 1 ? "" : "s")\(count > 1 ? ", same text for each" : "")")
+        if let variant = rendered.variant { print(variant.summary) }
         let web = rendered.messages.lazy.compactMap { LocKeyUses.webTexts($0.json) }.first
         if let web { print("web: " + [web.title, web.body].compactMap { $0 }.joined(separator: " — ")) }
         guard !pushes.isEmpty else {

@@ -10,7 +10,8 @@ struct RenderCommand: ParsableCommand {
         discussion: """
             Prints one {"message": ...} body per line (one per token for a token list), exactly as \
             pushbridge would POST it to FCM's messages:send, or the reason the event cannot be sent \
-            (exit status 2).
+            (exit status 2). For an event type with variants, standard error says which variant was \
+            taken and why (variant: shipped (/status = "shipped")), or that none matched.
 
             A mapping with a max_age renders only an event young enough to send, as `run` would; an \
             older one prints why (too_old). Its age is measured to --now (default: the clock) from the \
@@ -56,10 +57,12 @@ struct RenderCommand: ParsableCommand {
         // The age is measured to the same whole second that sets apns-expiration.
         switch set.render(record, now: nowMilliseconds / 1000, maxAge: ignoreMaxAge ? .ignore : .enforce) {
         case .success(let rendered):
+            if let variant = rendered.variant { FileHandle.standardError.write(Data("\(variant.summary)\n".utf8)) }
             for message in rendered.messages {
                 print(String(decoding: message.requestBody(validateOnly: validateOnly, pretty: pretty), as: UTF8.self))
             }
         case .failure(let failure):
+            if case .noVariant(let none) = failure { FileHandle.standardError.write(Data("\(none.summary)\n".utf8)) }
             FileHandle.standardError.write(Data("cannot render: \(failure.reason) [\(failure.code)]\n".utf8))
             throw ExitCode(2)
         }

@@ -38,12 +38,14 @@ struct ReplayOutput: ReplayReporter {
         stderr("replay: stopping; waiting for the events in flight")
     }
 
-    /// `{"body":{…},"source":"events/0/12"}` per message, or `{"error":{"code":…,"reason":…},"source":…}`.
+    /// `{"body":{…},"source":"events/0/12"}` per message (with `"variant":"shipped"` for an event
+    /// type with variants), or `{"error":{"code":…,"reason":…},"source":…}`.
     func rendered(_ message: KafkaMessage, _ result: Result<MappingSet.Rendered, MappingFailure>) {
         guard printRendered else { return }
         var members: [(key: String, value: JSONValue)] = [("source", .string("\(message.topic)/\(message.partition)/\(message.offset)"))]
         switch result {
         case .success(let r):
+            if let variant = r.variant { members.append(("variant", .string(variant.label))) }
             for m in r.messages {
                 let body = (try? JSONParser.parse(m.encoded)) ?? .null
                 print(JSONWriter.string(.object(members + [("body", body)])))

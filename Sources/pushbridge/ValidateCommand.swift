@@ -10,8 +10,9 @@ struct ValidateCommand: ParsableCommand {
             Errors are printed as FILE:LINE:COLUMN: error: MESSAGE, with a hint, for editors and CI. \
             The exit status is 1 if any file has an error; pushbridge never starts on a half-valid mapping. \
             Warnings (FILE:LINE:COLUMN: warning: ...) point at what loads but is likely a mistake, such as \
-            a collapse key taken from the event ID; they do not change the exit status. Event types with a \
-            max_age are listed after the summary, with what becomes of an event too old to send.
+            a collapse key taken from the event ID; they do not change the exit status. Event types with \
+            variants are listed after the summary with their variants in order, and those with a max_age \
+            with what becomes of an event too old to send.
 
             Examples:
               pushbridge validate examples/mappings
@@ -30,7 +31,19 @@ struct ValidateCommand: ParsableCommand {
             print(
                 "ok: \(files.count) file\(files.count == 1 ? "" : "s"), \(set.mappings.count) event type\(set.mappings.count == 1 ? "" : "s"): \(set.eventTypes.joined(separator: ", "))"
             )
-            for type in set.eventTypes { if let line = set.mappings[type]?.maxAgeSummary { print("  " + line) } }
+            for type in set.eventTypes {
+                if let variants = set.variants(of: type) { print("  " + variants.summary) }
+                let mappings = set.mappings(of: type)
+                // Once when every variant has the base's; else each variant's, named.
+                let same = Set(mappings.map(\.maxAgeSummary)).count == 1
+                for mapping in same ? Array(mappings.prefix(1)) : mappings {
+                    guard var line = mapping.maxAgeSummary else { continue }
+                    if !same, let variant = mapping.variant {
+                        line = line.replacingOccurrences(of: "\(type):", with: "\(type) (variant \(variant.label)):")
+                    }
+                    print("  " + line)
+                }
+            }
         } catch {
             MappingFiles.printErrors(error)
             throw ExitCode(1)

@@ -31,7 +31,7 @@ struct SchemaTests {
         #expect(lines.allSatisfy { $0.hasSuffix(" valid") }, "\(lines)")
     }
 
-    @Test("fid, fids, replace_id, conditions and max_age validate")
+    @Test("fid, fids, replace_id, conditions, max_age and variants validate")
     func newFields() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path
         try """
@@ -55,6 +55,21 @@ struct SchemaTests {
             android: {priority: high, ttl: 1h, visibility: private, event_time: {field: /at, unit: s}, sticky: true, notification_priority: max, data: {x: y}}
             apns: {priority: low, collapse_id: c, sound: {critical: true, name: a.caf, volume: 0.5}, subtitle: {key: s}, analytics_label: ios}
             web: {link: "https://example.com/a", urgency: very-low, topic: a-1, ttl: 10m, require_interaction: true, title: Hi}
+          v:
+            target: {token: t}
+            data: {a: b}
+            variants:
+              - {name: one, when: {field: /s, equals: 1}, body: {key: k1}, ttl: 2d, data: {c: d}}
+              - {when: [{field: /s, one_of: [a, true]}, {field: /p, present: true}], body: {key: k2}, target: {topic: news}}
+            unmatched: dead-letter
+          l:
+            target: {token: t}
+            body: {key: k}
+            max_age: 10m
+            occurred_at: {field: /at}
+            variants:
+              - {when: {field: /s, present: false}, title: T}
+              - {default: true, too_old: dead-letter}
         """.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(try await Self.check([file]).first?.hasSuffix(" valid") == true)
@@ -95,6 +110,18 @@ struct SchemaTests {
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 0\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    too_old: drop\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    occurred_at: {field: /at, unit: us}\n",
+            // variants
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{when: {field: /s, equals: a}}]\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{default: true}]\n    unmatched: skip\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: []\n    unmatched: skip\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{when: {field: /s, equals: a}}]\n    unmatched: drop\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{body: {key: k2}}]\n    unmatched: skip\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{when: {field: /s, equals: a, present: true}}]\n    unmatched: skip\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{when: {field: s, equals: a}}]\n    unmatched: skip\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{when: {field: /s, equals: [a]}}]\n    unmatched: skip\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 1m\n    variants: [{when: {field: /s, equals: a}, occurred_at: {field: /at}}]\n    unmatched: skip\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{when: {field: /s, equals: a}, ttl: forever}]\n    unmatched: skip\n",
+            "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    unmatched: skip\n",
         ])
     func invalidRejected(yaml: String) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path

@@ -3,8 +3,10 @@ import Yams
 /// Reads mapping files (YAML or JSON, format v1) into ``EventMapping`` values, collecting every
 /// error with its file, line and column. See docs/mapping.md.
 struct MappingLoader {
-    private(set) var errors: [MappingLoadError] = []
+    var errors: [MappingLoadError] = []
     private(set) var mappings: [EventMapping] = []
+    /// The event types with `variants`, each variant a whole mapping (not in ``mappings``).
+    var variantSets: [VariantSet] = []
     private(set) var format: EventFormat?
     private var formatDefinedAt: String?
     private var definedAt: [String: String] = [:]
@@ -67,7 +69,11 @@ struct MappingLoader {
                 continue
             }
             definedAt[type] = here
-            if let m = loadEvent(type, key: key, value) { mappings.append(m) }
+            if let m = value.mapping, m["variants"] != nil || m["unmatched"] != nil {
+                loadVariants(type, key: key, m)
+            } else if let m = loadEvent(type, key: key, value) {
+                mappings.append(m)
+            }
         }
     }
 
@@ -92,7 +98,7 @@ struct MappingLoader {
         formatDefinedAt = "\(file):\(node.mark?.line ?? 0)"
     }
 
-    private mutating func loadEvent(_ type: String, key: Node, _ node: Node) -> EventMapping? {
+    mutating func loadEvent(_ type: String, key: Node, _ node: Node) -> EventMapping? {
         let before = errors.count
         guard let m = mapping(node, "event \"\(type)\"") else { return nil }
         checkKeys(m, allowed: Self.eventKeys, in: "event \"\(type)\"")

@@ -31,6 +31,9 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
     /// The value is not what the topic's `kafka.value_formats` says, or it is a Schema Registry
     /// record and no registry is configured.
     case wrongValueFormat(String)
+    /// No variant of the event's type takes it, and it has no default: skipped or
+    /// dead-lettered as the mapping's `unmatched` says.
+    case noVariant(NoVariant)
 
     /// A short stable code for dead-letter headers and metrics.
     public var code: String {
@@ -51,6 +54,7 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .unknownSchema: "unknown_schema"
         case .invalidSchema: "invalid_schema"
         case .wrongValueFormat: "wrong_value_format"
+        case .noVariant: "no_variant"
         }
     }
 
@@ -74,6 +78,7 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .unknownSchema(let id): "the Schema Registry has no schema with ID \(id)"
         case .invalidSchema(let id, let why): "schema \(id) from the Schema Registry cannot be read: \(why)"
         case .wrongValueFormat(let why): why
+        case .noVariant(let n): "no variant of event type \"\(n.eventType)\" matches the event"
         }
     }
 

@@ -135,7 +135,7 @@ extension EventProcessor {
         let verdict = EventVerdict.sends([(fcmMessage, result)])
         switch verdict.disposition {
         case .delivered where verdict.invalidations.isEmpty && options.outcomeTopic == nil:
-            return .outcome(counted(verdict, eventType: prepared.facts.eventType))
+            return .outcome(counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant))
         case .abandoned:
             return .outcome(Outcome(verdict: verdict, done: false))
         default:

@@ -90,6 +90,8 @@ public final class EventProcessor: Sendable {
         /// Each message with the Firebase project ID it was sent with, once the event has them.
         var sent: [(message: FCMMessage, projectID: String)] = []
         var user: String?
+        /// The variant the event took, for an event type with variants (its name, or `#2`).
+        var variant: String?
     }
 
     enum Plan: Sendable {
@@ -113,12 +115,17 @@ public final class EventProcessor: Sendable {
                 facts.eventType = old.eventType
                 facts.eventID = old.eventID
             }
+            if case .noVariant(let none) = failure {
+                facts.eventType = none.eventType
+                facts.eventID = none.eventID
+            }
             return .verdict(
                 .mappingFailed(failure, skipUnknownTypes: options.skipUnknownEventTypes, skipUsersWithoutDevices: options.skipUsersWithoutDevices))
         case .success(let rendered):
             facts.eventType = rendered.event.type
             facts.eventID = rendered.event.id
             facts.user = rendered.user
+            facts.variant = rendered.variant?.label
             switch projects(of: rendered) {
             case .success(let sends) where sends.isEmpty:
                 // Every device of the user named an app the config lacks.
@@ -166,26 +173,26 @@ public final class EventProcessor: Sendable {
         }
         switch verdict.disposition {
         case .delivered, .skipped:
-            return counted(verdict, eventType: eventType)
+            return counted(verdict, eventType: eventType, variant: facts.variant)
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
                 message, reason: reason, topic: options.deadLetterTopic,
                 eventType: eventType, eventID: eventID, project: Self.projectIDs(sent), nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.deadLettered(code: reason.code)
-            logger.warning(
-                "dead-lettered",
-                metadata: [
-                    "source": "\(message.topic)/\(message.partition)/\(message.offset)",
-                    "reason_code": "\(reason.code)", "reason": "\(reason.reason)",
-                ])
+            var metadata: Logger.Metadata = [
+                "source": "\(message.topic)/\(message.partition)/\(message.offset)",
+                "reason_code": "\(reason.code)", "reason": "\(reason.reason)",
+            ]
+            if let variant = facts.variant { metadata["variant"] = "\(variant)" }
+            logger.warning("dead-lettered", metadata: metadata)
         case .fatal(let why):
             logger.critical("cannot send: \(why)")
             return Outcome(verdict: verdict, done: false)
         case .abandoned:
             return Outcome(verdict: verdict, done: false)
         }
-        return counted(verdict, eventType: eventType)
+        return counted(verdict, eventType: eventType, variant: facts.variant)
     }
 
     /// Writes the event's outcome records (`topics.outcomes`): one per send, or one for an event
@@ -213,14 +220,14 @@ public final class EventProcessor: Sendable {
         for (outcome, push, attempts) in outcomes {
             let record = OutputRecords.outcome(
                 outcome, topic: topic, source: message, eventType: facts.eventType, eventID: facts.eventID, push: push, user: facts.user,
-                attempts: attempts, nowMilliseconds: now)
+                variant: facts.variant, attempts: attempts, nowMilliseconds: now)
             guard await write(record, for: message) else { return false }
         }
         return true
     }
 
     /// Counts a verdict whose records (if any) are written: the event is done.
-    func counted(_ verdict: EventVerdict, eventType: String?) -> Outcome {
+    func counted(_ verdict: EventVerdict, eventType: String?, variant: String? = nil) -> Outcome {
         switch verdict.disposition {
         case .delivered: metrics.eventsDelivered.increment()
         case .skipped: metrics.eventsSkipped.increment()
@@ -229,6 +236,8 @@ public final class EventProcessor: Sendable {
         // Once done, so an event retried after a failed write is counted once.
         if verdict.tooOld, let eventType { metrics.tooOld(eventType: eventType) }
         if verdict.noDevices { metrics.usersWithoutDevices.increment() }
+        if verdict.unmatched, let eventType { metrics.unmatched(eventType: eventType) }
+        if let variant, let eventType { metrics.variant(eventType: eventType, variant: variant) }
         return Outcome(verdict: verdict, done: true)
     }
 

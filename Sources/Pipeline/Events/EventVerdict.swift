@@ -15,7 +15,9 @@ import Mapping
 ///   it is not the event's fault, so the event stays unfinished and is not committed;
 /// - a send cut short because the worker is stopping → abandoned: not done, no records;
 /// - older than its mapping's `max_age` → nothing sent: skipped, or a dead-letter record
-///   (`too_old: dead-letter`); counted as too old either way.
+///   (`too_old: dead-letter`); counted as too old either way;
+/// - taken by no variant of its type → nothing sent: skipped, or a dead-letter record
+///   (`unmatched: dead-letter`, reason `no_variant`); counted as unmatched either way.
 public struct EventVerdict: Sendable, Equatable {
     public enum Disposition: Sendable, Equatable {
         /// Every send was acknowledged (or its token is gone).
@@ -41,6 +43,8 @@ public struct EventVerdict: Sendable, Equatable {
     public var tooOld: Bool
     /// A `user` target whose user has no device: not sent (skipped or dead-lettered), counted.
     public var noDevices: Bool
+    /// Taken by no variant of its event type: not sent (skipped or dead-lettered), counted.
+    public var unmatched = false
 
     public init(
         disposition: Disposition, invalidations: [TokenInvalidation] = [], sent: Int = 0, tooOld: Bool = false, noDevices: Bool = false
@@ -68,6 +72,13 @@ public struct EventVerdict: Sendable, Equatable {
             return EventVerdict(disposition: .skipped(reason: failure.reason), tooOld: true)
         case .tooOld:
             return EventVerdict(disposition: .deadLetter(DeadLetterReason(code: failure.code, reason: failure.reason)), tooOld: true)
+        case .noVariant(let none):
+            var verdict =
+                none.action == .skip
+                ? EventVerdict(disposition: .skipped(reason: failure.reason))
+                : EventVerdict(disposition: .deadLetter(DeadLetterReason(code: failure.code, reason: failure.reason)))
+            verdict.unmatched = true
+            return verdict
         default:
             return EventVerdict(disposition: .deadLetter(DeadLetterReason(code: failure.code, reason: failure.reason)))
         }

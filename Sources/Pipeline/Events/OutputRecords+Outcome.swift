@@ -45,6 +45,7 @@ extension EventVerdict {
     var skipCode: String {
         if tooOld { return "too_old" }
         if noDevices { return "no_devices" }
+        if unmatched { return "no_variant" }
         return "unknown_event_type"
     }
 }
@@ -58,13 +59,14 @@ extension OutputRecords {
     /// apart, not enough to send to one.
     public static func outcome(
         _ outcome: PushOutcome, topic: String, source: KafkaMessage, eventType: String?, eventID: String?,
-        push: (message: FCMMessage, projectID: String)?, user: String?, attempts: Int, nowMilliseconds: Int64
+        push: (message: FCMMessage, projectID: String)?, user: String?, variant: String? = nil, attempts: Int, nowMilliseconds: Int64
     ) -> KafkaProducerRecord {
         let coordinates = "\(source.topic)/\(source.partition)/\(source.offset)"
         var members: [(key: String, value: JSONValue)] = [("result", .string(outcome.name)), ("source", .string(coordinates))]
         if let eventID { members.append(("event_id", .string(eventID))) }
         if let eventType { members.append(("event_type", .string(eventType))) }
         if let user { members.append(("user", .string(user))) }
+        if let variant { members.append(("variant", .string(variant))) }
         if let (message, projectID) = push {
             let value = message.target.isDevice ? "…" + String(message.target.value.suffix(8)) : message.target.value
             members.append(("target", .object([("kind", .string(message.target.kind.rawValue)), ("id", .string(value))])))

@@ -147,6 +147,17 @@ public final class PipelineMetrics: Sendable {
         counter("pushbridge_events_too_old_total", [("event_type", eventType)]).increment()
     }
 
+    /// An event no variant of its type takes, done without a send (skipped or dead-lettered).
+    func unmatched(eventType: String) {
+        counter("pushbridge_events_unmatched_total", [("event_type", eventType)]).increment()
+    }
+
+    /// An event of a type with variants, done (delivered, or dead-lettered after its variant was
+    /// chosen), by the variant it took.
+    func variant(eventType: String, variant: String) {
+        counter("pushbridge_events_by_variant_total", [("event_type", eventType), ("variant", variant)]).increment()
+    }
+
     /// A connection closed as dead after a silence with requests waiting (FCM's, the token
     /// endpoint's, the Schema Registry's), by `host:port`.
     public func deadConnection(host: String) {

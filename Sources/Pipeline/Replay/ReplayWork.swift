@@ -67,6 +67,7 @@ struct ReplayWork: EngineWork {
             case .success(let r): return (.sent(messages: r.messages.count), 0, true)
             case .failure(.unknownEventType): return (.skipped, 0, true)
             case .failure(.tooOld): return (.tooOld, 0, true)
+            case .failure(.noVariant(let none)) where none.action == .skip: return (.skipped, 0, true)
             case .failure: return (.deadLettered, 0, true)
             }
         case .send(let processor):
