@@ -159,6 +159,10 @@ public struct EventMapping: Sendable {
         case remaining
     }
 
+    /// The `fcm:` overlay: any other field of FCM's message (docs/mapping.md, *Any other FCM
+    /// field*).
+    var overlay: FCMOverlay?
+
     /// The compiled byte template (set by ``MappingSet/load(files:)``); nil renders via the tree.
     var template: MessageTemplate?
 

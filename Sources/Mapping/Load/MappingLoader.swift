@@ -20,6 +20,7 @@ struct MappingLoader {
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
+        "fcm",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -151,6 +152,7 @@ struct MappingLoader {
         if let collapse = mapping.collapseKey, let n = m["collapse_key"] {
             collapseKeys.append((file, n.mark?.line ?? 1, n.mark?.column ?? 1, collapse))
         }
+        if let n = m["fcm"] { loadOverlay(n, m, into: &mapping) }  // last: checked against what the other keys render
         return errors.count == before && target != nil ? mapping : nil
     }
 

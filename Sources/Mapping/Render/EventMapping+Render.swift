@@ -101,7 +101,7 @@ extension EventMapping {
     }
 
     /// Everything but the target.
-    private func sharedMembers(_ r: Resolver) throws(MappingFailure) -> [(key: String, value: JSONValue)] {
+    func sharedMembers(_ r: Resolver) throws(MappingFailure) -> [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
         let ios = platforms.contains(.ios)
         let collapse = try collapseKey.map { (s) throws(MappingFailure) in try r.collapseID(s, role: "collapse_key", forAPNs: ios) }
@@ -117,6 +117,7 @@ extension EventMapping {
             members.append(("data", .object(map)))
         }
         if let analyticsLabel { members.append(("fcm_options", .object([("analytics_label", .string(analyticsLabel))]))) }
+        try mergeOverlay(into: &members, r)
         return members
     }
 
