@@ -8,7 +8,8 @@ message type it reaches, each field's type, format, enum values, repetition, and
 deprecated, output only or required) to Sources/FCMEmulator/DiscoverySchema.generated.swift: the
 table the emulator validates requests with (docs/emulator.md); and the same table to
 Sources/Mapping/Load/FCMSchema.generated.swift, which the mapping loader checks the `fcm:` overlay
-against (docs/mapping.md). Standard library only.
+against (docs/mapping.md), and the overlay's `$defs` (the `"fcm…"` lines at the top of `$defs`) in
+schemas/mapping.schema.json. Standard library only.
 
   scripts/fcm-schema.py            write the generated file
   scripts/fcm-schema.py --check    exit 1 (with a diff) if a committed file is not what the
@@ -170,6 +171,92 @@ def generate(doc, type_name, test):
     return "\n".join(lines)
 
 
+SCHEMA = os.path.join(ROOT, "schemas", "mapping.schema.json")
+# What the `fcm:` overlay refuses (MappingLoader+Overlay.swift): left out of its schema.
+REFUSED = {"Message": {"token", "fid", "topic", "condition", "name", "data", "android_v2"}}
+
+
+def camel(name):
+    """The lowerCamelCase JSON name of a proto name, which FCM's parser reads too."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def value_schema(prop):
+    """A JSON Schema for one value of the overlay: a literal of the field's type, or {field: /pointer}."""
+    if "$ref" in prop:
+        return {"$ref": f"#/$defs/fcm{prop['$ref']}"}
+    t, fmt = prop.get("type"), prop.get("format")
+    if t == "object":
+        if prop.get("additionalProperties", {}).get("type") == "string":
+            return {"type": "object", "additionalProperties": {"$ref": "#/$defs/source"}}
+        return {"type": "object", "description": "Free JSON: any value; {field: /pointer} keeps the event value's JSON type."}
+    if t == "string" and "enum" not in prop and fmt is None:
+        return {"$ref": "#/$defs/source"}
+    literal = {
+        "boolean": {"type": "boolean"},
+        "integer": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647},
+        "number": {"type": "number"},
+    }.get(t)
+    if t == "string":
+        if "enum" in prop:
+            literal = {"enum": prop["enum"]}
+        elif fmt == "google-duration":
+            literal = {"type": "string", "pattern": "^[0-9]{1,12}(\\.[0-9]{1,9})?s$"}
+        else:
+            literal = {"type": "string", "format": "date-time"}
+    return {"oneOf": [literal, {"$ref": "#/$defs/fcmField"}]}
+
+
+def overlay_defs(doc):
+    """The overlay's `$defs` lines for schemas/mapping.schema.json: one per message type."""
+    schemas = doc["schemas"]
+    names, todo = set(), ["Message"]
+    while todo:  # the types the overlay reaches: not through a refused field (android_v2)
+        name = todo.pop()
+        if name in names:
+            continue
+        names.add(name)
+        for prop_name, prop in schemas[name].get("properties", {}).items():
+            ref = prop.get("$ref") or prop.get("items", {}).get("$ref")
+            if ref and snake(prop_name) not in REFUSED.get(name, ()):
+                todo.append(ref)
+    defs = {
+        "fcmField": {
+            "type": "object", "additionalProperties": False, "required": ["field"],
+            "properties": {"field": {"$ref": "#/$defs/pointer"}, "default": {"type": ["string", "number", "boolean"]}},
+        }
+    }
+    for name in sorted(names):
+        properties, required = {}, []
+        for prop_name, prop in sorted(schemas[name].get("properties", {}).items(), key=lambda p: snake(p[0])):
+            proto = snake(prop_name)
+            if proto in REFUSED.get(name, ()) or prop.get("deprecated") or prop.get("readOnly"):
+                continue
+            value = {"type": "array", "items": value_schema(prop["items"])} if prop.get("type") == "array" else value_schema(prop)
+            properties[proto] = value
+            if camel(proto) != proto:
+                properties[camel(proto)] = value
+            if prop.get("description", "").startswith("Required."):
+                required.append(proto)
+        entry = {"type": "object", "additionalProperties": False}
+        if required:  # in either spelling
+            entry["allOf"] = [{"anyOf": [{"required": [r]}, {"required": [camel(r)]}]} for r in required]
+        entry["properties"] = properties
+        defs[f"fcm{name}"] = entry
+    return [f'    "{key}": {json.dumps(value, separators=(", ", ": "))},' for key, value in defs.items()]
+
+
+def with_overlay_defs(text, doc):
+    """schemas/mapping.schema.json with its generated `fcm…` $defs (the lines after `"$defs": {`) replaced."""
+    lines = text.split("\n")
+    start = lines.index('  "$defs": {') + 1
+    end = start
+    while end < len(lines) and re.match(r'^    "fcm[A-Za-z0-9]*": \{', lines[end]):
+        end += 1
+    return "\n".join(lines[:start] + overlay_defs(doc) + lines[end:])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true")
@@ -198,6 +285,20 @@ def main():
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
         print(f"fcm-schema: wrote {name} (revision {doc['revision']})")
+    committed = open(SCHEMA, encoding="utf-8").read()
+    text = with_overlay_defs(committed, doc)
+    name = os.path.relpath(SCHEMA, ROOT)
+    if not args.check:
+        with open(SCHEMA, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"fcm-schema: wrote the fcm overlay's $defs in {name}")
+    elif committed != text:
+        sys.stdout.writelines(difflib.unified_diff(
+            committed.splitlines(True), text.splitlines(True), f"committed {name}", "generated now"))
+        print(f"fcm-schema: the fcm overlay's $defs in {name} are not what scripts/fcm-schema.py generates: run it", file=sys.stderr)
+        stale = True
+    else:
+        print(f"fcm-schema: the fcm overlay's $defs in {name} match revision {doc['revision']}")
     if stale:
         sys.exit(1)
 
