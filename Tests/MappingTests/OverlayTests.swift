@@ -25,7 +25,7 @@ struct OverlayTests {
               apns:
                 headers: {apns-id: {field: /push_uuid}}
                 payload:
-                  aps: {filter-criteria: work}
+                  aps: {filter-criteria: work, relevance-score: {field: /relevance, default: "0.5"}}
                   deeplink: {field: /url}
                   literal: {value: {field: not-a-pointer}}
               webpush:
@@ -49,6 +49,7 @@ struct OverlayTests {
         #"{"type":"chat.silent","id":"7","boot":true,"ttl":"90.5s","prio":"HIGH"}"#,
         #"{"type":"chat.silent","id":"8","boot":true,"ttl":"90 s","prio":"HIGH"}"#,
         #"{"type":"chat.silent","id":"9","boot":true,"ttl":"1s","prio":"URGENT"}"#,
+        #"{"type":"order.shipped","id":"10","token":"t","count":1,"push_uuid":"u","url":1,"relevance":"high"}"#,
     ]
 
     @Test("the overlay's fields land in the message, snake_case, beside what the mapping renders")
@@ -68,6 +69,7 @@ struct OverlayTests {
         #expect(message["apns"]?["payload"]?["deeplink"] == .object([("a", .array([.int(1), .string("x")]))]))
         #expect(message["apns"]?["payload"]?["literal"] == .object([("field", .string("not-a-pointer"))]))
         #expect(message["apns"]?["payload"]?["aps"]?["filter-criteria"] == .string("work"))
+        #expect(message["apns"]?["payload"]?["aps"]?["relevance-score"] == .double(0.5))
         #expect(message["apns"]?["payload"]?["aps"]?["alert"]?["loc-key"] == .string("SHIPPED"))
         #expect(message["webpush"]?["notification"]?["requireInteraction"] == .bool(true))
         // A default is converted as a literal would be.
@@ -85,6 +87,7 @@ struct OverlayTests {
         #expect(failure(set, Self.events[5])?.code == "missing_field")
         #expect(failure(set, Self.events[7])?.code == "invalid_value")
         #expect(failure(set, Self.events[8])?.code == "invalid_value")
+        #expect(failure(set, Self.events[9])?.code == "wrong_type")  // an aps key's type, per event
         let silent = try JSONParser.parse(Array(try #require(try bodies(set, Self.events[6]).first).utf8))
         #expect(silent["message"]?["android"]?["ttl"] == .string("90.5s"))
         #expect(silent["message"]?["android"]?["priority"] == .string("HIGH"))
@@ -168,6 +171,12 @@ struct OverlayTests {
         #expect(loc.first?.message.contains("sets apns.payload.aps.alert.loc-key") == true, "\(loc)")
         let expiration = loadErrors(Self.overlay("apns: {headers: {apns-expiration: '0'}}", rest: "body: {key: k}\n    ttl: 0"))
         #expect(expiration.count == 1, "\(expiration)")
+        // Header names in any case; FCM's shared notification over what a platform's shows.
+        let header = loadErrors(Self.overlay("apns: {headers: {APNs-Push-Type: alert}}"))
+        #expect(header.first?.message.contains("sets apns.headers.apns-push-type") == true, "\(header)")
+        let shared = loadErrors(Self.overlay("notification: {title: Hi}", rest: "title: {key: t}"))
+        #expect(shared.first?.message.contains("sets android.notification.title_loc_key") == true, "\(shared)")
+        #expect(loadErrors(Self.overlay("android: {notification: {body: Hi}}")).count == 1)
         // A whole object over a rendered one conflicts too.
         let aps = loadErrors(Self.overlay("apns: {payload: {aps: {alert: Hi}}}"))
         #expect(aps.count == 1, "\(aps)")

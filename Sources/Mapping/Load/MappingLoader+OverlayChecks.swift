@@ -32,8 +32,13 @@ extension MappingLoader {
         guard let members = try? firstClass.sharedMembers(r) else { return }  // an invalid literal, reported already
         var rendered: [[String]] = []
         Self.leafPaths(.object(members), [], into: &rendered)
+        let renderedKeys = rendered.map(Self.comparable)
         for leaf in leaves {
-            guard let hit = rendered.first(where: { $0.starts(with: leaf.path) || leaf.path.starts(with: $0) }) else { continue }
+            let paths = ([leaf.path] + (Self.shadows[leaf.dotted] ?? [])).map(Self.comparable)
+            guard let index = renderedKeys.firstIndex(where: { r in paths.contains { r.starts(with: $0) || $0.starts(with: r) } }) else {
+                continue
+            }
+            let hit = rendered[index]
             let path = hit.joined(separator: ".")
             let owner = Self.ownerKey(of: hit, in: m).map { "`\($0)`" } ?? "another key of this mapping"
             fail(
@@ -56,6 +61,29 @@ extension MappingLoader {
                 fail(leaf.node, "`fcm.\(leaf.dotted)` needs android.notification.\(key)", hint: "FCM refuses loc args without their key")
             }
         }
+    }
+
+    /// What else a field decides on the phone: FCM copies the shared `notification` into each
+    /// platform's, where Android shows a plain text and never looks up a key beside it
+    /// (firebase-android-sdk, `NotificationParams.getPossiblyLocalizedString`).
+    static let shadows: [String: [[String]]] = [
+        "notification.title": [
+            ["android", "notification", "title"], ["android", "notification", "title_loc_key"], ["apns", "payload", "aps", "alert", "title"],
+            ["apns", "payload", "aps", "alert", "title-loc-key"],
+        ],
+        "notification.body": [
+            ["android", "notification", "body"], ["android", "notification", "body_loc_key"], ["apns", "payload", "aps", "alert", "body"],
+            ["apns", "payload", "aps", "alert", "loc-key"],
+        ],
+        "notification.image": [["android", "notification", "image"], ["apns", "fcm_options", "image"]],
+        "android.notification.title": [["android", "notification", "title_loc_key"]],
+        "android.notification.body": [["android", "notification", "body_loc_key"]],
+    ]
+
+    /// A path as compared: header names are case-insensitive (HTTP/2 sends them lowercase).
+    static func comparable(_ path: [String]) -> [String] {
+        guard path.count > 2, path[1] == "headers" else { return path }
+        return path.prefix(2) + path.dropFirst(2).map { $0.lowercased() }
     }
 
     /// The paths of a JSON tree's values that are not objects (an empty object counts as none).

@@ -49,7 +49,9 @@ extension MappingLoader {
                         message: "`\(key)` is not an option of the Web Notification API, so browsers ignore it in `fcm.\(dotted)`",
                         hint: hint ?? "the options: " + web.keys.sorted().joined(separator: ", "), severity: .warning))
             }
-            guard let value = freeJSON(v, path: path + [key], leaves: &leaves) else { continue }
+            guard var value = freeJSON(v, path: path + [key], leaves: &leaves) else { continue }
+            // A key's value from the event is converted to its type per event, as a literal is checked here.
+            if case .event(let source, .json) = value, let converted = type?.overlayType { value = .event(source, converted) }
             if let type, case .json(let json) = value, !type.admits(json) {
                 fail(v, "`fcm.\(dotted).\(key)` must be \(type.expected)")
                 continue

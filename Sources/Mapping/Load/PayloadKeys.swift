@@ -47,6 +47,18 @@ enum PayloadKey: Equatable, Sendable {
         }
     }
 
+    /// How a value from the event is converted for this key: nil, sent as it is.
+    var overlayType: OverlayType? {
+        switch self {
+        case .string: .string
+        case .integer, .one: .int32
+        case .unit, .number: .float
+        case .bool: .bool
+        case .enumeration(let names): .enumeration(names)
+        case .strings, .stringOrDictionary, .dictionary, .numbers, .dictionaries, .any: nil
+        }
+    }
+
     var expected: String {
         switch self {
         case .string: "a string"
