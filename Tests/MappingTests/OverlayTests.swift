@@ -135,6 +135,10 @@ struct OverlayTests {
             ("android: {priority: {field: /p}}", 6, "", nil),
             ("android: {notification: {light_settings: {color: {red: 1}}}}", 6, "needs `light_off_duration` and `light_on_duration`", nil),
             ("apns: {fcm_options: {image: 'https://x.test/a.png'}}", 6, "mutable-content: 1", "`image:`"),
+            (
+                "android: {notification: {light_settings: {color: {red: 255}, light_on_duration: 1s, light_off_duration: 1s}}}", 6,
+                "from 0 to 1", nil
+            ),
             ("android: {notification: {proxy: DENIED}}", 6, "must be one of PROXY_UNSPECIFIED", nil),
             ("android: {direct_boot_ok: yes}", 6, "must be true or false", nil),
             ("android: {notification: {notification_count: 1.5}}", 6, "must be a 32-bit integer", nil),

@@ -159,6 +159,10 @@ extension MappingLoader {
 
     /// What FCM refuses in a literal beyond its type.
     static func overlayLiteralProblem(_ text: String, path: [String]) -> String? {
+        if path.count > 1, path[path.count - 2] == "color", ["red", "green", "blue", "alpha"].contains(path.last) {
+            // google.type.Color: "each component … in the range [0, 1]"
+            return (Double(text).map { $0 >= 0 && $0 <= 1 } ?? false) ? nil : "a color component is from 0 to 1"
+        }
         switch path.last {
         case "ttl":
             let seconds = Double(text.dropLast()) ?? 0
