@@ -104,6 +104,18 @@ struct OverlayCoverageTests {
         #expect(value != nil, "\(leaf.path) is not in \(body)")
     }
 
+    @Test("OverlayTests' mapping, docs/mapping.md's example and more: accepted with no device notes")
+    func example() throws {
+        let set = try load(OverlayTests.mappings)
+        for json in [OverlayTests.events[0], OverlayTests.events[1], OverlayTests.events[6]] {
+            let body = try #require(try bodies(set, json).first)
+            var validator = MessageValidator()
+            let result = validator.validate(body: Array(body.utf8))
+            let accepted = try #require(result, "\(validator.violations) in \(body)")
+            #expect(DeviceNote.notes(for: accepted.message).isEmpty, "\(DeviceNote.notes(for: accepted.message))")
+        }
+    }
+
     @Test("docs/mapping.md lists every leaf left out")
     func documented() throws {
         let text = try String(contentsOfFile: repositoryRoot + "/docs/mapping.md", encoding: .utf8)

@@ -203,6 +203,14 @@ struct OverlayTests {
         #expect(errors.map(\.message) == ["`fcm.android` is for android, and this push does not go to android"])
     }
 
+    @Test("FCM's size limit holds for the whole message")
+    func tooLarge() throws {
+        let set = try load(Self.overlay("apns: {payload: {note: {field: /note}}}"))
+        let note = String(repeating: "x", count: 4000)
+        #expect(failure(set, #"{"type":"e","note":"\#(note)"}"#)?.code == "too_large")
+        #expect(failure(set, #"{"type":"e","note":"short"}"#) == nil)
+    }
+
     @Test("an unknown Web Notification option warns and loads")
     func webWarning() throws {
         let set = try load(Self.overlay("webpush: {notification: {title: x, requireInteration: true}}"))
