@@ -229,7 +229,7 @@ let package = Package(
             name: "SchemaRegistryTests",
             dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "Dates", "pushbridge", "TestSupport"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "Dates", "FCMEmulator", "pushbridge", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
             dependencies: ["Localization", "JSON", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],

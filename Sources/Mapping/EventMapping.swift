@@ -171,6 +171,9 @@ public struct EventMapping: Sendable {
 
     /// Set for one of an event type's variants (``VariantSet``): its name and conditions.
     public var variant: Variant?
+    /// The `fcm:` overlay: any other field of FCM's message (docs/mapping.md, *Any other FCM
+    /// field*).
+    var overlay: FCMOverlay?
 
     /// The compiled byte template (set by ``MappingSet/load(files:)``); nil renders via the tree.
     var template: MessageTemplate?

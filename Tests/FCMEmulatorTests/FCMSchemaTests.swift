@@ -6,7 +6,10 @@ import Testing
 
 /// The emulator's table of FCM's `Message` (DiscoverySchema.generated.swift) is what the pinned
 /// discovery document says: regenerated here from the wheel, and its counts and enums checked
-/// against the numbers docs/emulator.md and the design of issue 53 quote.
+/// against the numbers docs/emulator.md and the design of issue 53 quote. The same run checks
+/// what the script generates for the `fcm:` overlay: the mapping loader's copy of the table
+/// (Sources/Mapping/Load/FCMSchema.generated.swift) and its `$defs` in
+/// schemas/mapping.schema.json.
 @Suite("The emulator's FCM schema is the pinned discovery document's")
 struct FCMSchemaTests {
     /// Where scripts/setup.sh keeps the wheel; else a download cache of this checkout's own.
@@ -16,7 +19,7 @@ struct FCMSchemaTests {
             ? tools : Repository.root + "/.build/fcm-schema"
     }
 
-    @Test("the committed table is what scripts/fcm-schema.py generates from the pinned wheel now")
+    @Test("the committed tables and overlay schema are what scripts/fcm-schema.py generates from the pinned wheel now")
     func generatedTableIsCurrent() async throws {
         let (status, output) = try await ChildProcess.run(
             "/usr/bin/env", ["python3", Repository.root + "/scripts/fcm-schema.py", "--check", "--cache", Self.wheelCache],

@@ -22,7 +22,7 @@ struct MappingLoader {
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
-        "badge", "web",
+        "badge", "web", "fcm",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -158,6 +158,7 @@ struct MappingLoader {
         if let collapse = mapping.collapseKey, let n = m["collapse_key"] {
             collapseKeys.append((file, n.mark?.line ?? 1, n.mark?.column ?? 1, collapse))
         }
+        if let n = m["fcm"] { loadOverlay(n, m, into: &mapping) }  // last: checked against what the other keys render
         return errors.count == before && target != nil ? mapping : nil
     }
 

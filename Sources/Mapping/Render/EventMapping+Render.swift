@@ -101,7 +101,7 @@ extension EventMapping {
     }
 
     /// Everything but the target.
-    private func sharedMembers(_ r: Resolver) throws(MappingFailure) -> [(key: String, value: JSONValue)] {
+    func sharedMembers(_ r: Resolver) throws(MappingFailure) -> [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
         let ios = platforms.contains(.ios)
         // The shared collapse key or replace ID becomes apns-collapse-id unless apns.collapse_id is given.
@@ -123,6 +123,7 @@ extension EventMapping {
         }
         if !data.isEmpty { members.append(("data", try dataObject(r, extra: []))) }
         if let analyticsLabel { members.append(("fcm_options", .object([("analytics_label", .string(analyticsLabel))]))) }
+        try mergeOverlay(into: &members, r)
         return members
     }
 

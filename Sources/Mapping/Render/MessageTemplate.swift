@@ -23,6 +23,9 @@ enum HoleKind: Sendable, Equatable {
     case remainingSeconds
     /// The device of a fan-out target, one per message.
     case fanOut(MessageTarget.Kind)
+    /// An `fcm:` overlay value from the event that is not a string (a boolean, a number, an
+    /// enum value, a duration, a timestamp, or free JSON): written as JSON of its type.
+    case typed(OverlayType)
 }
 
 struct Hole: Sendable {
@@ -216,6 +219,9 @@ final class MessageTemplate: Sendable {
         case .collapseID(let forAPNs):
             guard let source = holes[h].source else { return }
             JSONWriter.writeString(try r.collapseID(source, role: holes[h].role, forAPNs: forAPNs), into: &out)
+        case .typed(let type):
+            guard let source = holes[h].source else { return }
+            out.append(contentsOf: JSONWriter.write(try r.typed(source, type, role: holes[h].role)))
         }
     }
 }
