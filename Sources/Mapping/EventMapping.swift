@@ -5,6 +5,9 @@ public enum ValueSource: Sendable, Equatable {
     case field(JSONPointer, default: String?)
     /// The event's ID (CloudEvents `id`/`ce_id`, the configured pointer, or the Kafka coordinates).
     case eventID
+    /// The event's ID, `:` and this push's name (`{from: push_id}`): two pushes of one event,
+    /// each replacing only its own duplicates.
+    case pushID(String)
 
     var isLiteral: Bool {
         if case .literal = self { true } else { false }

@@ -4,10 +4,14 @@ extension MappingSet {
     /// The variants of `type`, in file order; nil for an event type without `variants`.
     public func variants(of type: String) -> VariantSet? { variantSets[type] }
 
-    /// Every mapping `type` can send with: its variants, or its one mapping.
+    /// Every mapping `type` can send with: its pushes' (and their variants'), its variants, or
+    /// its one mapping.
     public func mappings(of type: String) -> [EventMapping] {
-        variantSets[type]?.variants ?? mappings[type].map { [$0] } ?? []
+        pushSets[type]?.pushes.flatMap(\.mappings) ?? variantSets[type]?.variants ?? mappings[type].map { [$0] } ?? []
     }
+
+    /// The pushes of `type`, in file order; nil for an event type without `pushes`.
+    public func pushes(of type: String) -> PushSet? { pushSets[type] }
 
     /// Every mapping of every event type, variants each on their own, sorted by file and line.
     public var allMappings: [EventMapping] {

@@ -25,6 +25,8 @@ public struct MappingSet: Sendable {
     public let warnings: [MappingLoadError]
     /// The event types with `variants` (``mappings`` holds their first variant); most sets have none.
     let variantSets: [String: VariantSet]
+    /// The event types with `pushes` (``mappings`` holds their first push's first mapping).
+    let pushSets: [String: PushSet]
 
     /// Loads mapping files given as (path, contents). Every error in every file is reported.
     /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
@@ -38,16 +40,30 @@ public struct MappingSet: Sendable {
             return m
         }
         let format = loader.format ?? EventFormat()
-        let variantSets = loader.variantSets.map { set in
+        let variantSets = loader.variantSets.map(\.compiled)
+        let pushSets = loader.pushSets.map { set in
             var set = set
-            for i in set.variants.indices { set.variants[i].template = set.variants[i].compileTemplate() }
+            for i in set.pushes.indices {
+                switch set.pushes[i].route {
+                case .one(var m):
+                    m.template = m.compileTemplate()
+                    set.pushes[i].route = .one(m)
+                case .variants(let variants): set.pushes[i].route = .variants(variants.compiled)
+                }
+            }
             return set
         }
+        let pushMappings = pushSets.flatMap { $0.pushes.flatMap(\.mappings) }
         return MappingSet(
-            mappings: Dictionary(uniqueKeysWithValues: (compiled + variantSets.map { $0.variants[0] }).map { ($0.eventType, $0) }),
+            mappings: Dictionary(
+                uniqueKeysWithValues: (compiled + variantSets.map { $0.variants[0] } + pushSets.map { $0.pushes[0].mappings[0] }).map {
+                    ($0.eventType, $0)
+                }),
             eventFormat: format,
             templates: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.template.map { (m.eventType, $0) } }),
-            fields: EventFields(format: format, mappings: compiled + variantSets.flatMap(\.variants)),
+            fields: EventFields(
+                format: format, mappings: compiled + variantSets.flatMap(\.variants) + pushMappings,
+                conditions: pushSets.flatMap { $0.pushes.flatMap { $0.conditions.map(\.pointer) } }),
             maxAges: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.maxAge.map { (m.eventType, $0) } }),
             projects: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.project.map { (m.eventType, $0) } }),
             userTargets: Dictionary(
@@ -55,7 +71,8 @@ public struct MappingSet: Sendable {
                     if case .user(_, let filter) = m.target { (m.eventType, filter) } else { nil }
                 }),
             warnings: loader.warnings(format: format),
-            variantSets: Dictionary(uniqueKeysWithValues: variantSets.map { ($0.eventType, $0) }))
+            variantSets: Dictionary(uniqueKeysWithValues: variantSets.map { ($0.eventType, $0) }),
+            pushSets: Dictionary(uniqueKeysWithValues: pushSets.map { ($0.eventType, $0) }))
     }
 
     /// The outcome for one Kafka record.
@@ -75,7 +92,10 @@ public struct MappingSet: Sendable {
     public typealias DeviceLookup = @Sendable (_ user: String) throws -> [UserDevice]
 
     /// Whether some event type targets a user: the worker needs a device registry.
-    public var targetsUsers: Bool { !userTargets.isEmpty || variantSets.values.contains(where: \.targetsUsers) }
+    public var targetsUsers: Bool {
+        !userTargets.isEmpty || variantSets.values.contains(where: \.targetsUsers)
+            || pushSets.values.contains { $0.pushes.contains { $0.mappings.contains { if case .user = $0.target { true } else { false } } } }
+    }
 
     /// Decodes the record, finds its mapping, and renders its messages, or says why it cannot.
     ///
@@ -98,6 +118,9 @@ public struct MappingSet: Sendable {
         case .success(let e): event = e
         case .failure(let f): return .failure(f)
         }
+        if !pushSets.isEmpty, let set = pushSets[event.type] {
+            return renderPushes(set, event, record: record, now: now, check: check, lookup: lookup)
+        }
         var chosen: EventMapping?  // for an event type with variants; nil for the others
         if !variantSets.isEmpty, let set = variantSets[event.type] {
             switch choose(set, event) {
@@ -105,6 +128,14 @@ public struct MappingSet: Sendable {
             case .failure(let f): return .failure(f)
             }
         }
+        return render(event, record: record, chosen: chosen, now: now, check: check, lookup: lookup)
+    }
+
+    /// Renders `event` with `chosen` (a variant, or one push's mapping), else its type's one
+    /// mapping, looked up without copying it.
+    func render(
+        _ event: DecodedEvent, record: EventRecord, chosen: EventMapping?, now: Int64?, check: MaxAgeCheck, lookup: DeviceLookup?
+    ) -> Result<Rendered, MappingFailure> {
         var now = now
         var remaining: Int?
         if let maxAge = chosen.map({ $0.maxAge }) ?? (maxAges.isEmpty ? nil : maxAges[event.type]) {
@@ -173,7 +204,7 @@ public struct MappingSet: Sendable {
             case nil: (fixed, field) = (nil, nil)
             case .literal(let name)?: (fixed, field) = (name, nil)
             case .field(let pointer, let fallback)?: (fixed, field) = (fallback, pointer.description)
-            case .eventID?: (fixed, field) = (nil, nil)  // refused by the loader
+            case .eventID?, .pushID?: (fixed, field) = (nil, nil)  // refused by the loader
             }
             var choice = ProjectChoice(eventType: m.eventType, file: m.file, line: m.line, name: fixed, field: field)
             if case .user(_, let filter) = m.target {

@@ -124,6 +124,13 @@ public struct VariantSet: Sendable {
         return line
     }
 
+    /// With each variant's byte template compiled.
+    var compiled: VariantSet {
+        var set = self
+        for i in set.variants.indices { set.variants[i].template = set.variants[i].compileTemplate() }
+        return set
+    }
+
     /// Whether some variant targets a user (the worker then needs the device registry).
     var targetsUsers: Bool {
         variants.contains { if case .user = $0.target { true } else { false } }

@@ -48,15 +48,22 @@ enum DemoEvents {
     }
 
     /// `   order-status-shipped.json: variant: shipped (/status = "shipped")` for each event whose
-    /// type has variants: which one the worker is about to send, rendered here as `render` does.
+    /// type has variants, `   order-paid.json: pushes: buyer, seller` for one with pushes: what
+    /// the worker is about to send, rendered here as `render` does.
     static func printVariants(_ events: [DemoEvent], mappings: MappingSet) {
         for event in events {
             let record = EventRecord(value: event.value, headers: event.headers.map { ($0.name, $0.value) })
             let line: String
             switch mappings.render(record, maxAge: .ignore) {
             case .success(let rendered):
-                guard let variant = rendered.variant else { continue }
-                line = variant.summary
+                let pushes = rendered.messages.compactMap(\.push).map { "\($0.name)\($0.variant.map { " (variant \($0))" } ?? "")" }
+                if !pushes.isEmpty {
+                    line = "pushes: " + pushes.joined(separator: ", ")
+                } else if let variant = rendered.variant {
+                    line = variant.summary
+                } else {
+                    continue
+                }
             case .failure(.noVariant(let none)): line = none.summary
             case .failure: continue
             }

@@ -11,7 +11,8 @@ struct RenderCommand: ParsableCommand {
             Prints one {"message": ...} body per line (one per token for a token list), exactly as \
             pushbridge would POST it to FCM's messages:send, or the reason the event cannot be sent \
             (exit status 2). For an event type with variants, standard error says which variant was \
-            taken and why (variant: shipped (/status = "shipped")), or that none matched.
+            taken and why (variant: shipped (/status = "shipped")), or that none matched; with \
+            several pushes, which push each body belongs to (push: seller).
 
             A mapping with a max_age renders only an event young enough to send, as `run` would; an \
             older one prints why (too_old). Its age is measured to --now (default: the clock) from the \
@@ -59,6 +60,10 @@ struct RenderCommand: ParsableCommand {
         case .success(let rendered):
             if let variant = rendered.variant { FileHandle.standardError.write(Data("\(variant.summary)\n".utf8)) }
             for message in rendered.messages {
+                if let push = message.push {
+                    let variant = push.variant.map { ", variant \($0)" } ?? ""
+                    FileHandle.standardError.write(Data("push: \(push.name)\(variant)\(push.user.map { ", user \($0)" } ?? "")\n".utf8))
+                }
                 print(String(decoding: message.requestBody(validateOnly: validateOnly, pretty: pretty), as: UTF8.self))
             }
         case .failure(let failure):

@@ -33,6 +33,12 @@ struct ValidateCommand: ParsableCommand {
             )
             for type in set.eventTypes {
                 if let variants = set.variants(of: type) { print("  " + variants.summary) }
+                if let pushes = set.pushes(of: type) {
+                    print("  " + pushes.summary)
+                    for push in pushes.pushes {
+                        if case .variants(let variants) = push.route { print("    \(push.name): " + variants.summary) }
+                    }
+                }
                 let mappings = set.mappings(of: type)
                 // Once when every variant has the base's; else each variant's, named.
                 let same = Set(mappings.map(\.maxAgeSummary)).count == 1

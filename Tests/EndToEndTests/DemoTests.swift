@@ -18,12 +18,15 @@ struct DemoTests {
         let status = await process.wait(timeout: .seconds(180))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(output.suffix(3000))")
-        #expect(output.contains("16 events → 14 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        #expect(output.contains("17 events → 16 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
         // examples/mappings/orders.yaml: each order.status_changed event takes its variant; a
         // status no variant matches is skipped (unmatched: skip).
         #expect(output.contains(#"order-status-shipped.json: variant: shipped (/status = "shipped")"#), "\(output.prefix(3000))")
         #expect(output.contains(#"order-status-nearby.json: variant: out_for_delivery (/status in ["out_for_delivery", "nearby"])"#))
         #expect(output.contains("order-status-returned.json: no variant matched: skipped"))
+        // examples/mappings/marketplace.yaml: one event, a push to the buyer and one to the seller.
+        #expect(output.contains("order-paid.json: pushes: buyer, seller"), "\(output.prefix(3000))")
+        #expect(output.contains("| new_sale_body | [\"Alice\", \"1077\"] | Alice a acheté la commande n° 1077."), "\(output)")
         // The event to user-42 reaches both phones the device registry lists (a token and an FID).
         #expect(output.contains("== device registry pushbridge.devices: 1 user, 2 devices"), "\(output.prefix(2000))")
         #expect(output.contains("✓ fid …3DkBcZ") && output.contains("✓ token …2ZAt6m"), "\(output)")
@@ -34,7 +37,7 @@ struct DemoTests {
         #expect(output.contains("Hoş geldin") || output.contains("Hoş geldiniz"), "Turkish preview")
         #expect(output.contains("[invalid_json]") && output.contains("[missing_field]"))
         #expect(output.contains(#""reason":"UNREGISTERED""#) && output.contains(#""token":"dead-token-of-zoe""#))
-        #expect(output.contains("FCM requests: 15 (14× 200, 1× 404)"))
+        #expect(output.contains("FCM requests: 17 (16× 200, 1× 404)"))
         // The web push shows its plain text; the image push its keys' strings.
         #expect(output.contains("web: Talks resume in Geneva — Negotiators meet again after a month."), "\(output)")
         #expect(output.contains("| delivery_photo_body  | [\"Ana\"] | Ana a déposé votre colis à la porte."), "\(output)")

@@ -132,7 +132,7 @@ extension MappingLoader {
             + collapseKeys.compactMap { file, line, column, source in
                 let perEvent: Bool =
                     switch source {
-                    case .eventID: true
+                    case .eventID, .pushID: true
                     case .field(let pointer, _): pointer == format.idPointer
                     case .literal: false
                     }

@@ -145,7 +145,7 @@ extension MappingLoader {
                 return nil
             }
             return .json(json)
-        case .eventID:
+        case .eventID, .pushID:
             guard [.string, .json].contains(type) else {
                 fail(node, "\(what) must be \(type.expected): the event's ID is a string")
                 return nil

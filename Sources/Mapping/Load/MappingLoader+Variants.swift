@@ -13,14 +13,15 @@ extension MappingLoader {
     /// Read before a variant is chosen, so only beside `variants`.
     static let eventLevelKeys = ["occurred_at", "event_time"]
 
-    /// Loads an event type whose mapping has `variants` (or `unmatched`).
-    mutating func loadVariants(_ type: String, key: Node, _ base: Node.Mapping) {
+    /// Loads an event type's (or a push's) mapping that has `variants` (or `unmatched`); nil
+    /// with errors recorded.
+    mutating func loadVariants(_ type: String, key: Node, _ base: Node.Mapping) -> VariantSet? {
         let variantsKey = base.keys.first { $0.scalar?.string == "variants" }
         guard let list = base["variants"]?.sequence.map(Array.init), !list.isEmpty else {
             fail(
                 variantsKey ?? key, "`variants` of event \"\(type)\" must be a non-empty list",
                 hint: "each item a mapping's keys with `when:` (or `default: true`) and an optional `name:`")
-            return
+            return nil
         }
         let start = errors.count
         let warningsStart = loadWarnings.count
@@ -53,8 +54,8 @@ extension MappingLoader {
         collapseKeys = collapseKeys.enumerated().filter { i, c in i < collapseStart || seen.insert("\(c.line):\(c.column)").inserted }.map(\.element)
         if errors.count == start { analyze(type, inputs, list) }
         let unmatched = loadUnmatched(type, key: variantsKey ?? key, base, hasDefault: inputs.contains(where: \.isDefault))
-        guard errors.count == start, loaded.count == list.count else { return }
-        variantSets.append(VariantSet(eventType: type, variants: loaded, unmatched: unmatched))
+        guard errors.count == start, loaded.count == list.count else { return nil }
+        return VariantSet(eventType: type, variants: loaded, unmatched: unmatched)
     }
 
     /// A variant's own keys: `name`, `when` or `default`; and none of those only the base may set.
@@ -208,7 +209,7 @@ extension MappingLoader {
     }
 
     /// `base` with each key `own` also has replaced (by `combine`) in place, then `own`'s other keys.
-    private static func mergedPairs(
+    static func mergedPairs(
         _ base: [(key: Node, value: Node)], _ own: [(key: Node, value: Node)], combine: (String, Node, Node) -> Node
     ) -> [(Node, Node)] {
         var taken = Set<Int>()

@@ -7,6 +7,10 @@ struct MappingLoader {
     private(set) var mappings: [EventMapping] = []
     /// The event types with `variants`, each variant a whole mapping (not in ``mappings``).
     var variantSets: [VariantSet] = []
+    /// The event types with `pushes`.
+    var pushSets: [PushSet] = []
+    /// The name of the push being loaded, for `{from: push_id}`.
+    var currentPush: String?
     private(set) var format: EventFormat?
     private var formatDefinedAt: String?
     private var definedAt: [String: String] = [:]
@@ -69,8 +73,10 @@ struct MappingLoader {
                 continue
             }
             definedAt[type] = here
-            if let m = value.mapping, m["variants"] != nil || m["unmatched"] != nil {
-                loadVariants(type, key: key, m)
+            if let m = value.mapping, m["pushes"] != nil {
+                if let set = loadPushes(type, key: key, m) { pushSets.append(set) }
+            } else if let m = value.mapping, m["variants"] != nil || m["unmatched"] != nil {
+                if let set = loadVariants(type, key: key, m) { variantSets.append(set) }
             } else if let m = loadEvent(type, key: key, value) {
                 mappings.append(m)
             }
@@ -172,7 +178,7 @@ struct MappingLoader {
                 fail(node, "project \"\(name)\" is not a project name", hint: "name one of the config's fcm.projects: letters, digits, - _ .")
                 return nil
             }
-        case .eventID:
+        case .eventID, .pushID:
             fail(node, "project cannot be the event's ID", hint: "name one of the config's fcm.projects, or `{field: /pointer}`")
             return nil
         case .field: break
@@ -289,11 +295,16 @@ struct MappingLoader {
             return .literal(s)
         }
         if let f = m["from"] {
-            guard f.scalar?.string == "event_id" else {
-                fail(f, "`from` supports only `event_id`")
+            switch (f.scalar?.string, currentPush) {
+            case ("event_id", _): return .eventID
+            case ("push_id", let push?): return .pushID(push)
+            case ("push_id", nil):
+                fail(f, "`from: push_id` is the event's ID and a push's name: it needs `pushes`", hint: "use `{from: event_id}`")
+                return nil
+            default:
+                fail(f, "`from` supports only `event_id`" + (currentPush == nil ? "" : " and `push_id`"))
                 return nil
             }
-            return .eventID
         }
         guard let p = pointer(m["field"]!) else { return nil }
         if let d = m["default"], d.scalar == nil { fail(d, "`default` must be a string") }

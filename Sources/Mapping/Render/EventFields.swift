@@ -8,9 +8,16 @@ struct EventFields: Sendable {
     /// For binary-mode CloudEvents: the record value is the data.
     var data = JSONPathSet()
 
-    init(format: EventFormat, mappings: some Sequence<EventMapping>) {
+    /// - Parameter conditions: fields read to choose what to send besides the mappings' own
+    ///   (the `when` of pushes).
+    init(format: EventFormat, mappings: some Sequence<EventMapping>, conditions: [JSONPointer] = []) {
         for pointer in [format.typePointer] + (format.idPointer.map { [$0] } ?? []) {
             document.insert(pointer.tokens)
+        }
+        for pointer in conditions {
+            data.insert(pointer.tokens)
+            document.insert(pointer.tokens)
+            document.insert(["data"] + pointer.tokens)
         }
         // What structured CloudEvents are recognised and identified by.
         for attribute in ["specversion", "type", "id", "data_base64"] { document.insert([attribute]) }

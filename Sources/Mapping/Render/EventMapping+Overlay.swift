@@ -69,6 +69,7 @@ extension Resolver {
         switch source {
         case .literal(let text): return type.literal(text) ?? .string(text)
         case .eventID: return try type.convert(.string(event.id), field: "event id")
+        case .pushID(let push): return try type.convert(.string("\(event.id):\(push)"), field: "push id")
         case .field(let pointer, let fallback):
             let value = pointer.resolve(in: event.data) ?? .null
             if case .null = value {

@@ -9,6 +9,16 @@ public struct FCMMessage: Sendable, Equatable {
     /// The project (a name of `fcm.projects`) of the device's app, for a message to one of a
     /// user's devices that names its app; nil: the event's project.
     public var project: String?
+    /// For an event type with `pushes`: the push it belongs to, its project (nil: the default
+    /// one) and the user of its `user` target, and the variant it took.
+    public var push: PushInfo?
+
+    public struct PushInfo: Sendable, Equatable {
+        public var name: String
+        public var project: String?
+        public var user: String?
+        public var variant: String?
+    }
 
     public init(json: JSONValue, target: MessageTarget, project: String? = nil) {
         self.init(encoded: JSONWriter.write(json), target: target, project: project)

@@ -34,6 +34,9 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
     /// No variant of the event's type takes it, and it has no default: skipped or
     /// dead-lettered as the mapping's `unmatched` says.
     case noVariant(NoVariant)
+    /// The event's type has `pushes`, and none is for this event (each push's `when` is false):
+    /// skipped.
+    case noPush(eventType: String, eventID: String)
 
     /// A short stable code for dead-letter headers and metrics.
     public var code: String {
@@ -55,6 +58,7 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidSchema: "invalid_schema"
         case .wrongValueFormat: "wrong_value_format"
         case .noVariant: "no_variant"
+        case .noPush: "no_push"
         }
     }
 
@@ -79,6 +83,7 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidSchema(let id, let why): "schema \(id) from the Schema Registry cannot be read: \(why)"
         case .wrongValueFormat(let why): why
         case .noVariant(let n): "no variant of event type \"\(n.eventType)\" matches the event"
+        case .noPush(let type, _): "no push of event type \"\(type)\" is for the event (the `when` of each is false)"
         }
     }
 

@@ -14,6 +14,7 @@ struct Resolver {
         switch source {
         case .field(let p, _): p.description
         case .eventID: "event id"
+        case .pushID: "push id"
         case .literal: "literal"
         }
     }
@@ -23,6 +24,7 @@ struct Resolver {
         switch source {
         case .literal(let s): return s
         case .eventID: return event.id
+        case .pushID(let push): return "\(event.id):\(push)"
         case .field(let pointer, let fallback):
             let value = pointer.resolve(in: event.data) ?? .null
             if case .null = value {

@@ -163,8 +163,10 @@ public final class EventProcessor: Sendable {
             // A registry device FCM says is dead leaves the local view now; the backend deletes
             // it at the source from the record just written. SENDER_ID_MISMATCH is not dead: the
             // device is another project's app (its registry `app` may be wrong), so it stays.
-            if let user, let directory, invalidation.code != .senderIDMismatch {
-                await directory.drop(invalidation.device, ofUser: user)
+            // The user whose device it is: the event's, or for several pushes the push's.
+            let owner = sent.first { $0.message.target.value == invalidation.device }?.message.push?.user ?? user
+            if let owner, let directory, invalidation.code != .senderIDMismatch {
+                await directory.drop(invalidation.device, ofUser: owner)
             }
         }
         if case .fatal = verdict.disposition {
@@ -207,7 +209,7 @@ public final class EventProcessor: Sendable {
         switch verdict.disposition {
         case .deadLetter(let reason): deadLetter = reason
         case .skipped(let reason):
-            outcomes.append((.skipped(reasonCode: verdict.skipCode, reason: reason), nil, 0))
+            outcomes.append((.skipped(reasonCode: verdict.skipCode ?? "skipped", reason: reason), nil, 0))
         case .delivered, .fatal, .abandoned: break
         }
         if results.isEmpty, let deadLetter {
@@ -262,13 +264,14 @@ public final class EventProcessor: Sendable {
         var sends: [(message: FCMMessage, projectID: String)] = []
         sends.reserveCapacity(rendered.messages.count)
         for var message in rendered.messages {
-            let name = message.project ?? rendered.project
+            let name = message.project ?? message.push?.project ?? rendered.project
+            let user = message.push?.user ?? rendered.user
             guard let id = sender.projectID(of: name) else {
-                guard message.project != nil, rendered.user != nil else { return .failure(UnknownProject(name: name)) }
+                guard message.project != nil, user != nil else { return .failure(UnknownProject(name: name)) }
                 metrics.devicesWithUnknownApp.increment()
                 logger.warning(
                     "a registry device names an app that is not one of fcm.projects: not sent to",
-                    metadata: ["user": "\(rendered.user ?? "")", "app": "\(name ?? "")", "device": "…\(message.target.value.suffix(6))"])
+                    metadata: ["user": "\(user ?? "")", "app": "\(name ?? "")", "device": "…\(message.target.value.suffix(6))"])
                 continue
             }
             message.project = name

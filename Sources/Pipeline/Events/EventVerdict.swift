@@ -45,6 +45,8 @@ public struct EventVerdict: Sendable, Equatable {
     public var noDevices: Bool
     /// Taken by no variant of its event type: not sent (skipped or dead-lettered), counted.
     public var unmatched = false
+    /// Why it was skipped, as a code (`unknown_event_type`, `too_old`, `no_variant`, …).
+    public var skipCode: String?
 
     public init(
         disposition: Disposition, invalidations: [TokenInvalidation] = [], sent: Int = 0, tooOld: Bool = false, noDevices: Bool = false
@@ -58,7 +60,15 @@ public struct EventVerdict: Sendable, Equatable {
 
     /// The verdict for an event the mapping core could not turn into messages.
     public static func mappingFailed(_ failure: MappingFailure, skipUnknownTypes: Bool, skipUsersWithoutDevices: Bool = true) -> EventVerdict {
+        var verdict = verdict(failure, skipUnknownTypes: skipUnknownTypes, skipUsersWithoutDevices: skipUsersWithoutDevices)
+        if case .skipped = verdict.disposition { verdict.skipCode = failure.code }
+        return verdict
+    }
+
+    private static func verdict(_ failure: MappingFailure, skipUnknownTypes: Bool, skipUsersWithoutDevices: Bool) -> EventVerdict {
         switch failure {
+        case .noPush:
+            return EventVerdict(disposition: .skipped(reason: failure.reason))
         case .unknownEventType where skipUnknownTypes:
             return EventVerdict(disposition: .skipped(reason: failure.reason))
         case .noDevices where skipUsersWithoutDevices:

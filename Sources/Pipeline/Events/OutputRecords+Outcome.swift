@@ -40,16 +40,6 @@ public enum PushOutcome: Sendable, Equatable {
     }
 }
 
-extension EventVerdict {
-    /// Why an event sent nothing on purpose, as a code.
-    var skipCode: String {
-        if tooOld { return "too_old" }
-        if noDevices { return "no_devices" }
-        if unmatched { return "no_variant" }
-        return "unknown_event_type"
-    }
-}
-
 extension OutputRecords {
     /// Trace context headers copied from the event to its outcome records (W3C Trace Context).
     static let traceHeaders: Set<String> = ["traceparent", "tracestate"]
@@ -65,8 +55,9 @@ extension OutputRecords {
         var members: [(key: String, value: JSONValue)] = [("result", .string(outcome.name)), ("source", .string(coordinates))]
         if let eventID { members.append(("event_id", .string(eventID))) }
         if let eventType { members.append(("event_type", .string(eventType))) }
-        if let user { members.append(("user", .string(user))) }
-        if let variant { members.append(("variant", .string(variant))) }
+        if let user = user ?? push?.message.push?.user { members.append(("user", .string(user))) }
+        if let variant = push?.message.push?.variant ?? variant { members.append(("variant", .string(variant))) }
+        if let name = push?.message.push?.name { members.append(("push", .string(name))) }
         if let (message, projectID) = push {
             let value = message.target.isDevice ? "…" + String(message.target.value.suffix(8)) : message.target.value
             members.append(("target", .object([("kind", .string(message.target.kind.rawValue)), ("id", .string(value))])))
