@@ -59,8 +59,20 @@ struct PreviewCommand: ParsableCommand {
         let mapping = set.mappings(of: type).first { $0.variant == rendered.variant }
         let origin = mapping.map { " (\($0.file):\($0.line))" } ?? ""
         let count = rendered.messages.count
-        print("\(type)\(origin): \(count) message\(count == 1 ? "" : "s")\(count > 1 ? ", same text for each" : "")")
+        let same = count > 1 && rendered.messages.allSatisfy { $0.push == nil } ? ", same text for each" : ""
+        print("\(type)\(origin): \(count) message\(count == 1 ? "" : "s")\(same)")
         if let variant = rendered.variant { print(variant.summary) }
+        var byPush: [(name: String, count: Int, variant: String?)] = []
+        for push in rendered.messages.compactMap(\.push) {
+            if let i = byPush.firstIndex(where: { $0.name == push.name }) {
+                byPush[i].count += 1
+            } else {
+                byPush.append((push.name, 1, push.variant))
+            }
+        }
+        for push in byPush {
+            print("push \(push.name)\(push.variant.map { " (variant \($0))" } ?? ""): \(push.count) message\(push.count == 1 ? "" : "s")")
+        }
         let web = rendered.messages.lazy.compactMap { LocKeyUses.webTexts($0.json) }.first
         if let web { print("web: " + [web.title, web.body].compactMap { $0 }.joined(separator: " — ")) }
         guard !pushes.isEmpty else {
