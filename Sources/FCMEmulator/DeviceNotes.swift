@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 
 /// What a real phone or browser would ignore or mishandle in a message FCM accepts: FCM passes
@@ -14,9 +15,10 @@ public struct DeviceNote: Equatable, Sendable {
 
     var json: JSONValue { .object([("field", .string(field)), ("note", .string(note))]) }
 
-    /// The notes for an accepted message (already valid against the schema).
-    static func notes(for message: JSONValue) -> [DeviceNote] {
-        var notes = Notes()
+    /// The notes for an accepted message (already valid against the schema), judged at
+    /// `nowSeconds` (UNIX time; default: the clock's) where a time matters.
+    static func notes(for message: JSONValue, nowSeconds: Int64? = nil) -> [DeviceNote] {
+        var notes = Notes(nowSeconds: nowSeconds ?? Int64(Date().timeIntervalSince1970))
         for (key, value) in members(message) {
             switch MessageValidator.snake(key) {
             case "data": notes.androidData(value, "message.data")
@@ -55,8 +57,10 @@ public struct DeviceNote: Equatable, Sendable {
     }
 }
 
-private struct Notes {
+struct Notes {
     var list: [DeviceNote] = []
+    /// UNIX time, for the Live Activity `timestamp` rule.
+    let nowSeconds: Int64
 
     mutating func add(_ field: String, _ note: String) { list.append(DeviceNote(field: field, note: note)) }
 
@@ -124,6 +128,15 @@ private struct Notes {
             add("\(path).fcm_options.image", "iOS shows no image without aps.mutable-content: 1 (the Notification Service Extension never runs)")
         }
         let apsPath = "\(path).payload.aps"
+        if let token = DeviceNote.member(value, "live_activity_token") {
+            liveActivity(aps, apsPath, headers: DeviceNote.member(value, "headers"), token: token)
+            return
+        }
+        for key in ["event", "content-state"] where DeviceNote.member(aps, key) != nil {
+            // FCM's Live Activity guide: the token routes a push to the activity; without it
+            // the keys reach the app as an ordinary notification's payload.
+            add("\(apsPath).\(key)", "a Live Activity key without apns.live_activity_token: no activity sees it")
+        }
         for (key, member) in DeviceNote.members(aps) {
             // Apple, "Generating a remote notification": each key's type.
             switch key {

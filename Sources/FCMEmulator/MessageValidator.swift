@@ -44,6 +44,9 @@ struct MessageValidator {
     /// The message passed every field check but is over its size limit (FCM answers that
     /// without naming a field).
     private(set) var tooBig = false
+    /// The message carries `apns.live_activity_token`: its alert's title and body may be
+    /// `{loc-key, loc-args}` objects (TS1, A9), which DeviceNote judges.
+    var isLiveActivity = false
 
     /// The accepted message, or nil with ``violations`` set.
     mutating func validate(body: [UInt8]) -> Accepted? {
@@ -76,6 +79,7 @@ struct MessageValidator {
             violate("message", "Required: the request has no message object")
             return nil
         }
+        isLiveActivity = DeviceNote.member(DeviceNote.member(message, "apns"), "live_activity_token") != nil
         self.message(message, type: "Message", path: "message")
         var accepted = Accepted(message: message, validateOnly: validateOnly)
         for (key, value) in fields {
@@ -101,6 +105,7 @@ struct MessageValidator {
         if let condition = accepted.condition, let problem = ConditionSyntax.problem(condition) {
             violate("message.condition", "Invalid condition: \(problem)")
         }
+        liveActivity(message)
         guard violations.isEmpty else { return nil }
         let size = JSONWriter.write(message).count
         let limit = accepted.topic != nil || accepted.condition != nil ? Self.maxTopicMessageBytes : Self.maxMessageBytes

@@ -92,3 +92,91 @@ struct DeviceNotesTests {
         #expect(json["device_notes"] == .array([.object([("field", .string(note.field)), ("note", .string("n"))])]))
     }
 }
+
+/// A Live Activity push (`apns.live_activity_token`): refused when FCM's clients refuse it, noted
+/// where a device would ignore it (docs/emulator.md, *Live Activities*).
+@Suite("Live Activity pushes in the emulator")
+struct LiveActivityEmulatorTests {
+    static let now: Int64 = 1_800_000_000
+
+    static func apns(
+        _ aps: String, headers: String = #""apns-push-type":"liveactivity","apns-priority":"10""#, token: String = #""la-1""#
+    )
+        -> String
+    {
+        #""apns":{"live_activity_token":\#(token),"headers":{\#(headers)},"payload":{"aps":{\#(aps)}}}"#
+    }
+
+    static func notes(_ members: String) -> [String]? {
+        var validator = MessageValidator()
+        guard let accepted = validator.validate(body: Array(#"{"message":{"token":"t",\#(members)}}"#.utf8)) else { return nil }
+        return DeviceNote.notes(for: accepted.message, nowSeconds: now).map(\.field)
+    }
+
+    @Test("an update, an end and a start as Apple documents them: accepted, nothing noted")
+    func documented() {
+        let update =
+            #""event":"update","timestamp":1800000000,"content-state":{"stage":"picked_up","eta":12},"alert":{"title":{"loc-key":"LA_TITLE","loc-args":["Ana"]},"body":"On the way","sound":"default"}"#
+        let end = #""event":"end","timestamp":1800000100,"dismissal-date":1800003600,"content-state":{"stage":"delivered"}"#
+        let start =
+            #""event":"start","timestamp":1800000000,"content-state":{"stage":"placed"},"attributes-type":"OrderAttributes","attributes":{"order":"o-1"},"alert":{"title":"Order placed"},"input-push-token":1"#
+        for aps in [update, end, start] { #expect(Self.notes(Self.apns(aps)) == [], "\(aps)") }
+    }
+
+    @Test("an empty token, or another push type, is refused")
+    func refused() {
+        var validator = MessageValidator()
+        let empty = #"{"message":{"token":"t",\#(Self.apns(#""event":"end","timestamp":1"#, token: #""""#))}}"#
+        #expect(validator.validate(body: Array(empty.utf8)) == nil)
+        #expect(validator.violations.map(\.field) == ["message.apns.live_activity_token"])
+        var other = MessageValidator()
+        let alert = #"{"message":{"token":"t",\#(Self.apns(#""event":"end","timestamp":1"#, headers: #""apns-push-type":"alert""#))}}"#
+        #expect(other.validate(body: Array(alert.utf8)) == nil)
+        #expect(other.violations.map(\.field) == ["message.apns.headers.apns-push-type"])
+        // Apple's newer push types are known values.
+        for type in ["widgets", "controls"] {
+            var known = MessageValidator()
+            #expect(known.validate(body: Array(#"{"message":{"token":"t","apns":{"headers":{"apns-push-type":"\#(type)"}}}}"#.utf8)) != nil)
+        }
+    }
+
+    @Test(
+        "what a device would ignore is noted at its field",
+        arguments: [
+            (#""timestamp":1800000000,"content-state":{}"#, "message.apns.payload.aps.event"),
+            (#""event":"update","content-state":{}"#, "message.apns.payload.aps.timestamp"),
+            (#""event":"update","timestamp":1800000000000,"content-state":{}"#, "message.apns.payload.aps.timestamp"),
+            (#""event":"update","timestamp":1800000000"#, "message.apns.payload.aps.content-state"),
+            (#""event":"update","timestamp":1800000000,"content-state":{},"dismissal-date":1800003600"#, "message.apns.payload.aps.dismissal-date"),
+            (#""event":"end","timestamp":1800000000,"stale-date":"soon""#, "message.apns.payload.aps.stale-date"),
+            (#""event":"update","timestamp":1800000000,"content-state":{},"alert":{"body":"b"}"#, "message.apns.payload.aps.alert.title"),
+            (
+                #""event":"update","timestamp":1800000000,"content-state":{},"alert":{"title":{"loc-args":["x"]}}"#,
+                "message.apns.payload.aps.alert.title"
+            ),
+            (
+                #""event":"update","timestamp":1800000000,"content-state":{},"alert":{"title":"t"},"sound":"default""#,
+                "message.apns.payload.aps.sound"
+            ),
+            (#""event":"update","timestamp":1800000000,"content-state":{},"badge":1"#, "message.apns.payload.aps.badge"),
+            (#""event":"update","timestamp":1800000000,"content-state":{},"input-push-token":true"#, "message.apns.payload.aps.input-push-token"),
+        ])
+    func noted(aps: String, field: String) {
+        #expect(Self.notes(Self.apns(aps)) == [field], "\(aps)")
+    }
+
+    @Test("push-to-start without its attributes or alert, and Live Activity keys without a token, are noted")
+    func startAndNoToken() {
+        #expect(
+            Self.notes(Self.apns(#""event":"start","timestamp":1800000000,"content-state":{}"#)) == [
+                "message.apns.payload.aps.attributes-type", "message.apns.payload.aps.attributes", "message.apns.payload.aps.alert",
+            ])
+        #expect(
+            Self.notes(#""apns":{"payload":{"aps":{"event":"update","content-state":{}}}}"#) == [
+                "message.apns.payload.aps.event", "message.apns.payload.aps.content-state",
+            ])
+        #expect(
+            Self.notes(Self.apns(#""event":"end","timestamp":1800000000"#, headers: #""apns-push-type":"liveactivity","apns-priority":"1""#))
+                == ["message.apns.headers.apns-priority"])
+    }
+}
