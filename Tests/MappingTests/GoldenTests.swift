@@ -200,7 +200,7 @@ struct GoldenTests {
     func silent() throws {
         #expect(
             try bodies(exampleMappings(), exampleEvent("inbox-sync.json")) == [
-                #"{"message":{"apns":{"headers":{"apns-priority":"5","apns-push-type":"background"},"payload":{"aps":{"content-available":1}}},"data":{"mailbox":"work","since":"1795300000"},"token":"token-background"}}"#
+                #"{"message":{"apns":{"headers":{"apns-priority":"5","apns-push-type":"background"},"payload":{"aps":{"content-available":1}}},"data":{"mailbox":"work","since":"1795300000"},"fid":"fid-background"}}"#
             ])
     }
 
