@@ -9,9 +9,9 @@ struct ConformanceTests {
     static func violations(_ m: JSONValue) -> [String] {
         var v: [String] = []
         guard case .object(let members) = m else { return ["message is not an object"] }
-        let targets = members.map(\.key).filter { ["token", "topic", "condition"].contains($0) }
+        let targets = members.map(\.key).filter { ["fid", "token", "topic", "condition"].contains($0) }
         if targets.count != 1 { v.append("targets: \(targets)") }
-        let known: Set = ["token", "topic", "condition", "android", "apns", "data", "notification", "webpush", "fcm_options", "name"]
+        let known: Set = ["fid", "token", "topic", "condition", "android", "apns", "data", "notification", "webpush", "fcm_options", "name"]
         for k in members.map(\.key) where !known.contains(k) { v.append("unknown field \(k)") }
         if case .string(let topic)? = m["topic"], topic.hasPrefix("/topics/") { v.append("topic keeps /topics/") }
         if let android = m["android"] {
