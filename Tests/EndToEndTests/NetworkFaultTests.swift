@@ -33,10 +33,18 @@ struct NetworkFaultTests {
         let samples = await timeline
         let stall = longestStall(samples, from: injected, target: target)
         print("netfault_\(name)_stall_seconds: \(stall.seconds)")
-        #expect(samples.last?.committed == target, "committed \(samples.last?.committed ?? 0) of \(target)", sourceLocation: sourceLocation)
+        // On a failure, what the worker said besides info lines, to tell a lost answer from a stuck commit.
+        let said = { worker.output.split(separator: "\n").filter { !$0.contains("\"info\"") }.suffix(40).joined(separator: "\n") }
+        if samples.last?.committed != target {
+            let sends = (try? await net.metric(worker, "pushbridge_sends_in_flight")) ?? -1
+            let events = (try? await net.metric(worker, "pushbridge_events_in_flight")) ?? -1
+            Issue.record(
+                "committed \(samples.last?.committed ?? 0) of \(target); in flight: \(events) events, \(sends) sends\n\(timelineText(samples, from: injected))\n\(said())",
+                sourceLocation: sourceLocation)
+        }
         #expect(
             stall < recoveryBound,
-            "\(timelineText(samples, from: injected))\n\(worker.output.split(separator: "\n").filter { !$0.contains("\"info\"") }.suffix(30).joined(separator: "\n"))",
+            "\(timelineText(samples, from: injected))\n\(said())",
             sourceLocation: sourceLocation)
         let accepted = net.accepted()
         #expect(tokens.filter { accepted[$0] == nil }.isEmpty, "lost", sourceLocation: sourceLocation)
