@@ -1,3 +1,4 @@
+import Dates
 import FCM
 import Foundation
 import JSON
@@ -40,7 +41,7 @@ struct OutcomeRecordTests {
     static func message(_ json: String, offset: Int64 = 5, headers: [KafkaHeader] = []) -> KafkaMessage {
         KafkaMessage(
             topic: "events", partition: 1, offset: offset, key: nil, value: Array(json.utf8), headers: headers,
-            timestamp: KafkaTimestamp(milliseconds: RFC3339Now.milliseconds - 1500, kind: .createTime))
+            timestamp: KafkaTimestamp(milliseconds: RFC3339.nowMilliseconds() - 1500, kind: .createTime))
     }
 
     static func records(_ producer: FakeProducer) throws -> [JSONValue] {
@@ -134,9 +135,4 @@ struct OutcomeRecordTests {
                 .done)
         #expect(producer.written.isEmpty)
     }
-}
-
-/// The clock, for record timestamps a moment ago.
-enum RFC3339Now {
-    static var milliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }

@@ -74,20 +74,6 @@ extension MappingLoader {
     /// `{field: /pointer}` or `{field: /pointer, unit: s}`.
     private mutating func eventTime(_ node: Node, name: String) -> MaxAge.EventTime? {
         let hint = "write `{field: /occurred_at}` (an RFC 3339 string, or epoch milliseconds), or add `unit: s` for epoch seconds"
-        guard let m = node.mapping, let fieldNode = m["field"] else {
-            fail(node, "`\(name)` must be `{field: /pointer}`", hint: hint)
-            return nil
-        }
-        checkKeys(m, allowed: ["field", "unit"], in: "`\(name)`")
-        guard let pointer = pointer(fieldNode) else { return nil }
-        var unit = MaxAge.EpochUnit.milliseconds
-        if let u = m["unit"] {
-            guard let parsed = u.scalar.flatMap({ MaxAge.EpochUnit(rawValue: $0.string) }) else {
-                fail(u, "\(name) unit must be `ms` or `s`", hint: "the unit of a number in the field; a string is read as RFC 3339")
-                return nil
-            }
-            unit = parsed
-        }
-        return .field(pointer, unit: unit)
+        return timeField(node, name, hint: hint).map { .field($0.pointer, unit: $0.unit) }
     }
 }

@@ -164,18 +164,18 @@ extension MappingLoader {
 
     /// `{field: /pointer}` or `{field: /pointer, unit: s}` to a time: an RFC 3339 string or an
     /// epoch number.
-    mutating func timeField(_ node: Node, _ what: String) -> (pointer: JSONPointer, unit: MaxAge.EpochUnit)? {
+    mutating func timeField(
+        _ node: Node, _ what: String, hint: String = "a field holding an RFC 3339 time or epoch milliseconds (add `unit: s` for seconds)"
+    ) -> (pointer: JSONPointer, unit: MaxAge.EpochUnit)? {
         guard let m = node.mapping, let fieldNode = m["field"] else {
-            fail(
-                node, "`\(what)` must be `{field: /pointer}`",
-                hint: "a field holding an RFC 3339 time or epoch milliseconds (add `unit: s` for seconds)")
+            fail(node, "`\(what)` must be `{field: /pointer}`", hint: hint)
             return nil
         }
         checkKeys(m, allowed: ["field", "unit"], in: "`\(what)`")
         guard let pointer = pointer(fieldNode) else { return nil }
         guard let u = m["unit"] else { return (pointer, .milliseconds) }
         guard let unit = u.scalar.flatMap({ MaxAge.EpochUnit(rawValue: $0.string) }) else {
-            fail(u, "\(what) unit must be `ms` or `s`")
+            fail(u, "\(what) unit must be `ms` or `s`", hint: "the unit of a number in the field; a string is read as RFC 3339")
             return nil
         }
         return (pointer, unit)

@@ -87,11 +87,6 @@ extension MappingLoader {
     /// The defaults with a push's keys: a push key replaces the default's, except in
     /// ``mergedBlocks``, merged member by member. The push's own `variants` stay.
     static func merged(defaults: Node.Mapping, push: Node.Mapping, mark: Mark?) -> Node.Mapping {
-        let own = push.filter { !pushKeys.contains($0.key.scalar?.string ?? "") }
-        let pairs = mergedPairs(Array(defaults), Array(own)) { name, d, p in
-            guard mergedBlocks.contains(name), let dm = d.mapping, let pm = p.mapping else { return p }
-            return .mapping(Node.Mapping(mergedPairs(Array(dm), Array(pm)) { _, _, p in p }, pm.tag, pm.style, pm.mark))
-        }
-        return Node.Mapping(pairs, defaults.tag, defaults.style, mark)
+        merged(Array(defaults), push.filter { !pushKeys.contains($0.key.scalar?.string ?? "") }, like: defaults, mark: mark)
     }
 }

@@ -201,11 +201,17 @@ extension MappingLoader {
     /// ``mergedBlocks``, merged member by member. The nodes keep their marks.
     static func merged(base: Node.Mapping, variant: Node.Mapping, mark: Mark?) -> Node.Mapping {
         let own = variant.filter { !(variantKeys + eventLevelKeys + ["variants", "unmatched"]).contains($0.key.scalar?.string ?? "") }
-        let pairs = mergedPairs(base.filter { !["variants", "unmatched"].contains($0.key.scalar?.string ?? "") }, own) { name, b, v in
-            guard mergedBlocks.contains(name), let bm = b.mapping, let vm = v.mapping else { return v }
-            return .mapping(Node.Mapping(mergedPairs(Array(bm), Array(vm)) { _, _, v in v }, vm.tag, vm.style, vm.mark))
+        return merged(base.filter { !["variants", "unmatched"].contains($0.key.scalar?.string ?? "") }, own, like: base, mark: mark)
+    }
+
+    /// `base` with `own`'s keys: one replaces the base's, except in ``mergedBlocks``, merged
+    /// member by member (variants and pushes alike). The nodes keep their marks.
+    static func merged(_ base: [(key: Node, value: Node)], _ own: [(key: Node, value: Node)], like: Node.Mapping, mark: Mark?) -> Node.Mapping {
+        let pairs = mergedPairs(base, own) { name, b, o in
+            guard mergedBlocks.contains(name), let bm = b.mapping, let om = o.mapping else { return o }
+            return .mapping(Node.Mapping(mergedPairs(Array(bm), Array(om)) { _, _, o in o }, om.tag, om.style, om.mark))
         }
-        return Node.Mapping(pairs, base.tag, base.style, mark)
+        return Node.Mapping(pairs, like.tag, like.style, mark)
     }
 
     /// `base` with each key `own` also has replaced (by `combine`) in place, then `own`'s other keys.

@@ -121,7 +121,7 @@ public struct EventVerdict: Sendable, Equatable {
                 }
                 if error.invalidatesToken, message.target.isDevice {
                     invalidations.append(TokenInvalidation(message.target, code: error.code))
-                    if error.code != .senderIDMismatch { continue }
+                    if error.onlyInvalidates(message.target) { continue }
                 }
                 failures.append((error, result.attempts))
             }
@@ -177,5 +177,14 @@ public struct TokenInvalidation: Sendable, Equatable {
 
     public init(token: String, code: FCMError.Code) {
         self.init(MessageTarget(.token, token), code: code)
+    }
+}
+
+extension FCMError {
+    /// FCM says the device is gone (UNREGISTERED, an invalid identifier): an invalidation
+    /// record, and the send counts as done. SENDER_ID_MISMATCH is not: the device is another
+    /// project's, and the event is also dead-lettered.
+    func onlyInvalidates(_ target: MessageTarget) -> Bool {
+        invalidatesToken && target.isDevice && code != .senderIDMismatch
     }
 }

@@ -34,7 +34,7 @@ public enum PushOutcome: Sendable, Equatable {
         switch result.outcome {
         case .success(let name): return .sent(messageName: name)
         case .failure(let error):
-            if error.invalidatesToken, target.isDevice, error.code != .senderIDMismatch { return .invalidated(fcmError: error.code.name) }
+            if error.onlyInvalidates(target) { return .invalidated(fcmError: error.code.name) }
             return .failed(fcmError: error.code.name, reasonCode: deadLetter?.code ?? "fcm_" + error.code.name.lowercased())
         }
     }
