@@ -135,6 +135,8 @@ final class EmulatorCore: Sendable {
             return send(request, project: project)
         case ("GET", "/admin/messages"):
             return .json(200, .object([("messages", .array(state.withLock { $0.messages }.map(\.json)))]))
+        case ("GET", "/admin/live-activities"):
+            return .json(200, .object([("activities", LiveActivityBoard(state.withLock { $0.messages }).json)]))
         case ("GET", "/admin/attempts"):
             return .json(200, .object([("attempts", .array(state.withLock { $0.attempts }.map(\.json)))]))
         case ("GET", "/admin/stats"): return .json(200, stats)
@@ -250,10 +252,12 @@ final class EmulatorCore: Sendable {
                     return .forStatus(rate.status, retryAfterSeconds: rate.retryAfterSeconds)
                 }
                 guard let accepted else { return validator.tooBig ? .tooBig : .invalidArgument(validator.violations) }
-                if let device = accepted.device,
-                    let code = s.faults.tokenPrefixes.filter({ device.hasPrefix($0.key) }).max(by: { $0.key.count < $1.key.count })?.value
-                {
-                    return .forCode(code)
+                // A prefix names a dead device, or a dead Live Activity token (FCM's answer to one
+                // is not documented: UNREGISTERED, as firebase-ios-sdk#15956 observes).
+                for id in [accepted.device, accepted.message["apns"]?["live_activity_token"].flatMap(\.stringValue)].compactMap({ $0 }) {
+                    if let code = s.faults.tokenPrefixes.filter({ id.hasPrefix($0.key) }).max(by: { $0.key.count < $1.key.count })?.value {
+                        return .forCode(code)
+                    }
                 }
                 return Self.quotaRefusal(accepted, project: project, faults: s.faults.quotas, windows: &s.quotaWindows, now: arrived)
             }()

@@ -14,7 +14,7 @@ import _CryptoExtras
 /// ```
 ///
 /// Routes: `POST /v1/projects/{p}/messages:send`, `POST /token`, and for tests `GET
-/// /admin/messages`, `GET /admin/attempts`, `GET /admin/stats`, `POST /admin/faults` (an
+/// /admin/messages`, `GET /admin/attempts`, `GET /admin/live-activities` (``LiveActivityBoard``), `GET /admin/stats`, `POST /admin/faults` (an
 /// ``EmulatorFaults`` JSON), `POST /admin/reset`, `POST /admin/revoke-tokens`, `POST /admin/goaway`.
 public final class FCMEmulator: Sendable {
     public struct Configuration: Sendable {
@@ -92,6 +92,8 @@ public final class FCMEmulator: Sendable {
 
     /// Accepted messages, in arrival order.
     public var messages: [RecordedMessage] { core.messages }
+    /// What phones' Live Activities show after the accepted messages.
+    public var liveActivities: LiveActivityBoard { LiveActivityBoard(core.messages) }
     /// Every `messages:send` request and its answer, in arrival order.
     public var attempts: [RecordedAttempt] { core.attempts }
     /// Access tokens issued so far.

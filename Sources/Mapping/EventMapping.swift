@@ -172,6 +172,9 @@ public struct EventMapping: Sendable {
         case remaining
     }
 
+    /// Set for a Live Activity mapping (`activity:`): its pushes are rendered from it alone.
+    public var activity: LiveActivity?
+
     /// Set for one of an event type's variants (``VariantSet``): its name and conditions.
     public var variant: Variant?
     /// The `fcm:` overlay: any other field of FCM's message (docs/mapping.md, *Any other FCM

@@ -65,6 +65,12 @@ public final class WelcomeEvents: Sendable {
         for v in values { record(try await producer.send(KafkaProducerRecord(topic: topic, value: Array(v.utf8)))) }
     }
 
+    /// Produces records one after another, each acknowledged before the next is sent: their
+    /// order within a partition is the order given.
+    public func produceInOrder(records: [KafkaProducerRecord]) async throws {
+        for r in records { record(try await producer.send(r)) }
+    }
+
     /// Produces records as they are (keys, values and headers), all at once.
     public func produce(records: [KafkaProducerRecord]) async throws {
         try await withThrowingTaskGroup(of: KafkaDeliveryReport.self) { group in

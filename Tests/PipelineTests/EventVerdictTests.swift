@@ -56,6 +56,27 @@ struct EventVerdictTests {
         #expect(EventVerdict.sends([(topic, failure(.unregistered, .tokenDead))]).invalidations.isEmpty)
     }
 
+    @Test("a Live Activity send: UNREGISTERED invalidates the activity's token and keeps the device; INVALID_ARGUMENT about the token, the device")
+    func liveActivity() throws {
+        var update = message("fcm-A")
+        let info = LiveActivityInfo(key: "o-2", event: .update, token: "la-9", timestamp: 1_800_000_000)
+        update.liveActivity = info
+        let gone = EventVerdict.sends([(update, failure(.unregistered, .tokenDead))])
+        #expect(gone.disposition == .delivered)
+        #expect(gone.invalidations == [TokenInvalidation(MessageTarget(.token, "fcm-A"), code: .unregistered, liveActivity: info)])
+        let badDevice = EventVerdict.sends([(update, failure(.invalidArgument, .tokenDead))])
+        #expect(badDevice.invalidations == [TokenInvalidation(token: "fcm-A", code: .invalidArgument)])
+        let source = KafkaMessage(topic: "orders", partition: 3, offset: 1187, key: nil, value: [], headers: [], timestamp: nil)
+        let record = OutputRecords.tokenInvalidation(
+            try #require(gone.invalidations.first), topic: "inv", source: source, eventType: "order.progress", eventID: "e-1", project: "p",
+            nowMilliseconds: 1_800_000_000_000)
+        #expect(record.key == Array("la-9".utf8))
+        #expect(
+            String(decoding: record.value, as: UTF8.self)
+                == #"{"activity":"o-2","event_id":"e-1","event_type":"order.progress","kind":"live_activity_token","live_activity_token":"la-9","project":"p","reason":"UNREGISTERED","source":"orders/3/1187","time":"2027-01-15T08:00:00.000Z","token":"fcm-A"}"#
+        )
+    }
+
     @Test("SENDER_ID_MISMATCH → an invalidation record and a dead-letter record")
     func senderMismatch() {
         let v = EventVerdict.sends([(message("alien"), failure(.senderIDMismatch, .tokenDead))])

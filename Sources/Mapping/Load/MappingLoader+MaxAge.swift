@@ -54,7 +54,7 @@ extension MappingLoader {
 
     /// The node that says when the event happened, and the name it was given: `occurred_at`, or
     /// `event_time` as it was called before (a warning); both is an error.
-    private mutating func occurredAt(_ m: Node.Mapping) -> (name: String, node: Node)? {
+    mutating func occurredAt(_ m: Node.Mapping) -> (name: String, node: Node)? {
         switch (m["occurred_at"], m["event_time"]) {
         case (let n?, nil): return ("occurred_at", n)
         case (nil, let old?):
@@ -72,7 +72,7 @@ extension MappingLoader {
     }
 
     /// `{field: /pointer}` or `{field: /pointer, unit: s}`.
-    private mutating func eventTime(_ node: Node, name: String) -> MaxAge.EventTime? {
+    mutating func eventTime(_ node: Node, name: String) -> MaxAge.EventTime? {
         let hint = "write `{field: /occurred_at}` (an RFC 3339 string, or epoch milliseconds), or add `unit: s` for epoch seconds"
         return timeField(node, name, hint: hint).map { .field($0.pointer, unit: $0.unit) }
     }

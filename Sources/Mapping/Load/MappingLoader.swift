@@ -26,7 +26,7 @@ struct MappingLoader {
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
-        "badge", "web", "fcm",
+        "badge", "web", "fcm", "activity",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -107,6 +107,7 @@ struct MappingLoader {
     mutating func loadEvent(_ type: String, key: Node, _ node: Node) -> EventMapping? {
         let before = errors.count
         guard let m = mapping(node, "event \"\(type)\"") else { return nil }
+        if m["activity"] != nil { return loadActivityEvent(type, key: key, m) }
         checkKeys(m, allowed: Self.eventKeys, in: "event \"\(type)\"")
         guard let targetNode = m["target"] else {
             fail(key, "event \"\(type)\" has no `target`", hint: "add `target:` with one of fid, fids, token, tokens, topic or condition")

@@ -14,10 +14,23 @@ extension EventMapping {
         _ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil, devices: [UserDevice] = []
     ) -> Result<[FCMMessage], MappingFailure> {
         let remaining = remainingTTL ?? maxAge?.seconds
+        if activity != nil { return render(event, recordTimestamp: nil, now: now, remainingTTL: remaining) }
         do {
             if let template, let messages = try? template.render(event, now: now, remainingTTL: remaining) { return .success(messages) }
             // Without a template, or to name the failure as the tree path does.
             return .success(try renderTree(event, now: now, remainingTTL: remaining, devices: devices))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// A Live Activity mapping's one message; `recordTimestamp` is the event's time unless
+    /// `occurred_at` names a field.
+    func render(_ event: DecodedEvent, recordTimestamp: Int64?, now: Int64?, remainingTTL: Int?) -> Result<[FCMMessage], MappingFailure> {
+        guard let activity else { return .failure(.noTargets("not a Live Activity mapping")) }
+        do throws(MappingFailure) {
+            let time = try EventAge.eventTime(event, recordTimestamp: recordTimestamp, from: activity.eventTime)
+            return .success([try renderActivity(event, eventTime: time, now: now ?? EpochClock.seconds(), remainingTTL: remainingTTL)])
         } catch {
             return .failure(error)
         }
@@ -65,6 +78,7 @@ extension EventMapping {
     /// (e.g. an invalid literal); `render` then uses the tree path, which reports the problem
     /// per event.
     func compileTemplate() -> MessageTemplate? {
+        guard activity == nil else { return nil }  // rendered by renderActivity alone
         let recorder = HoleRecorder()
         let r = Resolver(event: DecodedEvent(type: eventType, id: "", data: .null, format: .json), now: 0, recorder: recorder)
         let kind = target.kind

@@ -12,6 +12,8 @@ public struct FCMMessage: Sendable, Equatable {
     /// For an event type with `pushes`: the push it belongs to, its project (nil: the default
     /// one) and the user of its `user` target, and the variant it took.
     public var push: PushInfo?
+    /// For a Live Activity push: the activity, its event, Apple's token and the timestamp.
+    public var liveActivity: LiveActivityInfo?
 
     public struct PushInfo: Sendable, Equatable {
         public var name: String

@@ -37,6 +37,8 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
     /// The event's type has `pushes`, and none is for this event (each push's `when` is false):
     /// skipped.
     case noPush(eventType: String, eventID: String)
+    /// A Live Activity mapping's `event.map` sends the field's value to `skip`: skipped.
+    case activitySkipped(field: String, value: String)
 
     /// A short stable code for dead-letter headers and metrics.
     public var code: String {
@@ -59,6 +61,7 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .wrongValueFormat: "wrong_value_format"
         case .noVariant: "no_variant"
         case .noPush: "no_push"
+        case .activitySkipped: "activity_skip"
         }
     }
 
@@ -84,6 +87,7 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .wrongValueFormat(let why): why
         case .noVariant(let n): "no variant of event type \"\(n.eventType)\" matches the event"
         case .noPush(let type, _): "no push of event type \"\(type)\" is for the event (the `when` of each is false)"
+        case .activitySkipped(let field, let value): "activity.event.map sends \(field) = \"\(value)\" to skip"
         }
     }
 

@@ -67,7 +67,7 @@ public struct EventVerdict: Sendable, Equatable {
 
     private static func verdict(_ failure: MappingFailure, skipUnknownTypes: Bool, skipUsersWithoutDevices: Bool) -> EventVerdict {
         switch failure {
-        case .noPush:
+        case .noPush, .activitySkipped:
             return EventVerdict(disposition: .skipped(reason: failure.reason))
         case .unknownEventType where skipUnknownTypes:
             return EventVerdict(disposition: .skipped(reason: failure.reason))
@@ -120,7 +120,10 @@ public struct EventVerdict: Sendable, Equatable {
                     return EventVerdict(disposition: .fatal(error.description), invalidations: [], sent: sent)
                 }
                 if error.invalidatesToken, message.target.isDevice {
-                    invalidations.append(TokenInvalidation(message.target, code: error.code))
+                    // On a Live Activity send, UNREGISTERED is taken to mean the activity's token:
+                    // FCM does not say which of the two it found dead (docs/mapping.md).
+                    let activity = error.code == .unregistered ? message.liveActivity : nil
+                    invalidations.append(TokenInvalidation(message.target, code: error.code, liveActivity: activity))
                     if error.onlyInvalidates(message.target) { continue }
                 }
                 failures.append((error, result.attempts))
@@ -168,11 +171,15 @@ public struct TokenInvalidation: Sendable, Equatable {
     public var kind: MessageTarget.Kind
     /// FCM's error code: `UNREGISTERED`, `SENDER_ID_MISMATCH` or `INVALID_ARGUMENT`.
     public var code: FCMError.Code
+    /// Set when the dead token is a Live Activity's (Apple's token), not the device's: the
+    /// device stays, the activity cannot be updated any more.
+    public var liveActivity: LiveActivityInfo?
 
-    public init(_ target: MessageTarget, code: FCMError.Code) {
+    public init(_ target: MessageTarget, code: FCMError.Code, liveActivity: LiveActivityInfo? = nil) {
         self.device = target.value
         self.kind = target.kind
         self.code = code
+        self.liveActivity = liveActivity
     }
 
     public init(token: String, code: FCMError.Code) {

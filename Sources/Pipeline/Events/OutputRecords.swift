@@ -43,24 +43,29 @@ public enum OutputRecords {
     }
 
     /// A JSON record for the backend to delete a dead device identifier, keyed by it, naming it
-    /// by its kind (`fid` or `token`) and the Firebase project it belongs to:
+    /// by its kind (`fid` or `token`) and the Firebase project it belongs to (for a Live
+    /// Activity's dead token: kind `live_activity_token`, keyed by Apple's token, with the
+    /// activity and the device's identifier):
     /// `{"event_id":…,"event_type":…,"kind":"token","project":"my-app","reason":"UNREGISTERED","source":"topic/partition/offset","time":…,"token":…}`.
     public static func tokenInvalidation(
         _ invalidation: TokenInvalidation, topic: String, source: KafkaMessage,
         eventType: String?, eventID: String?, project: String? = nil, nowMilliseconds: Int64
     ) -> KafkaProducerRecord {
         var members: [(key: String, value: JSONValue)] = []
+        let activity = invalidation.liveActivity
+        if let activity { members.append(("activity", .string(activity.key))) }
         if let eventID { members.append(("event_id", .string(eventID))) }
         if let eventType { members.append(("event_type", .string(eventType))) }
         if invalidation.kind == .fid { members.append(("fid", .string(invalidation.device))) }
-        members.append(("kind", .string(invalidation.kind.rawValue)))
+        members.append(("kind", .string(activity == nil ? invalidation.kind.rawValue : "live_activity_token")))
+        if let activity { members.append(("live_activity_token", .string(activity.token))) }
         if let project { members.append(("project", .string(project))) }
         members.append(("reason", .string(invalidation.code.name)))
         members.append(("source", .string("\(source.topic)/\(source.partition)/\(source.offset)")))
         members.append(("time", .string(RFC3339.format(milliseconds: nowMilliseconds))))
         if invalidation.kind == .token { members.append(("token", .string(invalidation.device))) }
         return KafkaProducerRecord(
-            topic: topic, key: Array(invalidation.device.utf8), value: JSONWriter.write(.object(members)),
+            topic: topic, key: Array((activity?.token ?? invalidation.device).utf8), value: JSONWriter.write(.object(members)),
             headers: [KafkaHeader(name: "content-type", string: "application/json")])
     }
 }

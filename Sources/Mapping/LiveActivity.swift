@@ -1,0 +1,89 @@
+/// A mapping's `activity:` block: the event starts, updates or ends an iOS Live Activity
+/// (docs/mapping.md, *Live Activities*). FCM carries it as an APNs message to the device's FCM
+/// token with Apple's activity token in `apns.live_activity_token` and ActivityKit's keys in
+/// `aps` (FCM's "Get started with Live Activity"; Apple's "Starting and updating Live
+/// Activities with ActivityKit push notifications").
+public struct LiveActivity: Sendable {
+    /// `aps.event`.
+    public enum Event: String, Sendable, CaseIterable {
+        case start, update, end
+    }
+
+    /// Which event a push is: fixed, or from a field's value through `map` (a value mapped to
+    /// nil skips the event).
+    public enum EventChoice: Sendable, Equatable {
+        case fixed(Event)
+        case field(JSONPointer, map: [String: Event?])
+
+        /// Every event this choice can give, for the loader's checks.
+        var possible: Set<Event> {
+            switch self {
+            case .fixed(let e): [e]
+            case .field(_, let map): Set(map.values.compactMap { $0 })
+            }
+        }
+    }
+
+    /// A date the device reads as UNIX seconds (`stale-date`, `dismissal-date`).
+    public enum DateSource: Sendable, Equatable {
+        /// An event field: RFC 3339 text, or epoch milliseconds (`unit: s`: seconds).
+        case field(JSONPointer, unit: MaxAge.EpochUnit)
+        /// This many seconds after the event's time.
+        case after(seconds: Int)
+    }
+
+    /// `alert`: lights the screen and shows the expanded activity. Texts in the Live Activity
+    /// form: a string, or `{loc-key, loc-args}` (the key on iOS).
+    public struct Alert: Sendable, Equatable {
+        public var title: NotificationText?
+        public var body: NotificationText?
+        public var sound: ValueSource?
+    }
+
+    /// The activity's ID (an order ID): what its updates are ordered by.
+    public var key: ValueSource
+    public var event: EventChoice
+    /// Apple's token: the activity's push token (update, end), or the app's push-to-start token
+    /// (start). `apns.live_activity_token`.
+    public var token: ValueSource
+    /// `content-state`: JSON the app's `ContentState` decodes, with values typed.
+    var contentState: JSONTemplate?
+    /// `attributes-type` and `attributes`: push-to-start only.
+    public var attributesType: ValueSource?
+    var attributes: JSONTemplate?
+    /// `input-push-token: 1` on a start: the started activity gets a push token of its own.
+    public var requestUpdateToken = true
+    public var staleDate: DateSource?
+    /// `end` only.
+    public var dismissalDate: DateSource?
+    public var alert: Alert?
+    /// `apns-priority` 10 (true) or 5; nil: 10 with an alert or on start and end, else 5.
+    public var highPriority: Bool?
+    /// `relevance-score`: orders the app's activities (any number ≥ 0).
+    public var relevance: Double?
+    /// Where `timestamp` comes from: the event's time (`occurred_at`, else the Kafka timestamp).
+    public var eventTime: MaxAge.EventTime = .recordTimestamp
+
+    /// An event time this far ahead of the time of sending is a producer's mistake (a time in
+    /// milliseconds read as seconds): the device would drop the update (forum 776165,
+    /// observed, says 8 hours); one hour leaves room for clock skew.
+    public static let futureLimitSeconds: Int64 = 3600
+}
+
+/// What a rendered Live Activity push is, for ordering and for invalidation records.
+public struct LiveActivityInfo: Sendable, Equatable {
+    /// The activity's ID (the mapping's `activity.key`).
+    public var key: String
+    public var event: LiveActivity.Event
+    /// Apple's token sent in `apns.live_activity_token`.
+    public var token: String
+    /// `aps.timestamp`.
+    public var timestamp: Int64
+
+    public init(key: String, event: LiveActivity.Event, token: String, timestamp: Int64) {
+        self.key = key
+        self.event = event
+        self.token = token
+        self.timestamp = timestamp
+    }
+}

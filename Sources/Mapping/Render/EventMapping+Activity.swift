@@ -1,0 +1,114 @@
+import Dates
+
+// A Live Activity push as FCM takes it (docs/mapping.md, *Live Activities*): the device's FCM
+// token as the target, Apple's token in `apns.live_activity_token`, ActivityKit's keys in `aps`
+// (Apple, "Starting and updating Live Activities with ActivityKit push notifications"; FCM,
+// "Get started with Live Activity").
+extension EventMapping {
+    /// The one message for `event`.
+    ///
+    /// - Parameters:
+    ///   - eventTime: the event's time, in milliseconds since the Unix epoch: `timestamp`, and
+    ///     what `{after: …}` dates count from.
+    ///   - now: the time of sending, in seconds.
+    func renderActivity(_ event: DecodedEvent, eventTime: Int64, now: Int64, remainingTTL: Int?) throws(MappingFailure) -> FCMMessage {
+        guard let activity, case .device(let kind, let device) = target else { throw .noTargets("not a Live Activity mapping") }
+        let r = Resolver(event: event, now: now, remainingTTL: remainingTTL ?? maxAge?.seconds)
+        let kindOfEvent = try activity.resolveEvent(event)
+        let timestamp = Int64((Double(eventTime) / 1000).rounded(.down))
+        guard timestamp <= now + LiveActivity.futureLimitSeconds else {
+            throw .invalidEventTime(
+                field: activity.eventTime.name,
+                reason:
+                    "\(RFC3339.format(milliseconds: eventTime)) is over an hour ahead of now: the device would drop the update (is it milliseconds read as seconds?)"
+            )
+        }
+        let key = try r.string(activity.key, role: "activity.key")
+        guard !key.isEmpty else { throw .noTargets("the activity key from \(r.fieldName(activity.key)) is empty") }
+        let token = try r.string(activity.token, role: "activity.token")
+        guard !token.isEmpty else { throw .noTargets("the Live Activity token from \(r.fieldName(activity.token)) is empty") }
+
+        var aps: Members = [("event", .string(kindOfEvent.rawValue)), ("timestamp", .int(timestamp))]
+        if let state = activity.contentState { aps.append(("content-state", try state.render(event.data, role: "activity.content_state"))) }
+        if let stale = activity.staleDate { aps.append(("stale-date", .int(try date(stale, "activity.stale_date", eventTime: timestamp, event)))) }
+        if kindOfEvent == .end, let dismissal = activity.dismissalDate {
+            aps.append(("dismissal-date", .int(try date(dismissal, "activity.dismissal_date", eventTime: timestamp, event))))
+        }
+        if let relevance = activity.relevance { aps.append(("relevance-score", Self.number(relevance))) }
+        if let alert = activity.alert { aps.append(("alert", try activityAlert(alert, r))) }
+        if kindOfEvent == .start {
+            if let type = activity.attributesType { aps.append(("attributes-type", .string(try r.string(type, role: "activity.attributes_type")))) }
+            if let attributes = activity.attributes { aps.append(("attributes", try attributes.render(event.data, role: "activity.attributes"))) }
+            if activity.requestUpdateToken { aps.append(("input-push-token", .int(1))) }
+        }
+        // Priority 10 draws on the device's budget for activity updates; 5 does not, but may be
+        // delayed (Apple, "Determine the update frequency").
+        let high = activity.highPriority ?? (activity.alert != nil || kindOfEvent != .update)
+        var headers: Members = [("apns-priority", .string(high ? "10" : "5")), ("apns-push-type", .string("liveactivity"))]
+        if let ttl { headers.append(("apns-expiration", .string(r.expiration(ttl)))) }
+        let apns: Members = [
+            ("headers", .object(headers)), ("live_activity_token", .string(token)), ("payload", .object([("aps", .object(aps))])),
+        ]
+        let id = try r.target(device, kind: kind)
+        var members: Members = [(kind.rawValue, .string(id)), ("apns", .object(apns))]
+        if let analyticsLabel { members.append(("fcm_options", .object([("analytics_label", .string(analyticsLabel))]))) }
+        var message = FCMMessage(json: .object(members), target: MessageTarget(kind, id))
+        guard message.encoded.count <= FCMLimits.messageBytes else { throw .tooLarge(bytes: message.encoded.count, limit: FCMLimits.messageBytes) }
+        message.liveActivity = LiveActivityInfo(key: key, event: kindOfEvent, token: token, timestamp: timestamp)
+        return message
+    }
+
+    /// `{title, body, sound}`: each text a string, or `{loc-key, loc-args}` with the iOS key.
+    private func activityAlert(_ alert: LiveActivity.Alert, _ r: Resolver) throws(MappingFailure) -> JSONValue {
+        var out: Members = []
+        for (role, text) in [("title", alert.title), ("body", alert.body)] {
+            guard let text else { continue }
+            if let key = text.key {
+                var loc: Members = [("loc-key", .string(key.iosKey))]
+                if !key.args.isEmpty { loc.append(("loc-args", try r.args(key.args, role: "activity.alert.\(role)"))) }
+                out.append((role, .object(loc)))
+            } else if let plain = text.text {
+                out.append((role, .string(try r.string(plain, role: "activity.alert.\(role)"))))
+            }
+        }
+        if let sound = alert.sound { out.append(("sound", .string(try r.string(sound, role: "activity.alert.sound")))) }
+        return .object(out)
+    }
+
+    /// UNIX seconds.
+    private func date(_ source: LiveActivity.DateSource, _ role: String, eventTime: Int64, _ event: DecodedEvent) throws(MappingFailure) -> Int64 {
+        switch source {
+        case .after(let seconds): return eventTime + Int64(seconds)
+        case .field(let pointer, let unit):
+            do {
+                let ms = try EventAge.eventTime(event, recordTimestamp: nil, from: .field(pointer, unit: unit))
+                return Int64((Double(ms) / 1000).rounded(.down))
+            } catch {
+                if case .invalidEventTime(let field, let reason) = error { throw .invalidValue(field: field, reason: "\(role): \(reason)") }
+                throw error
+            }
+        }
+    }
+}
+
+extension LiveActivity {
+    /// The event this push is: fixed, or the field's value through `map`.
+    func resolveEvent(_ event: DecodedEvent) throws(MappingFailure) -> Event {
+        switch self.event {
+        case .fixed(let e): return e
+        case .field(let pointer, let map):
+            let value = pointer.resolve(in: event.data) ?? .null
+            if case .null = value { throw .missingField(field: pointer.description, role: "activity.event") }
+            guard let text = Stringify.scalar(value) else {
+                throw .wrongType(field: pointer.description, expected: "a string, number or boolean", found: value.typeName)
+            }
+            guard let chosen = map[text] else {
+                throw .invalidValue(
+                    field: pointer.description,
+                    reason: "\"\(text.prefix(64))\" is not in activity.event.map (" + map.keys.sorted().joined(separator: ", ") + ")")
+            }
+            guard let e = chosen else { throw .activitySkipped(field: pointer.description, value: text) }
+            return e
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Testing
+
+@testable import Mapping
+
+/// Live Activity mappings (docs/mapping.md, *Live Activities*): `activity:` renders one APNs
+/// message with Apple's token in `apns.live_activity_token` and ActivityKit's keys in `aps`.
+@Suite("Live Activity mappings")
+struct ActivityMappingTests {
+    static let lifecycle = """
+        version: 1
+        events:
+          order.created:
+            target: {token: {field: /device_token}}
+            activity:
+              key: {field: /order_id}
+              event: start
+              token: {field: /start_token}
+              attributes_type: DeliveryAttributes
+              attributes:
+                order_id: {field: /order_id}
+              content_state:
+                status: confirmed
+                progress: 0
+              stale_date: {after: 45m}
+              relevance: 75
+              alert:
+                title: {key: order_confirmed_title, args: [{field: /restaurant}]}
+                body: "We are on it"
+                sound: default
+            occurred_at: {field: /occurred_at}
+          order.progress:
+            target: {token: {field: /device_token}}
+            activity:
+              key: {field: /order_id}
+              event: {field: /status, map: {picked_up: update, nearby: update, delivered: end, preparing: skip}}
+              token: {field: /activity_token}
+              content_state:
+                status: {field: /status}
+                courier: {field: /courier, optional: true}
+                eta: {field: /eta, as: apple_date}
+                progress: {field: /progress, as: number}
+                stops: {field: /stops, as: int, default: 0}
+                late: off
+              dismissal_date: {after: 30m}
+            occurred_at: {field: /occurred_at}
+            max_age: 10m
+            ttl: remaining
+        """
+
+    static let now: Int64 = 1_800_000_000  // 2027-01-15T08:00:00Z
+
+    func render(_ yaml: String, _ json: String, timestamp: Int64? = nil) throws -> Result<MappingSet.Rendered, MappingFailure> {
+        try load(yaml).render(EventRecord(value: Array(json.utf8), timestamp: timestamp), now: Self.now)
+    }
+
+    func body(_ yaml: String, _ json: String, timestamp: Int64? = nil) throws -> String {
+        let rendered = try render(yaml, json, timestamp: timestamp).get()
+        #expect(rendered.messages.count == 1)
+        return String(decoding: try #require(rendered.messages.first).encoded, as: UTF8.self)
+    }
+
+    @Test("a start carries attributes, an alert with a localized title, input-push-token, and priority 10")
+    func start() throws {
+        let event =
+            #"{"type":"order.created","order_id":"o-42","device_token":"fcm-A","start_token":"p2s-A","restaurant":"Luigi's","occurred_at":"2027-01-15T07:59:30Z"}"#
+        #expect(
+            try body(Self.lifecycle, event)
+                == #"{"apns":{"headers":{"apns-priority":"10","apns-push-type":"liveactivity"},"live_activity_token":"p2s-A","payload":{"aps":{"alert":{"body":"We are on it","sound":"default","title":{"loc-args":["Luigi's"],"loc-key":"ORDER_CONFIRMED_TITLE"}},"attributes":{"order_id":"o-42"},"attributes-type":"DeliveryAttributes","content-state":{"progress":0,"status":"confirmed"},"event":"start","input-push-token":1,"relevance-score":75,"stale-date":1800002670,"timestamp":1799999970}}},"token":"fcm-A"}"#
+        )
+    }
+
+    @Test("an update keeps JSON types, converts with `as`, leaves an absent optional out, and is sent at priority 5 without an alert")
+    func update() throws {
+        let event =
+            #"{"type":"order.progress","order_id":"o-42","device_token":"fcm-A","activity_token":"la-1","status":"picked_up","eta":"2027-01-15T08:20:00Z","progress":"0.5","occurred_at":"2027-01-15T07:59:59.900Z"}"#
+        let json = try body(Self.lifecycle, event)
+        #expect(
+            json
+                == #"{"apns":{"headers":{"apns-expiration":"1800000599","apns-priority":"5","apns-push-type":"liveactivity"},"live_activity_token":"la-1","payload":{"aps":{"content-state":{"eta":821694000,"late":"off","progress":0.5,"status":"picked_up","stops":0},"event":"update","timestamp":1799999999}}},"token":"fcm-A"}"#
+        )
+        let rendered = try render(Self.lifecycle, event).get()
+        #expect(rendered.messages.first?.liveActivity == LiveActivityInfo(key: "o-42", event: .update, token: "la-1", timestamp: 1_799_999_999))
+    }
+
+    @Test("an end from the mapped field carries the dismissal date; `skip` skips; a value not in the map fails")
+    func endSkipAndUnknown() throws {
+        let base =
+            #""type":"order.progress","order_id":"o-42","device_token":"fcm-A","activity_token":"la-1","eta":1800001200000,"progress":1,"courier":"Ana","occurred_at":"2027-01-15T07:59:00Z""#
+        let end = try body(Self.lifecycle, "{" + base + #","status":"delivered"}"#)
+        #expect(end.contains(#""dismissal-date":1800001740"#))
+        #expect(end.contains(#""event":"end""#))
+        #expect(end.contains(#""courier":"Ana""#))
+        #expect(end.contains(#""apns-priority":"10""#))  // an end is shown at once
+        guard case .failure(let skipped) = try render(Self.lifecycle, "{" + base + #","status":"preparing"}"#) else {
+            Issue.record("expected a skip")
+            return
+        }
+        #expect(skipped == .activitySkipped(field: "/status", value: "preparing"))
+        guard case .failure(.invalidValue(let field, _)) = try render(Self.lifecycle, "{" + base + #","status":"lost"}"#) else {
+            Issue.record("expected invalid_value")
+            return
+        }
+        #expect(field == "/status")
+    }
+
+    @Test("a value that cannot be converted fails the event with the field named")
+    func conversionFailures() throws {
+        let base =
+            #""type":"order.progress","order_id":"o-42","device_token":"fcm-A","activity_token":"la-1","status":"nearby","occurred_at":"2027-01-15T07:59:00Z""#
+        let badNumber = try render(Self.lifecycle, "{" + base + #","eta":"2027-01-15T08:20:00Z","progress":"half"}"#)
+        #expect(badNumber.failureCode == "invalid_value")
+        let badDate = try render(Self.lifecycle, "{" + base + #","eta":"soon","progress":1}"#)
+        #expect(badDate.failureCode == "invalid_value")
+        let missing = try render(Self.lifecycle, "{" + base + #","progress":1}"#)
+        guard case .failure(.missingField(let field, let role)) = missing else {
+            Issue.record("expected missing_field, got \(missing)")
+            return
+        }
+        #expect(field == "/eta" && role == "activity.content_state.eta")
+        let badInt = try render(Self.lifecycle, "{" + base + #","eta":1,"progress":1,"stops":2.5}"#)
+        #expect(badInt.failureCode == "invalid_value")
+    }
+
+    @Test("the timestamp is the Kafka record's time without occurred_at; a time an hour ahead fails invalid_event_time")
+    func timestamps() throws {
+        let yaml = """
+            version: 1
+            events:
+              score:
+                target: {token: t}
+                activity: {key: m-1, event: update, token: {field: /la}, content_state: {home: {field: /home}}}
+            """
+        let json = try body(yaml, #"{"type":"score","la":"la-9","home":2}"#, timestamp: 1_799_999_000_123)
+        #expect(json.contains(#""timestamp":1799999000"#))
+        #expect(json.contains(#""content-state":{"home":2}"#))
+        let ahead = try render(yaml, #"{"type":"score","la":"la-9","home":2}"#, timestamp: (Self.now + 3601) * 1000)
+        #expect(ahead.failureCode == "invalid_event_time")
+        let none = try render(yaml, #"{"type":"score","la":"la-9","home":2}"#)
+        #expect(none.failureCode == "invalid_event_time")
+    }
+
+    @Test(
+        "load errors: a notification's keys, a start without attributes or alert, dismissal_date on an update, a fallback in an alert, a target that is not one device"
+    )
+    func loadErrors() {
+        let errors = MappingTests.loadErrors(
+            """
+            version: 1
+            events:
+              a:
+                target: {topic: news}
+                title: Hi
+                activity:
+                  key: k
+                  event: start
+                  token: {field: /t}
+                  content_state: {x: 1}
+              b:
+                target: {token: t}
+                activity:
+                  key: k
+                  event: update
+                  token: {field: /t}
+                  content_state: {x: 1}
+                  dismissal_date: {after: 1h}
+                  attributes_type: X
+                  alert: {title: {key: k, fallback: K}}
+              c:
+                target: {token: t}
+                activity: {key: k, event: pause, token: t}
+            """)
+        let messages = errors.map { "\($0.line): \($0.message)" }
+        for expected in [
+            "5: `title` is a notification's", "4: a Live Activity goes to one device", "a start needs `attributes_type`",
+            "a start needs `attributes`",
+            "a start needs `alert`", "18: `dismissal_date` applies to an end event only", "19: `attributes_type` applies to a start event only",
+            "20: a Live Activity alert's title is a text or a key", "23: activity.event \"pause\" is not start, update, end",
+        ] {
+            #expect(messages.contains { $0.contains(expected) }, "\(expected) not in \(messages)")
+        }
+    }
+
+    @Test("typed values: YAML 1.2 scalars, quoted strings, big integers exact, `{value}` as written; `off` warns")
+    func typedValues() throws {
+        let yaml = """
+            version: 1
+            events:
+              e:
+                target: {token: t}
+                activity:
+                  key: k
+                  event: update
+                  token: t
+                  content_state:
+                    a: 12
+                    b: "12"
+                    c: 1.5
+                    d: true
+                    e: null
+                    f: on
+                    g: {value: {field: x}}
+                    h: [1, two]
+                    i: {field: /big}
+                    j: {field: /n, as: string}
+                    k: {field: /flag, as: bool}
+            """
+        let set = try load(yaml)
+        #expect(set.warnings.contains { $0.message.contains("the string \"on\", not a boolean") })
+        let json = try body(yaml, #"{"type":"e","big":123456789012345678901234567890,"n":11.80,"flag":"true"}"#, timestamp: 1_799_999_000_000)
+        #expect(
+            json.contains(
+                #""content-state":{"a":12,"b":"12","c":1.5,"d":true,"e":null,"f":"on","g":{"field":"x"},"h":[1,"two"],"i":123456789012345678901234567890,"j":"11.8","k":true}"#
+            ), "\(json)")
+    }
+}
