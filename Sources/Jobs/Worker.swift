@@ -54,6 +54,7 @@ public final class Worker: Service, Sendable {
         configuration.commitInterval = settings.delivery.commitInterval
         configuration.commitEveryEvents = settings.delivery.commitEveryEvents
         configuration.offsetMap = settings.delivery.offsetMap
+        configuration.orderActivities = settings.delivery.orderActivities
         configuration.shutdownTimeout = settings.delivery.shutdownTimeout
         configuration.projectQuotas = delivery.projectQuotas
         pipeline = try Pipeline(configuration: configuration, processor: processor, metrics: metrics, logger: logger)

@@ -79,11 +79,14 @@ public struct LiveActivityInfo: Sendable, Equatable {
     public var token: String
     /// `aps.timestamp`.
     public var timestamp: Int64
+    /// It carries an alert: shown, so never replaced by a newer update before it is sent.
+    public var alert: Bool
 
-    public init(key: String, event: LiveActivity.Event, token: String, timestamp: Int64) {
+    public init(key: String, event: LiveActivity.Event, token: String, timestamp: Int64, alert: Bool = false) {
         self.key = key
         self.event = event
         self.token = token
         self.timestamp = timestamp
+        self.alert = alert
     }
 }

@@ -18,6 +18,9 @@ extension MappingSet {
         eventTypes.flatMap(mappings(of:)).sorted { ($0.file, $0.line) < ($1.file, $1.line) }
     }
 
+    /// Whether some mapping drives a Live Activity (`activity:`).
+    public var hasLiveActivities: Bool { allMappings.contains { $0.activity != nil } }
+
     /// The variant of `set` that `event` takes, or why none.
     func choose(_ set: VariantSet, _ event: DecodedEvent) -> Result<EventMapping, MappingFailure> {
         do throws(MappingFailure) {

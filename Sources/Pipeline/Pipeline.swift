@@ -40,6 +40,10 @@ public final class Pipeline: Sendable {
         /// group by the partitions each member holds (``ProjectQuotaShare``), set on the sender
         /// at every rebalance. A project not named here: no split.
         public var projectQuotas: [String: ProjectQuotaShare] = [:]
+        /// One Live Activity push in flight per activity, in offset order, older waiting updates
+        /// replaced by newer ones (``ActivityLanes``); false sends them as they come
+        /// (`delivery.order_activities`).
+        public var orderActivities = true
 
         public init(consumer: KafkaConsumerConfiguration, topics: [String]) {
             self.consumer = consumer
@@ -58,6 +62,11 @@ public final class Pipeline: Sendable {
     let logger: Logger
     let coordinator: PipelineCoordinator
     let consumer: any MessageSource
+    /// Live Activity pushes waiting for their activity's push in flight, and the order events
+    /// were read in; used when ``ordersActivities``.
+    let activityLanes = Mutex(ActivityLanes<ParkedActivityPush>())
+    /// Some mapping drives a Live Activity, and `orderActivities` is on.
+    let ordersActivities: Bool
     private let engine: DeliveryEngine
 
     /// Runners that begin events, beside those waiting on theirs: beginning one takes
@@ -88,6 +97,7 @@ public final class Pipeline: Sendable {
     ) throws(KafkaError) {
         self.configuration = configuration
         self.processor = processor
+        self.ordersActivities = configuration.orderActivities && processor.mappings.hasLiveActivities
         self.metrics = metrics
         self.logger = logger
         // What a crash can make the next owner send again: the events in flight plus those

@@ -54,7 +54,7 @@ extension EventMapping {
         if let analyticsLabel { members.append(("fcm_options", .object([("analytics_label", .string(analyticsLabel))]))) }
         var message = FCMMessage(json: .object(members), target: MessageTarget(kind, id))
         guard message.encoded.count <= FCMLimits.messageBytes else { throw .tooLarge(bytes: message.encoded.count, limit: FCMLimits.messageBytes) }
-        message.liveActivity = LiveActivityInfo(key: key, event: kindOfEvent, token: token, timestamp: timestamp)
+        message.liveActivity = LiveActivityInfo(key: key, event: kindOfEvent, token: token, timestamp: timestamp, alert: activity.alert != nil)
         return message
     }
 

@@ -78,6 +78,9 @@ extension ConfigSchema {
         Key("delivery.commit_interval_ms", \.delivery.commitInterval, .milliseconds(min: 1), "Commit at least this often."),
         Key("delivery.commit_every_events", \.delivery.commitEveryEvents, .int(min: 1), "Commit after this many events finished."),
         Key("delivery.offset_map", \.delivery.offsetMap, .bool, "Write done offsets past the watermark into the commit metadata."),
+        Key(
+            "delivery.order_activities", \.delivery.orderActivities, .bool,
+            "Send one Live Activity push per activity at a time, in offset order; a newer waiting update replaces an older one."),
         Key("delivery.unknown_event_types", \.delivery.unknownEventTypes, .cases, "An event type with no mapping: skipped or dead-lettered."),
         Key(
             "delivery.shutdown_timeout_ms", \.delivery.shutdownTimeout, .milliseconds(min: 0),

@@ -119,6 +119,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var commitInterval: Duration = .seconds(1)
         public var commitEveryEvents = 1_000
         public var offsetMap = true
+        /// One Live Activity push in flight per activity, in offset order.
+        public var orderActivities = true
         public var unknownEventTypes = SkipOrDeadLetter.skip
         public var shutdownTimeout: Duration = .seconds(30)
     }

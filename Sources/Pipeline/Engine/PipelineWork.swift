@@ -1,5 +1,8 @@
 import Kafka
 
+/// A Live Activity push waiting for its lane (``ActivityLanes``).
+typealias ParkedActivityPush = (message: KafkaMessage, prepared: EventProcessor.Prepared, lane: ActivityLaneKey)
+
 /// What the ``DeliveryEngine`` runs for a ``Pipeline``: admission through the coordinator's
 /// ``DeliveryStateMachine``, events through the ``EventProcessor``, commits on their interval,
 /// and the final commit.
@@ -16,7 +19,11 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
         metrics.eventsConsumed.increment()
         let admission = coordinator.receive(message, to: source, onPauseFailure: pauseFailed)
         switch admission.receipt {
-        case .process: metrics.eventsInFlight.increment()
+        case .process:
+            metrics.eventsInFlight.increment()
+            if pipeline.ordersActivities {
+                pipeline.activityLanes.withLock { $0.admit(.init(partition: message.partition, offset: message.offset)) }
+            }
         case .skipAlreadyDone: metrics.eventsAlreadyDone.increment()
         case .ignore: break
         }
@@ -29,14 +36,64 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
     }
 
     func process(_ message: KafkaMessage, runner: RunnerHandle) async {
-        guard stillHeld(message) else { return }
+        let ordered = pipeline.ordersActivities
+        guard stillHeld(message) else {
+            if ordered { pass(message, runner) }
+            return
+        }
         // Begun without a task where it can be (``EventProcessor/begin(_:then:)``): its end
         // comes on the FCM client's thread, and what then needs a task runs in a runner.
-        await carry(pipeline.processor.begin(message, then: ending(of: message, runner)), of: message, runner: runner)
+        let begun = pipeline.processor.begin(message, orderActivities: ordered, then: ending(of: message, runner))
+        guard case .activity(let prepared, let lane, let replaceable) = begun else {
+            if ordered { pass(message, runner) }
+            await carry(begun, of: message, runner: runner)
+            return
+        }
+        let position = ActivityLanes<ParkedActivityPush>.Position(partition: message.partition, offset: message.offset)
+        let actions = pipeline.activityLanes.withLock { $0.arrive(lane, at: position, (message, prepared, lane), replaceable: replaceable) }
+        act(actions, runner)
     }
 
-    /// Takes an event on from where ``EventProcessor/begin(_:then:)`` left it.
-    private func carry(_ begun: EventProcessor.Begun, of message: KafkaMessage, runner: RunnerHandle) async {
+    /// An event that is no Live Activity push was rendered: pushes read after it may go on.
+    private func pass(_ message: KafkaMessage, _ runner: RunnerHandle) {
+        let position = ActivityLanes<ParkedActivityPush>.Position(partition: message.partition, offset: message.offset)
+        act(pipeline.activityLanes.withLock { $0.pass(position) }, runner)
+    }
+
+    /// Does what the lanes answered: a push goes, or is finished without a send.
+    private func act(_ actions: [ActivityLanes<ParkedActivityPush>.Action], _ runner: RunnerHandle) {
+        let processor = pipeline.processor
+        for action in actions {
+            switch action {
+            case .go(let push):
+                runner.later { [self] in
+                    let begun = processor.begin(push.prepared, of: push.message, then: ending(of: push.message, runner, lane: push.lane))
+                    await carry(begun, of: push.message, runner: runner, lane: push.lane)
+                }
+            case .supersede(let push):
+                runner.later { [self] in finished(push.message, await processor.supersede(push.prepared, of: push.message), runner) }
+            }
+        }
+    }
+
+    /// The push in flight on `lane` ended: the next one waiting goes, rendered again, so its
+    /// `max_age` and `ttl: remaining` are judged when it really leaves.
+    private func release(_ lane: ActivityLaneKey, _ runner: RunnerHandle) {
+        guard let next = pipeline.activityLanes.withLock({ $0.finish(lane) }) else { return }
+        runner.later { [self] in
+            // Its partition given up meanwhile: the next owner sends it; the lane moves on.
+            guard stillHeld(next.message) else { return release(lane, runner) }
+            var begun = pipeline.processor.begin(next.message, orderActivities: true, then: ending(of: next.message, runner, lane: lane))
+            if case .activity(let prepared, _, _) = begun {
+                begun = pipeline.processor.begin(prepared, of: next.message, then: ending(of: next.message, runner, lane: lane))
+            }
+            await carry(begun, of: next.message, runner: runner, lane: lane)
+        }
+    }
+
+    /// Takes an event on from where ``EventProcessor/begin(_:then:)`` left it; `lane`: the
+    /// Live Activity lane it holds, released when it ends.
+    private func carry(_ begun: EventProcessor.Begun, of message: KafkaMessage, runner: RunnerHandle, lane: ActivityLaneKey? = nil) async {
         let processor = pipeline.processor
         var begun = begun
         while case .full(let prepared, let project) = begun {
@@ -45,9 +102,14 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
                 // have room: set this one aside, without a task, until its project has room.
                 processor.whenRoom(project: project) { [self] in
                     // Its partition given up meanwhile: the room passes to the next event.
-                    guard stillHeld(message) else { return false }
+                    guard stillHeld(message) else {
+                        if let lane { release(lane, runner) }
+                        return false
+                    }
                     runner.later {
-                        await carry(processor.begin(prepared, of: message, then: ending(of: message, runner)), of: message, runner: runner)
+                        await carry(
+                            processor.begin(prepared, of: message, then: ending(of: message, runner, lane: lane)), of: message, runner: runner,
+                            lane: lane)
                     }
                     return true
                 }
@@ -57,13 +119,13 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
             // a shallow frame, not in a send's.
             await processor.waitForRoom(project: project)
             if Task.isCancelled {
-                finished(message, EventProcessor.Outcome(verdict: EventVerdict(disposition: .abandoned), done: false))
+                finished(message, EventProcessor.Outcome(verdict: EventVerdict(disposition: .abandoned), done: false), runner, lane: lane)
                 return
             }
-            begun = processor.begin(prepared, of: message, then: ending(of: message, runner))
+            begun = processor.begin(prepared, of: message, then: ending(of: message, runner, lane: lane))
         }
         guard case .needsTask(let prepared) = begun else { return }
-        finished(message, await runner.waiting { await processor.finish(prepared, of: message) })
+        finished(message, await runner.waiting { await processor.finish(prepared, of: message) }, runner, lane: lane)
     }
 
     /// Whether `message`'s partition is still this worker's. If not, it was given up while the
@@ -76,17 +138,20 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
     }
 
     /// Where a begun event's end goes: counted at once, or its rest run in a runner.
-    private func ending(of message: KafkaMessage, _ runner: RunnerHandle) -> @Sendable (EventProcessor.Ending) -> Void {
+    private func ending(
+        of message: KafkaMessage, _ runner: RunnerHandle, lane: ActivityLaneKey? = nil
+    ) -> @Sendable (EventProcessor.Ending) -> Void {
         { [self] ending in
             switch ending {
-            case .outcome(let outcome): finished(message, outcome)
-            case .rest(let rest): runner.later { finished(message, await rest()) }
+            case .outcome(let outcome): finished(message, outcome, runner, lane: lane)
+            case .rest(let rest): runner.later { finished(message, await rest(), runner, lane: lane) }
             }
         }
     }
 
-    /// Records how `message` ended and frees its place.
-    private func finished(_ message: KafkaMessage, _ outcome: EventProcessor.Outcome) {
+    /// Records how `message` ended and frees its place (and its Live Activity lane).
+    private func finished(_ message: KafkaMessage, _ outcome: EventProcessor.Outcome, _ runner: RunnerHandle, lane: ActivityLaneKey? = nil) {
+        if let lane { release(lane, runner) }
         // Before `finished` frees the slot, so the reader's next admission cannot lift the gauge
         // above max_events_in_flight, even for a moment.
         metrics.eventsInFlight.decrement()

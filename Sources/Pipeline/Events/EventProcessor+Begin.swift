@@ -45,16 +45,35 @@ extension EventProcessor {
         /// It needs a task: ``finish(_:of:)`` (nil: not rendered yet, its writer schema must be
         /// fetched first).
         case needsTask(Prepared?)
+        /// A Live Activity push, rendered, not sent (only when asked to order them): its
+        /// activity's lane says when to ``begin(_:of:then:)`` it. `replaceable`: an update
+        /// without an alert, which a newer one may replace while it waits.
+        case activity(Prepared, lane: ActivityLaneKey, replaceable: Bool)
     }
 
     /// Renders `message` and, when it makes a single send that can go now, begins it.
     /// `then` runs at most once, on the FCM client's thread, only for `.sending`.
-    public func begin(_ message: KafkaMessage, then: @escaping @Sendable (Ending) -> Void) -> Begun {
+    ///
+    /// - Parameter orderActivities: a Live Activity push is returned as `.activity`, not sent.
+    public func begin(_ message: KafkaMessage, orderActivities: Bool = false, then: @escaping @Sendable (Ending) -> Void) -> Begun {
         let record = EventRecord(message)
         guard let schema = schemas.writerSchemaAtHand(of: record) else { return .needsTask(nil) }
         var facts = EventFacts()
         let plan = plan(record, schema, &facts)
-        return begin(Prepared(plan: plan, facts: facts), of: message, then: then)
+        let prepared = Prepared(plan: plan, facts: facts)
+        if orderActivities, case .send = plan, facts.sent.count == 1, let activity = facts.sent[0].message.liveActivity {
+            let lane = ActivityLaneKey(project: facts.sent[0].projectID, activity: activity.key)
+            return .activity(prepared, lane: lane, replaceable: activity.event == .update && !activity.alert)
+        }
+        return begin(prepared, of: message, then: then)
+    }
+
+    /// Finishes a Live Activity push a newer one of its activity made pointless, without a
+    /// send: skipped (`activity_superseded`), with its outcome record if any.
+    func supersede(_ prepared: Prepared, of message: KafkaMessage) async -> Outcome {
+        var verdict = EventVerdict(disposition: .skipped(reason: "a newer event of its Live Activity replaced it"))
+        verdict.skipCode = "activity_superseded"
+        return await conclude(message, verdict, prepared.facts)
     }
 
     /// Begins a prepared event's send, as ``begin(_:then:)`` does.
