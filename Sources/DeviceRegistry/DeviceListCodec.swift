@@ -1,29 +1,35 @@
 /// The compact binary form of a user's devices, as the store keeps them (one blob per user).
 ///
 /// ```
-/// version 1 (byte), device count (varint), then per device:
+/// version (byte), device count (varint), then per device:
 ///   flags (byte): bit 0 token (else fid), bits 1–2 platform (0 none, 1 android, 2 ios, 3 web),
-///                 bit 3 app present, bit 4 labels present
+///                 bit 3 app present, bit 4 labels present, bit 5 push-to-start tokens present
 ///   id (varint length + UTF-8), [app (varint length + UTF-8)],
-///   [label count (varint), then per label key and value (varint length + UTF-8 each)]
+///   [label count (varint), then per label key and value (varint length + UTF-8 each)],
+///   [push-to-start count (varint), then per token its type and the token (the same)]
 /// ```
+/// Version 2 is a list with push-to-start tokens (bit 5); a list without is still written as
+/// version 1, so files and the pushbridge versions before version 2 read it as before.
 /// An Android token of 163 bytes with no app or labels takes 166 bytes. Decoding checks every
 /// length, so a damaged blob is an error, never a crash.
 enum DeviceListCodec {
     static let version: UInt8 = 1
+    /// The version of a list with push-to-start tokens.
+    static let versionWithPushToStart: UInt8 = 2
     private static let platformCodes: [String: UInt8] = ["android": 1, "ios": 2, "web": 3]
     private static let platformNames: [UInt8: String] = [1: "android", 2: "ios", 3: "web"]
 
     static func encode(_ devices: [RegisteredDevice]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(2 + devices.reduce(0) { $0 + $1.id.utf8.count + 4 })
-        out.append(version)
+        out.append(devices.contains { !$0.pushToStart.isEmpty } ? versionWithPushToStart : version)
         putVarint(UInt64(devices.count), &out)
         for d in devices {
             var flags: UInt8 = d.kind == .token ? 1 : 0
             if let p = d.platform, let code = platformCodes[p] { flags |= code << 1 }
             if d.app != nil { flags |= 1 << 3 }
             if !d.labels.isEmpty { flags |= 1 << 4 }
+            if !d.pushToStart.isEmpty { flags |= 1 << 5 }
             out.append(flags)
             putString(d.id, &out)
             if let app = d.app { putString(app, &out) }
@@ -34,13 +40,20 @@ enum DeviceListCodec {
                     putString(d.labels[key]!, &out)
                 }
             }
+            if !d.pushToStart.isEmpty {
+                putVarint(UInt64(d.pushToStart.count), &out)
+                for type in d.pushToStart.keys.sorted() {
+                    putString(type, &out)
+                    putString(d.pushToStart[type]!, &out)
+                }
+            }
         }
         return out
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(RegistryError) -> [RegisteredDevice] {
         var r = Reader(bytes: bytes)
-        guard try r.byte() == version else { throw damaged("unknown device list version") }
+        let listVersion = try readVersion(&r)
         let count = try r.count()
         var devices: [RegisteredDevice] = []
         devices.reserveCapacity(count)
@@ -53,7 +66,14 @@ enum DeviceListCodec {
             if flags & (1 << 4) != 0 {
                 for _ in 0..<(try r.count()) { labels[try r.string()] = try r.string() }
             }
-            devices.append(RegisteredDevice(kind: flags & 1 != 0 ? .token : .fid, id: id, platform: platform, app: app, labels: labels))
+            var pushToStart: [String: String] = [:]
+            if flags & (1 << 5) != 0 {
+                guard listVersion == versionWithPushToStart else { throw damaged("push-to-start tokens in a version 1 list") }
+                for _ in 0..<(try r.count()) { pushToStart[try r.string()] = try r.string() }
+            }
+            devices.append(
+                RegisteredDevice(
+                    kind: flags & 1 != 0 ? .token : .fid, id: id, platform: platform, app: app, labels: labels, pushToStart: pushToStart))
         }
         guard r.index == bytes.count else { throw damaged("bytes after the device list") }
         return devices
@@ -62,8 +82,14 @@ enum DeviceListCodec {
     /// The number of devices, read from the header only.
     static func count(_ bytes: UnsafeRawBufferPointer) throws(RegistryError) -> Int {
         var r = Reader(bytes: bytes)
-        guard try r.byte() == version else { throw damaged("unknown device list version") }
+        _ = try readVersion(&r)
         return try r.count()
+    }
+
+    private static func readVersion(_ r: inout Reader) throws(RegistryError) -> UInt8 {
+        let listVersion = try r.byte()
+        guard listVersion == version || listVersion == versionWithPushToStart else { throw damaged("unknown device list version") }
+        return listVersion
     }
 
     private static func damaged(_ why: String) -> RegistryError {

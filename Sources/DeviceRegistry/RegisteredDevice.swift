@@ -20,13 +20,19 @@ public struct RegisteredDevice: Sendable, Equatable, Hashable {
     public var app: String?
     /// Free-form labels (for example a language), for mappings to choose devices by.
     public var labels: [String: String]
+    /// The app's push-to-start tokens for Live Activities on this device, by `ActivityAttributes`
+    /// type name (ActivityKit gives one per type: `Activity<Attributes>.pushToStartTokenUpdates`).
+    public var pushToStart: [String: String]
 
-    public init(kind: Kind, id: String, platform: String? = nil, app: String? = nil, labels: [String: String] = [:]) {
+    public init(
+        kind: Kind, id: String, platform: String? = nil, app: String? = nil, labels: [String: String] = [:], pushToStart: [String: String] = [:]
+    ) {
         self.kind = kind
         self.id = id
         self.platform = platform
         self.app = app
         self.labels = labels
+        self.pushToStart = pushToStart
     }
 }
 

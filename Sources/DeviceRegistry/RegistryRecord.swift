@@ -13,7 +13,8 @@ public struct RegistryRecordError: Error, Sendable, Equatable, CustomStringConve
 /// The registry topic's record format (docs/registry.md, schemas/registry-record.schema.json).
 ///
 /// Key: the user ID (UTF-8). Value: `{"devices": [{"token": "…", "platform": "android", "app":
-/// "consumer", "labels": {"lang": "de"}}, {"fid": "…"}]}`; a null value is a tombstone. An empty
+/// "consumer", "labels": {"lang": "de"}}, {"fid": "…"}, {"token": "…", "platform": "ios",
+/// "push_to_start": {"DeliveryAttributes": "…"}}]}`; a null value is a tombstone. An empty
 /// value is read as a tombstone too (the consumer does not tell null from empty). Members the
 /// format does not define are ignored, so producers may add their own; a device listed twice
 /// (same ID) counts once.
@@ -80,7 +81,22 @@ public enum RegistryRecord {
                 labels[member.key] = text
             }
         }
-        return RegisteredDevice(kind: kind, id: id, platform: platform, app: app, labels: labels)
+        return RegisteredDevice(
+            kind: kind, id: id, platform: platform, app: app, labels: labels, pushToStart: try stringMap(item, "push_to_start", at: at))
+    }
+
+    /// A member that must be an object of non-empty strings when present (null counts as absent).
+    private static func stringMap(_ item: JSONValue, _ name: String, at: String) throws(RegistryRecordError) -> [String: String] {
+        guard let value = item[name], value != .null else { return [:] }
+        guard case .object(let members) = value else { throw .init("\(at).\(name) is a \(value.typeName), not an object") }
+        var map: [String: String] = [:]
+        for member in members {
+            guard case .string(let text) = member.value, !text.isEmpty else {
+                throw .init("\(at).\(name).\(member.key.prefix(40)) is not a non-empty string")
+            }
+            map[member.key] = text
+        }
+        return map
     }
 
     /// A member that must be a non-empty string when present (null counts as absent).

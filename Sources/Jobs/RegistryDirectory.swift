@@ -18,7 +18,9 @@ public struct RegistryDirectory: DeviceDirectory {
 
     public func devices(ofUser user: String) throws -> [UserDevice] {
         try store.devices(of: user).map { device in
-            UserDevice(kind: device.kind == .fid ? .fid : .token, id: device.id, platform: device.platform, app: device.app)
+            UserDevice(
+                kind: device.kind == .fid ? .fid : .token, id: device.id, platform: device.platform, app: device.app,
+                pushToStart: device.pushToStart)
         }
     }
 

@@ -75,12 +75,15 @@ public struct UserDevice: Sendable, Equatable {
     /// The name of the project in the config's `fcm.projects` whose app it is; nil: the
     /// mapping's project.
     public var app: String?
+    /// Live Activity push-to-start tokens by `ActivityAttributes` type.
+    public var pushToStart: [String: String]
 
-    public init(kind: MessageTarget.Kind, id: String, platform: String? = nil, app: String? = nil) {
+    public init(kind: MessageTarget.Kind, id: String, platform: String? = nil, app: String? = nil, pushToStart: [String: String] = [:]) {
         self.kind = kind
         self.id = id
         self.platform = platform
         self.app = app
+        self.pushToStart = pushToStart
     }
 }
 

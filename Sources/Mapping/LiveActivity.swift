@@ -24,6 +24,15 @@ public struct LiveActivity: Sendable {
         }
     }
 
+    /// Where Apple's token comes from.
+    public enum TokenSource: Sendable, Equatable {
+        /// A value, usually an event field.
+        case value(ValueSource)
+        /// A start to a `user` target: each of the user's devices' push-to-start token for the
+        /// activity's attributes type, from the device registry.
+        case pushToStart
+    }
+
     /// A date the device reads as UNIX seconds (`stale-date`, `dismissal-date`).
     public enum DateSource: Sendable, Equatable {
         /// An event field: RFC 3339 text, or epoch milliseconds (`unit: s`: seconds).
@@ -45,7 +54,7 @@ public struct LiveActivity: Sendable {
     public var event: EventChoice
     /// Apple's token: the activity's push token (update, end), or the app's push-to-start token
     /// (start). `apns.live_activity_token`.
-    public var token: ValueSource
+    public var token: TokenSource
     /// `content-state`: JSON the app's `ContentState` decodes, with values typed.
     var contentState: JSONTemplate?
     /// `attributes-type` and `attributes`: push-to-start only.
@@ -79,14 +88,18 @@ public struct LiveActivityInfo: Sendable, Equatable {
     public var token: String
     /// `aps.timestamp`.
     public var timestamp: Int64
+    /// The token is the device's push-to-start token for this attributes type (from the
+    /// registry), not an activity's.
+    public var pushToStartType: String?
     /// It carries an alert: shown, so never replaced by a newer update before it is sent.
     public var alert: Bool
 
-    public init(key: String, event: LiveActivity.Event, token: String, timestamp: Int64, alert: Bool = false) {
+    public init(key: String, event: LiveActivity.Event, token: String, timestamp: Int64, alert: Bool = false, pushToStartType: String? = nil) {
         self.key = key
         self.event = event
         self.token = token
         self.timestamp = timestamp
         self.alert = alert
+        self.pushToStartType = pushToStartType
     }
 }

@@ -170,8 +170,8 @@ public struct MappingSet: Sendable {
         // No template, or a failure, which the tree path names.
         guard let mapping = chosen ?? mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
         if mapping.activity != nil {
-            return mapping.render(event, recordTimestamp: record.timestamp, now: now, remainingTTL: remaining).map {
-                Rendered(event: event, messages: $0, project: project, variant: chosen?.variant)
+            return mapping.render(event, recordTimestamp: record.timestamp, now: now, remainingTTL: remaining, devices: devices).map {
+                Rendered(event: event, messages: $0, project: project, user: user, variant: chosen?.variant)
             }
         }
         return mapping.render(event, now: now, remainingTTL: remaining, devices: devices).map {

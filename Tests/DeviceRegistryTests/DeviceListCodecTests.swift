@@ -20,7 +20,8 @@ struct DeviceListCodecTests {
                     id: "id-\(i)-" + words.randomElement(using: &random)!,
                     platform: [nil, "android", "ios", "web"].randomElement(using: &random)!,
                     app: [nil, "consumer", "courier"].randomElement(using: &random)!,
-                    labels: Bool.random(using: &random) ? [:] : ["lang": words.randomElement(using: &random)!, "k2": "v"])
+                    labels: Bool.random(using: &random) ? [:] : ["lang": words.randomElement(using: &random)!, "k2": "v"],
+                    pushToStart: Int.random(in: 0..<4, using: &random) == 0 ? ["DeliveryAttributes": words.randomElement(using: &random)!] : [:])
             }
             let bytes = DeviceListCodec.encode(devices)
             #expect(try decode(bytes) == devices)
@@ -28,12 +29,28 @@ struct DeviceListCodecTests {
         }
     }
 
+    @Test("a list without push-to-start tokens is written as version 1, byte for byte what earlier versions wrote; one with them as version 2")
+    func versions() throws {
+        let plain = [RegisteredDevice(kind: .token, id: "tok", platform: "ios", app: "a", labels: ["l": "v"])]
+        // Version 1 as pushbridge wrote it before push-to-start tokens: still read.
+        let written: [UInt8] = [1, 1, 0b0001_1101, 3] + Array("tok".utf8) + [1] + Array("a".utf8) + [1, 1] + Array("l".utf8) + [1] + Array("v".utf8)
+        #expect(DeviceListCodec.encode(plain) == written)
+        #expect(try decode(written) == plain)
+        var withToken = plain
+        withToken[0].pushToStart = ["DeliveryAttributes": "p2s"]
+        let bytes = DeviceListCodec.encode(withToken)
+        #expect(bytes.first == 2)
+        #expect(try decode(bytes) == withToken)
+        // Bit 5 in a version 1 list is damage, not a token list.
+        #expect(throws: RegistryError.self) { try decode([1] + bytes.dropFirst()) }
+    }
+
     @Test("damaged blobs: an error, never a crash")
     func damaged() {
         var random = SplitMix64(seed: 7)
         let good = DeviceListCodec.encode([RegisteredDevice(kind: .token, id: "tok", platform: "ios", app: "a", labels: ["l": "v"])])
         #expect(throws: RegistryError.self) { try decode([]) }
-        #expect(throws: RegistryError.self) { try decode([2, 0]) }
+        #expect(throws: RegistryError.self) { try decode([3, 0]) }
         #expect(throws: RegistryError.self) { try decode(good + [0]) }
         for cut in 0..<good.count { #expect(throws: RegistryError.self) { try decode(Array(good.prefix(cut))) } }
         var errors = 0

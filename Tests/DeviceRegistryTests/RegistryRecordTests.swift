@@ -19,7 +19,7 @@ struct RegistryRecordTests {
             """
             {"devices": [
               {"token": "tok-1", "platform": "android", "app": "consumer", "labels": {"lang": "de", "tier": "gold"}},
-              {"fid": "fid-1", "platform": "ios"},
+              {"fid": "fid-1", "platform": "ios", "push_to_start": {"DeliveryAttributes": "p2s-1"}},
               {"token": "tok-2", "platform": "web", "app": null, "labels": null}
             ]}
             """
@@ -28,7 +28,7 @@ struct RegistryRecordTests {
         #expect(
             update.devices == [
                 RegisteredDevice(kind: .token, id: "tok-1", platform: "android", app: "consumer", labels: ["lang": "de", "tier": "gold"]),
-                RegisteredDevice(kind: .fid, id: "fid-1", platform: "ios"),
+                RegisteredDevice(kind: .fid, id: "fid-1", platform: "ios", pushToStart: ["DeliveryAttributes": "p2s-1"]),
                 RegisteredDevice(kind: .token, id: "tok-2", platform: "web"),
             ])
     }
@@ -71,6 +71,8 @@ struct RegistryRecordTests {
         #expect(reason("{\"devices\": [{\"token\": \"t\", \"app\": 1}]}") == "devices[0].app is a integer, not a string")
         #expect(reason("{\"devices\": [{\"token\": \"t\", \"labels\": []}]}") == "devices[0].labels is a array, not an object")
         #expect(reason("{\"devices\": [{\"token\": \"t\", \"labels\": {\"lang\": 1}}]}") == "devices[0].labels.lang is a integer, not a string")
+        #expect(reason(#"{"devices": [{"token": "t", "push_to_start": "p"}]}"#) == "devices[0].push_to_start is a string, not an object")
+        #expect(reason(#"{"devices": [{"token": "t", "push_to_start": {"A": ""}}]}"#) == "devices[0].push_to_start.A is not a non-empty string")
     }
 
     @Test("fuzz: random bytes and mutated records never crash; every failure says why")

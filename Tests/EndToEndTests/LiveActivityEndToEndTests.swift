@@ -122,4 +122,69 @@ struct LiveActivityEndToEndTests {
         await expectCleanExit(worker)
         await e.stop()
     }
+
+    static let startMapping = """
+        version: 1
+        events:
+          order.created:
+            target: {user: {field: /customer}}
+            activity:
+              key: {field: /order_id}
+              event: start
+              token: push_to_start
+              attributes_type: DeliveryAttributes
+              attributes: {order_id: {field: /order_id}}
+              content_state: {status: confirmed, progress: 0}
+              alert:
+                title: {key: order_confirmed_title}
+                body: {key: order_confirmed_body, args: [{field: /restaurant}]}
+                sound: default
+        """
+
+    @Test(
+        "a start goes to each of the user's iOS devices with a push-to-start token for its attributes type, from the registry; a dead one is invalidated and the device kept"
+    )
+    func pushToStartThroughRegistry() async throws {
+        var faults = EmulatorFaults()
+        faults.tokenPrefixes = ["p2s-dead": "UNREGISTERED"]
+        let e = try await EndToEnd(partitions: 1, faults: faults)
+        try await e.createTopic("devices", partitions: 1)
+        try Self.startMapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let backend = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers]))
+        let devices = [
+            #"{"token":"ana-iphone","platform":"ios","push_to_start":{"DeliveryAttributes":"p2s-ana-1","RideAttributes":"p2s-ana-ride"}}"#,
+            #"{"token":"ana-ipad","platform":"ios","push_to_start":{"DeliveryAttributes":"p2s-dead-ipad"}}"#,
+            #"{"token":"ana-old-iphone","platform":"ios"}"#,
+            #"{"token":"ana-pixel","platform":"android"}"#,
+        ]
+        _ = try await backend.send(
+            KafkaProducerRecord(topic: "devices", key: Array("ana".utf8), value: Array(#"{"devices":[\#(devices.joined(separator: ","))]}"#.utf8)))
+        try await e.produceRaw([
+            #"{"type":"order.created","order_id":"o-5","customer":"ana","restaurant":"Luigi's"}"#,
+            #"{"type":"order.created","order_id":"o-6","customer":"ben","restaurant":"Luigi's"}"#,
+        ])
+        let store = e.directory.appendingPathComponent("registry.sqlite").path
+        let worker = try await e.startWorker(group: "e2e-p2s", sections: "registry: {topic: devices, path: \(store)}")
+        #expect(try await e.waitUntilCommitted(group: "e2e-p2s"), "\(worker.output.suffix(2000))")
+        let started = e.emulator.messages.filter { $0.message["apns"]?["live_activity_token"] != nil }
+        #expect(started.map(\.token) == ["ana-iphone"], "only the device with a live push-to-start token for the type")
+        let aps = try #require(started.first?.message["apns"]?["payload"]?["aps"])
+        #expect(aps["event"] == .string("start") && aps["attributes-type"] == .string("DeliveryAttributes") && aps["input-push-token"] == .int(1))
+        #expect(started.first?.message["apns"]?["live_activity_token"] == .string("p2s-ana-1"))
+        #expect(started.allSatisfy { $0.deviceNotes.isEmpty }, "\(started.flatMap(\.deviceNotes))")
+        #expect(try worker.metric("pushbridge_users_without_devices_total") == 1, "ben has no device")
+        let invalid = try await e.events.readAll(e.invalidationTopic, idle: .seconds(3))
+        let record = try #require(invalid.first.flatMap { try? JSONParser.parse($0.value) })
+        #expect(invalid.count == 1)
+        #expect(record["kind"] == .string("push_to_start_token") && record["push_to_start_token"] == .string("p2s-dead-ipad"))
+        #expect(
+            record["attributes_type"] == .string("DeliveryAttributes") && record["user"] == .string("ana") && record["token"] == .string("ana-ipad"))
+        // The device stays in the worker's registry: its push-to-start token died, not the device.
+        let config = try e.config(group: "e2e-p2s", httpPort: 0, sections: "registry: {topic: devices, path: \(store)}")
+        let (status, output) = try await e.pushbridge(["registry", "--config", config, "--full", "ana"])
+        #expect(status == 0 && output.contains("ana: 4 devices"), "\(output)")
+        await expectCleanExit(worker)
+        await backend.close()
+        await e.stop()
+    }
 }

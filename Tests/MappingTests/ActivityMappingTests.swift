@@ -212,4 +212,58 @@ struct ActivityMappingTests {
                 #""content-state":{"a":12,"b":"12","c":1.5,"d":true,"e":null,"f":"on","g":{"field":"x"},"h":[1,"two"],"i":123456789012345678901234567890,"j":"11.8","k":true}"#
             ), "\(json)")
     }
+
+    @Test("push_to_start: one start per user device with a token for the attributes type; wrong combinations are load errors")
+    func pushToStart() throws {
+        let yaml = """
+            version: 1
+            events:
+              order.created:
+                target: {user: {field: /customer}}
+                activity:
+                  key: {field: /order_id}
+                  event: start
+                  token: push_to_start
+                  attributes_type: DeliveryAttributes
+                  attributes: {order_id: {field: /order_id}}
+                  content_state: {status: confirmed}
+                  alert: {title: Confirmed}
+            """
+        let devices = [
+            UserDevice(kind: .token, id: "iphone", platform: "ios", pushToStart: ["DeliveryAttributes": "p2s-1", "Other": "x"]),
+            UserDevice(kind: .fid, id: "ipad", platform: "ios", app: "ipad-app", pushToStart: ["DeliveryAttributes": "p2s-2"]),
+            UserDevice(kind: .token, id: "old", platform: "ios"),
+        ]
+        let set = try load(yaml)
+        let record = EventRecord(value: Array(#"{"type":"order.created","order_id":"o-1","customer":"ana"}"#.utf8), timestamp: 1_799_999_000_000)
+        let messages = try set.render(record, now: Self.now, devices: { _ in devices }).get().messages
+        #expect(messages.map(\.target) == [MessageTarget(.token, "iphone"), MessageTarget(.fid, "ipad")])
+        #expect(messages.map { $0.liveActivity?.token } == ["p2s-1", "p2s-2"])
+        #expect(messages.map { $0.liveActivity?.pushToStartType } == ["DeliveryAttributes", "DeliveryAttributes"])
+        #expect(messages.map(\.project) == [nil, "ipad-app"])
+        let none = set.render(record, now: Self.now, devices: { _ in [devices[2]] })
+        #expect(none.failureCode == "no_devices")
+
+        let errors = MappingTests.loadErrors(
+            """
+            version: 1
+            events:
+              a:
+                target: {user: {field: /u}}
+                activity: {key: k, event: start, token: {field: /t}, attributes_type: A, attributes: {}, content_state: {}, alert: {title: T}}
+              b:
+                target: {token: t}
+                activity: {key: k, event: start, token: push_to_start, attributes_type: A, attributes: {}, content_state: {}, alert: {title: T}}
+              c:
+                target: {user: {field: /u}}
+                activity: {key: k, event: update, token: push_to_start, content_state: {}}
+            """
+        ).map { "\($0.line): \($0.message)" }
+        for expected in [
+            "4: a user's devices have push-to-start tokens only", "7: `token: push_to_start` takes the tokens of a user's devices",
+            "11: `token: push_to_start` starts an activity",
+        ] {
+            #expect(errors.contains { $0.contains(expected) }, "\(expected) not in \(errors)")
+        }
+    }
 }

@@ -22,13 +22,20 @@ extension MappingLoader {
                 hint: "texts go in `activity.alert`, the rest in `activity` (docs/mapping.md, Live Activities)")
         }
         checkKeys(m, allowed: Self.activityEventKeys + Self.eventKeys.filter { !Self.activityEventKeys.contains($0) }, in: what)
-        let hint = "a Live Activity goes to the device's FCM token or FID: `target: {token: {field: /fcm_token}}`"
+        let hint =
+            "a Live Activity goes to the device's FCM token or FID (`target: {token: {field: /fcm_token}}`), or starts on a user's devices (`target: {user: …}` with `token: push_to_start`)"
         guard let targetNode = m["target"] else {
             fail(key, "\(what) has no `target`", hint: hint)
             return nil
         }
-        let target = loadTarget(targetNode)
-        if let target, case .device = target {} else if target != nil { fail(targetNode, "a Live Activity goes to one device", hint: hint) }
+        var target = loadTarget(targetNode)
+        switch target {
+        case .device?, nil: break
+        case .user(let user, var filter)?:
+            filter.mappingPlatforms = ["ios"]
+            target = .user(user, filter)
+        default: fail(targetNode, "a Live Activity goes to one device, or to a user's devices", hint: hint)
+        }
         var mapping = EventMapping(eventType: type, file: file, line: key.mark?.line ?? 0, target: target ?? .topic(.literal("_")))
         mapping.platforms = [.ios]
         if let n = m["ttl"] { mapping.ttl = ttl(n) }
@@ -48,6 +55,15 @@ extension MappingLoader {
         } else if let (name, node) = occurredAt(m), let time = eventTime(node, name: name) {
             activity?.eventTime = time
         }
+        if let activity, let target {
+            switch (target, activity.token) {
+            case (.user, .pushToStart):
+                if activity.event != .fixed(.start) { fail(m["activity"], "`token: push_to_start` starts an activity: its `event` is start") }
+            case (.user, _): fail(targetNode, "a user's devices have push-to-start tokens only", hint: "write `token: push_to_start` in `activity`")
+            case (_, .pushToStart): fail(targetNode, "`token: push_to_start` takes the tokens of a user's devices", hint: "target `user:`")
+            default: break
+            }
+        }
         mapping.activity = activity
         return errors.count == before && target != nil && activity != nil ? mapping : nil
     }
@@ -58,7 +74,9 @@ extension MappingLoader {
             source($0, "activity.key")
         }
         let token = required(a, "token", node, hint: "Apple's activity token, e.g. `token: {field: /activity_token}`").flatMap {
-            source($0, "activity.token")
+            n -> LiveActivity.TokenSource? in
+            if n.scalar?.string == "push_to_start" { return .pushToStart }
+            return source(n, "activity.token").map { .value($0) }
         }
         let choice = required(a, "event", node, hint: "start, update or end, or `{field: /status, map: {…}}`").flatMap { eventChoice($0) }
         guard let key, let token, let choice else { return nil }

@@ -11,9 +11,38 @@ extension EventMapping {
     ///   - eventTime: the event's time, in milliseconds since the Unix epoch: `timestamp`, and
     ///     what `{after: …}` dates count from.
     ///   - now: the time of sending, in seconds.
-    func renderActivity(_ event: DecodedEvent, eventTime: Int64, now: Int64, remainingTTL: Int?) throws(MappingFailure) -> FCMMessage {
-        guard let activity, case .device(let kind, let device) = target else { throw .noTargets("not a Live Activity mapping") }
+    ///   - devices: for `token: push_to_start`, the user's devices: one message to each that has
+    ///     a push-to-start token for the attributes type.
+    func renderActivity(
+        _ event: DecodedEvent, eventTime: Int64, now: Int64, remainingTTL: Int?, devices: [UserDevice] = []
+    ) throws(MappingFailure) -> [FCMMessage] {
+        guard let activity else { throw .noTargets("not a Live Activity mapping") }
         let r = Resolver(event: event, now: now, remainingTTL: remainingTTL ?? maxAge?.seconds)
+        switch (target, activity.token) {
+        case (.device(let kind, let device), .value(let token)):
+            let id = try r.target(device, kind: kind)
+            return [try renderActivity(activity, event, r, eventTime: eventTime, now: now, to: MessageTarget(kind, id), token: token)]
+        case (.user(let user, _), .pushToStart):
+            let type = try activity.attributesType.map { (s) throws(MappingFailure) in try r.string(s, role: "activity.attributes_type") } ?? ""
+            var messages: [FCMMessage] = []
+            for device in devices {
+                guard let token = device.pushToStart[type] else { continue }
+                var message = try renderActivity(
+                    activity, event, r, eventTime: eventTime, now: now, to: MessageTarget(device.kind, device.id), token: .literal(token))
+                message.project = device.app
+                message.liveActivity?.pushToStartType = type
+                messages.append(message)
+            }
+            guard !messages.isEmpty else { throw .noDevices(user: try r.string(user, role: "target user")) }
+            return messages
+        default: throw .noTargets("not a Live Activity target")
+        }
+    }
+
+    private func renderActivity(
+        _ activity: LiveActivity, _ event: DecodedEvent, _ r: Resolver, eventTime: Int64, now: Int64, to target: MessageTarget,
+        token source: ValueSource
+    ) throws(MappingFailure) -> FCMMessage {
         let kindOfEvent = try activity.resolveEvent(event)
         let timestamp = Int64((Double(eventTime) / 1000).rounded(.down))
         guard timestamp <= now + LiveActivity.futureLimitSeconds else {
@@ -25,8 +54,8 @@ extension EventMapping {
         }
         let key = try r.string(activity.key, role: "activity.key")
         guard !key.isEmpty else { throw .noTargets("the activity key from \(r.fieldName(activity.key)) is empty") }
-        let token = try r.string(activity.token, role: "activity.token")
-        guard !token.isEmpty else { throw .noTargets("the Live Activity token from \(r.fieldName(activity.token)) is empty") }
+        let token = try r.string(source, role: "activity.token")
+        guard !token.isEmpty else { throw .noTargets("the Live Activity token from \(r.fieldName(source)) is empty") }
 
         var aps: Members = [("event", .string(kindOfEvent.rawValue)), ("timestamp", .int(timestamp))]
         if let state = activity.contentState { aps.append(("content-state", try state.render(event.data, role: "activity.content_state"))) }
@@ -49,10 +78,9 @@ extension EventMapping {
         let apns: Members = [
             ("headers", .object(headers)), ("live_activity_token", .string(token)), ("payload", .object([("aps", .object(aps))])),
         ]
-        let id = try r.target(device, kind: kind)
-        var members: Members = [(kind.rawValue, .string(id)), ("apns", .object(apns))]
+        var members: Members = [(target.kind.rawValue, .string(target.value)), ("apns", .object(apns))]
         if let analyticsLabel { members.append(("fcm_options", .object([("analytics_label", .string(analyticsLabel))]))) }
-        var message = FCMMessage(json: .object(members), target: MessageTarget(kind, id))
+        var message = FCMMessage(json: .object(members), target: target)
         guard message.encoded.count <= FCMLimits.messageBytes else { throw .tooLarge(bytes: message.encoded.count, limit: FCMLimits.messageBytes) }
         message.liveActivity = LiveActivityInfo(key: key, event: kindOfEvent, token: token, timestamp: timestamp, alert: activity.alert != nil)
         return message

@@ -14,7 +14,7 @@ extension EventMapping {
         _ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil, devices: [UserDevice] = []
     ) -> Result<[FCMMessage], MappingFailure> {
         let remaining = remainingTTL ?? maxAge?.seconds
-        if activity != nil { return render(event, recordTimestamp: nil, now: now, remainingTTL: remaining) }
+        if activity != nil { return render(event, recordTimestamp: nil, now: now, remainingTTL: remaining, devices: devices) }
         do {
             if let template, let messages = try? template.render(event, now: now, remainingTTL: remaining) { return .success(messages) }
             // Without a template, or to name the failure as the tree path does.
@@ -26,11 +26,14 @@ extension EventMapping {
 
     /// A Live Activity mapping's one message; `recordTimestamp` is the event's time unless
     /// `occurred_at` names a field.
-    func render(_ event: DecodedEvent, recordTimestamp: Int64?, now: Int64?, remainingTTL: Int?) -> Result<[FCMMessage], MappingFailure> {
+    func render(
+        _ event: DecodedEvent, recordTimestamp: Int64?, now: Int64?, remainingTTL: Int?, devices: [UserDevice]
+    ) -> Result<[FCMMessage], MappingFailure> {
         guard let activity else { return .failure(.noTargets("not a Live Activity mapping")) }
         do throws(MappingFailure) {
             let time = try EventAge.eventTime(event, recordTimestamp: recordTimestamp, from: activity.eventTime)
-            return .success([try renderActivity(event, eventTime: time, now: now ?? EpochClock.seconds(), remainingTTL: remainingTTL)])
+            return .success(
+                try renderActivity(event, eventTime: time, now: now ?? EpochClock.seconds(), remainingTTL: remainingTTL, devices: devices))
         } catch {
             return .failure(error)
         }

@@ -154,18 +154,19 @@ public final class EventProcessor: Sendable {
         let (eventType, eventID, sent, user) = (facts.eventType, facts.eventID, facts.sent, facts.user)
         let now = RFC3339.nowMilliseconds()
         for invalidation in verdict.invalidations {
+            // The user whose device it is: the event's, or for several pushes the push's.
+            let owner = sent.first { $0.message.target.value == invalidation.device }?.message.push?.user ?? user
             let out = OutputRecords.tokenInvalidation(
                 invalidation, topic: options.tokenInvalidationTopic, source: message,
                 eventType: eventType, eventID: eventID, project: sent.first { $0.message.target.value == invalidation.device }?.projectID,
-                nowMilliseconds: now)
+                user: owner, nowMilliseconds: now)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.tokenInvalidated(code: invalidation.code.name)
             // A registry device FCM says is dead leaves the local view now; the backend deletes
             // it at the source from the record just written. SENDER_ID_MISMATCH is not dead: the
-            // device is another project's app (its registry `app` may be wrong), so it stays.
-            // The user whose device it is: the event's, or for several pushes the push's.
-            let owner = sent.first { $0.message.target.value == invalidation.device }?.message.push?.user ?? user
-            if let owner, let directory, invalidation.code != .senderIDMismatch {
+            // device is another project's app (its registry `app` may be wrong), so it stays; nor
+            // is a device whose Live Activity token died.
+            if let owner, let directory, invalidation.code != .senderIDMismatch, invalidation.liveActivity == nil {
                 await directory.drop(invalidation.device, ofUser: owner)
             }
         }

@@ -49,21 +49,25 @@ public enum OutputRecords {
     /// `{"event_id":…,"event_type":…,"kind":"token","project":"my-app","reason":"UNREGISTERED","source":"topic/partition/offset","time":…,"token":…}`.
     public static func tokenInvalidation(
         _ invalidation: TokenInvalidation, topic: String, source: KafkaMessage,
-        eventType: String?, eventID: String?, project: String? = nil, nowMilliseconds: Int64
+        eventType: String?, eventID: String?, project: String? = nil, user: String? = nil, nowMilliseconds: Int64
     ) -> KafkaProducerRecord {
         var members: [(key: String, value: JSONValue)] = []
         let activity = invalidation.liveActivity
-        if let activity { members.append(("activity", .string(activity.key))) }
+        let pushToStart = activity?.pushToStartType
+        if let activity, pushToStart == nil { members.append(("activity", .string(activity.key))) }
+        if let pushToStart { members.append(("attributes_type", .string(pushToStart))) }
         if let eventID { members.append(("event_id", .string(eventID))) }
         if let eventType { members.append(("event_type", .string(eventType))) }
         if invalidation.kind == .fid { members.append(("fid", .string(invalidation.device))) }
-        members.append(("kind", .string(activity == nil ? invalidation.kind.rawValue : "live_activity_token")))
-        if let activity { members.append(("live_activity_token", .string(activity.token))) }
+        let kind = pushToStart != nil ? "push_to_start_token" : activity != nil ? "live_activity_token" : invalidation.kind.rawValue
+        members.append(("kind", .string(kind)))
+        if let activity { members.append((pushToStart == nil ? "live_activity_token" : "push_to_start_token", .string(activity.token))) }
         if let project { members.append(("project", .string(project))) }
         members.append(("reason", .string(invalidation.code.name)))
         members.append(("source", .string("\(source.topic)/\(source.partition)/\(source.offset)")))
         members.append(("time", .string(RFC3339.format(milliseconds: nowMilliseconds))))
         if invalidation.kind == .token { members.append(("token", .string(invalidation.device))) }
+        if pushToStart != nil, let user { members.append(("user", .string(user))) }
         return KafkaProducerRecord(
             topic: topic, key: Array((activity?.token ?? invalidation.device).utf8), value: JSONWriter.write(.object(members)),
             headers: [KafkaHeader(name: "content-type", string: "application/json")])
