@@ -17,6 +17,17 @@ public enum LocKeyUses {
         guard !m.silent else { return [] }
         var uses: [KeyUse] = []
         let location = SourceLocation(file: m.file, line: m.line)
+        if let activity = m.activity {
+            // A Live Activity's alert: iOS only, its texts as the notification's.
+            for (field, text) in [(KeyUse.Field.title, activity.alert?.title), (.body, activity.alert?.body)] {
+                guard let key = text?.key else { continue }
+                uses.append(
+                    KeyUse(
+                        platform: .ios, key: key.iosKey, argumentCount: key.args.count, field: field, eventType: type, location: location,
+                        counterpartKey: nil))
+            }
+            return uses
+        }
         let fields: [(KeyUse.Field, android: NotificationText?, ios: NotificationText?)] = [
             (.title, m.android.title ?? m.title, m.apns.title ?? m.title),
             (.subtitle, nil, m.apns.subtitle ?? m.subtitle),
@@ -72,6 +83,8 @@ public enum LocKeyUses {
     }
 
     private static func text(_ object: JSONValue, key: String, args: String, text: String) -> LocalizedPush.Text? {
+        // A Live Activity alert writes a key as `{"loc-key", "loc-args"}` in the text's place.
+        if case .object? = object[text], let loc = object[text] { return self.text(loc, key: "loc-key", args: "loc-args", text: "") }
         let plain: String? = if case .string(let s)? = object[text] { s } else { nil }
         guard case .string(let k)? = object[key] else { return plain.map { LocalizedPush.Text(key: nil, args: nil, text: $0) } }
         guard case .array(let values)? = object[args] else { return LocalizedPush.Text(key: k, args: nil, text: plain) }

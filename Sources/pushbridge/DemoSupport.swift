@@ -26,7 +26,10 @@ enum DemoEvents {
             guard let data = FileManager.default.contents(atPath: "\(directory)/\(file)") else { continue }
             var headers: [KafkaHeader] = []
             if file.contains("cloudevent") { headers.append(KafkaHeader(name: "content-type", string: "application/cloudevents+json")) }
-            events.append(DemoEvent(key: Array(file.utf8), value: Array(data), headers: headers))
+            // One Live Activity's events share a key (`activity-o-81.1-….json`: `activity-o-81`), as a
+            // producer keys them by the activity: one partition, so they are sent in order.
+            let key = file.hasPrefix("activity-") ? String(file.prefix { $0 != "." }) : file
+            events.append(DemoEvent(key: Array(key.utf8), value: Array(data), headers: headers))
         }
         // A dead token: the emulator answers UNREGISTERED → a token-invalidation record.
         events.append(
@@ -141,6 +144,13 @@ struct DemoReport {
             }
             Swift.print("\n✓ \(target)  \(m.name)")
             let pushes = LocKeyUses.pushes(m.message)
+            if let apns = m.message["apns"], apns["live_activity_token"] != nil {
+                // A Live Activity push: the APNs payload the phone gets, then its alert, if any.
+                let priority = apns["headers"]?["apns-priority"]?.stringValue ?? "?"
+                Swift.print(
+                    "  Live Activity, apns-priority \(priority): " + String(decoding: JSONWriter.write(apns["payload"] ?? .null), as: UTF8.self))
+                if pushes.isEmpty { continue }
+            }
             if let web = LocKeyUses.webTexts(m.message) {
                 Swift.print("  web: " + [web.title, web.body].compactMap { $0 }.joined(separator: " — "))
             }
@@ -176,6 +186,16 @@ struct DemoReport {
         let invalid = written.filter { $0.topic == topics.invalidations }
         Swift.print("\n== token-invalidation records (\(topics.invalidations))")
         for r in invalid { Swift.print("⊘ \(String(decoding: r.value, as: UTF8.self))") }
+
+        let board = LiveActivityBoard(messages)
+        if !board.activities.isEmpty {
+            // The emulator's device model: what the phone's Live Activities show now (docs/emulator.md).
+            Swift.print("\n== Live Activities as the phone shows them (by Apple token)")
+            for (token, a) in board.activities.sorted(by: { $0.key < $1.key }) {
+                let state = a.contentState.map { String(decoding: JSONWriter.write($0), as: UTF8.self) } ?? "-"
+                Swift.print("◆ …\(token.suffix(6)) \(a.event), timestamp \(a.timestamp): \(state) (\(a.applied) applied, \(a.ignored) ignored)")
+            }
+        }
 
         Swift.print("\n== committed offsets (group pushbridge-demo)")
         for (p, o) in committed.sorted(by: { $0.key.partition < $1.key.partition }) { Swift.print("   \(p): \(o)") }

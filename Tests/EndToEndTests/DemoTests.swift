@@ -18,7 +18,7 @@ struct DemoTests {
         let status = await process.wait(timeout: .seconds(180))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(output.suffix(3000))")
-        #expect(output.contains("17 events → 16 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        #expect(output.contains("20 events → 19 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
         // examples/mappings/orders.yaml: each order.status_changed event takes its variant; a
         // status no variant matches is skipped (unmatched: skip).
         #expect(output.contains(#"order-status-shipped.json: variant: shipped (/status = "shipped")"#), "\(output.prefix(3000))")
@@ -37,7 +37,17 @@ struct DemoTests {
         #expect(output.contains("Hoş geldin") || output.contains("Hoş geldiniz"), "Turkish preview")
         #expect(output.contains("[invalid_json]") && output.contains("[missing_field]"))
         #expect(output.contains(#""reason":"UNREGISTERED""#) && output.contains(#""token":"dead-token-of-zoe""#))
-        #expect(output.contains("FCM requests: 17 (16× 200, 1× 404)"))
+        #expect(output.contains("FCM requests: 20 (19× 200, 1× 404)"))
+        // examples/mappings/activities.yaml: an order's Live Activity started on user-42's iPhone
+        // through its push-to-start token, updated and ended; each APNs payload printed, and the
+        // phone's final state from the emulator's board.
+        #expect(
+            output.contains(
+                #""attributes-type":"DeliveryAttributes","content-state":{"eta":817674300,"progress":0,"status":"confirmed"},"event":"start","input-push-token":1"#
+            ), "\(output)")
+        #expect(output.contains(#""content-state":{"courier":"Ana","eta":817674000,"progress":0.6,"status":"picked_up"},"event":"update""#))
+        #expect(output.contains("| ORDER_PICKED_UP_TITLE | [\"Ana\"] | Ana hat deine Bestellung abgeholt."), "\(output)")
+        #expect(output.contains(#"◆ …b6d8e7 end"#) && output.contains("(2 applied, 0 ignored)"), "\(output)")
         // The web push shows its plain text; the image push its keys' strings.
         #expect(output.contains("web: Talks resume in Geneva — Negotiators meet again after a month."), "\(output)")
         #expect(output.contains("| delivery_photo_body  | [\"Ana\"] | Ana a déposé votre colis à la porte."), "\(output)")

@@ -55,13 +55,19 @@ struct DocSnippetTests {
         let set = try exampleMappings()
         let dir = repositoryRoot + "/examples/events"
         let devices: MappingSet.DeviceLookup = { _ in
-            [UserDevice(kind: .fid, id: "fid-1", platform: "android"), UserDevice(kind: .token, id: "token-2", platform: "ios")]
+            [
+                UserDevice(kind: .fid, id: "fid-1", platform: "android"),
+                UserDevice(kind: .token, id: "token-2", platform: "ios", pushToStart: ["DeliveryAttributes": "p2s-2"]),
+            ]
         }
         var checked = 0
         var notRendered: [String] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: dir).sorted() where name.hasSuffix(".json") {
             let json = try String(contentsOfFile: "\(dir)/\(name)", encoding: .utf8)
-            guard case .success(let rendered) = set.render(EventRecord(value: Array(json.utf8)), now: renderNow, devices: devices) else {
+            // Produced now: a Live Activity's timestamp is the record's time, which a phone
+            // (the device notes) compares with its clock.
+            let record = EventRecord(value: Array(json.utf8), timestamp: EpochClock.milliseconds())
+            guard case .success(let rendered) = set.render(record, now: renderNow, devices: devices) else {
                 notRendered.append(name)
                 continue
             }
@@ -73,7 +79,7 @@ struct DocSnippetTests {
                 checked += 1
             }
         }
-        #expect(checked >= 14)
+        #expect(checked >= 17)
         // A status no variant takes (skipped on purpose), and the registry example's event, whose
         // mapping is examples/registry/mapping.yaml.
         #expect(notRendered == ["chat-message.user.json", "order-status-returned.json"])
