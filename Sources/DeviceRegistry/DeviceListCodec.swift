@@ -3,13 +3,15 @@
 /// ```
 /// version (byte), device count (varint), then per device:
 ///   flags (byte): bit 0 token (else fid), bits 1–2 platform (0 none, 1 android, 2 ios, 3 web),
-///                 bit 3 app present, bit 4 labels present, bit 5 push-to-start tokens present
+///                 bit 3 app present, bit 4 labels present, bit 5 push-to-start tokens present,
+///                 bit 6 a Live Activity token present
 ///   id (varint length + UTF-8), [app (varint length + UTF-8)],
 ///   [label count (varint), then per label key and value (varint length + UTF-8 each)],
-///   [push-to-start count (varint), then per token its type and the token (the same)]
+///   [push-to-start count (varint), then per token its type and the token (the same)],
+///   [Live Activity token (varint length + UTF-8)]
 /// ```
-/// Version 2 is a list with push-to-start tokens (bit 5); a list without is still written as
-/// version 1, so files and the pushbridge versions before version 2 read it as before.
+/// Version 2 is a list with Live Activity tokens (bits 5 and 6); a list without is still
+/// written as version 1, so files and the pushbridge versions before version 2 read it as before.
 /// An Android token of 163 bytes with no app or labels takes 166 bytes. Decoding checks every
 /// length, so a damaged blob is an error, never a crash.
 enum DeviceListCodec {
@@ -22,7 +24,7 @@ enum DeviceListCodec {
     static func encode(_ devices: [RegisteredDevice]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(2 + devices.reduce(0) { $0 + $1.id.utf8.count + 4 })
-        out.append(devices.contains { !$0.pushToStart.isEmpty } ? versionWithPushToStart : version)
+        out.append(devices.contains { !$0.pushToStart.isEmpty || $0.liveActivityToken != nil } ? versionWithPushToStart : version)
         putVarint(UInt64(devices.count), &out)
         for d in devices {
             var flags: UInt8 = d.kind == .token ? 1 : 0
@@ -30,6 +32,7 @@ enum DeviceListCodec {
             if d.app != nil { flags |= 1 << 3 }
             if !d.labels.isEmpty { flags |= 1 << 4 }
             if !d.pushToStart.isEmpty { flags |= 1 << 5 }
+            if d.liveActivityToken != nil { flags |= 1 << 6 }
             out.append(flags)
             putString(d.id, &out)
             if let app = d.app { putString(app, &out) }
@@ -47,6 +50,7 @@ enum DeviceListCodec {
                     putString(d.pushToStart[type]!, &out)
                 }
             }
+            if let token = d.liveActivityToken { putString(token, &out) }
         }
         return out
     }
@@ -67,13 +71,16 @@ enum DeviceListCodec {
                 for _ in 0..<(try r.count()) { labels[try r.string()] = try r.string() }
             }
             var pushToStart: [String: String] = [:]
+            var liveActivityToken: String?
+            if flags & (3 << 5) != 0, listVersion != versionWithPushToStart { throw damaged("Live Activity tokens in a version 1 list") }
             if flags & (1 << 5) != 0 {
-                guard listVersion == versionWithPushToStart else { throw damaged("push-to-start tokens in a version 1 list") }
                 for _ in 0..<(try r.count()) { pushToStart[try r.string()] = try r.string() }
             }
+            if flags & (1 << 6) != 0 { liveActivityToken = try r.string() }
             devices.append(
                 RegisteredDevice(
-                    kind: flags & 1 != 0 ? .token : .fid, id: id, platform: platform, app: app, labels: labels, pushToStart: pushToStart))
+                    kind: flags & 1 != 0 ? .token : .fid, id: id, platform: platform, app: app, labels: labels, pushToStart: pushToStart,
+                    liveActivityToken: liveActivityToken))
         }
         guard r.index == bytes.count else { throw damaged("bytes after the device list") }
         return devices

@@ -23,9 +23,13 @@ public struct RegisteredDevice: Sendable, Equatable, Hashable {
     /// The app's push-to-start tokens for Live Activities on this device, by `ActivityAttributes`
     /// type name (ActivityKit gives one per type: `Activity<Attributes>.pushToStartTokenUpdates`).
     public var pushToStart: [String: String]
+    /// For an activity's entry (key `activity:<key>`): the device's push token for that Live
+    /// Activity.
+    public var liveActivityToken: String?
 
     public init(
-        kind: Kind, id: String, platform: String? = nil, app: String? = nil, labels: [String: String] = [:], pushToStart: [String: String] = [:]
+        kind: Kind, id: String, platform: String? = nil, app: String? = nil, labels: [String: String] = [:], pushToStart: [String: String] = [:],
+        liveActivityToken: String? = nil
     ) {
         self.kind = kind
         self.id = id
@@ -33,6 +37,7 @@ public struct RegisteredDevice: Sendable, Equatable, Hashable {
         self.app = app
         self.labels = labels
         self.pushToStart = pushToStart
+        self.liveActivityToken = liveActivityToken
     }
 }
 

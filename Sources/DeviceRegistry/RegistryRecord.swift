@@ -82,7 +82,8 @@ public enum RegistryRecord {
             }
         }
         return RegisteredDevice(
-            kind: kind, id: id, platform: platform, app: app, labels: labels, pushToStart: try stringMap(item, "push_to_start", at: at))
+            kind: kind, id: id, platform: platform, app: app, labels: labels, pushToStart: try stringMap(item, "push_to_start", at: at),
+            liveActivityToken: try string(item, "live_activity_token", at: at))
     }
 
     /// A member that must be an object of non-empty strings when present (null counts as absent).

@@ -20,7 +20,7 @@ public struct RegistryDirectory: DeviceDirectory {
         try store.devices(of: user).map { device in
             UserDevice(
                 kind: device.kind == .fid ? .fid : .token, id: device.id, platform: device.platform, app: device.app,
-                pushToStart: device.pushToStart)
+                pushToStart: device.pushToStart, liveActivityToken: device.liveActivityToken)
         }
     }
 

@@ -77,13 +77,19 @@ public struct UserDevice: Sendable, Equatable {
     public var app: String?
     /// Live Activity push-to-start tokens by `ActivityAttributes` type.
     public var pushToStart: [String: String]
+    /// In an activity's entry: the device's token for that Live Activity.
+    public var liveActivityToken: String?
 
-    public init(kind: MessageTarget.Kind, id: String, platform: String? = nil, app: String? = nil, pushToStart: [String: String] = [:]) {
+    public init(
+        kind: MessageTarget.Kind, id: String, platform: String? = nil, app: String? = nil, pushToStart: [String: String] = [:],
+        liveActivityToken: String? = nil
+    ) {
         self.kind = kind
         self.id = id
         self.platform = platform
         self.app = app
         self.pushToStart = pushToStart
+        self.liveActivityToken = liveActivityToken
     }
 }
 

@@ -31,7 +31,13 @@ public struct LiveActivity: Sendable {
         /// A start to a `user` target: each of the user's devices' push-to-start token for the
         /// activity's attributes type, from the device registry.
         case pushToStart
+        /// The device registry's entry for the activity (key `activity:` and the activity's
+        /// key): each device following it, with its token for it.
+        case registry
     }
+
+    /// The device registry key of an activity's entry.
+    public static func registryKey(_ key: String) -> String { "activity:" + key }
 
     /// A date the device reads as UNIX seconds (`stale-date`, `dismissal-date`).
     public enum DateSource: Sendable, Equatable {
@@ -91,6 +97,8 @@ public struct LiveActivityInfo: Sendable, Equatable {
     /// The token is the device's push-to-start token for this attributes type (from the
     /// registry), not an activity's.
     public var pushToStartType: String?
+    /// The token came from the activity's registry entry: a dead one leaves it.
+    public var fromRegistry = false
     /// It carries an alert: shown, so never replaced by a newer update before it is sent.
     public var alert: Bool
 

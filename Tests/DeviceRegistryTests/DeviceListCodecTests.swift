@@ -21,7 +21,8 @@ struct DeviceListCodecTests {
                     platform: [nil, "android", "ios", "web"].randomElement(using: &random)!,
                     app: [nil, "consumer", "courier"].randomElement(using: &random)!,
                     labels: Bool.random(using: &random) ? [:] : ["lang": words.randomElement(using: &random)!, "k2": "v"],
-                    pushToStart: Int.random(in: 0..<4, using: &random) == 0 ? ["DeliveryAttributes": words.randomElement(using: &random)!] : [:])
+                    pushToStart: Int.random(in: 0..<4, using: &random) == 0 ? ["DeliveryAttributes": words.randomElement(using: &random)!] : [:],
+                    liveActivityToken: Int.random(in: 0..<4, using: &random) == 0 ? "la-" + words.randomElement(using: &random)! : nil)
             }
             let bytes = DeviceListCodec.encode(devices)
             #expect(try decode(bytes) == devices)
@@ -43,6 +44,10 @@ struct DeviceListCodecTests {
         #expect(try decode(bytes) == withToken)
         // Bit 5 in a version 1 list is damage, not a token list.
         #expect(throws: RegistryError.self) { try decode([1] + bytes.dropFirst()) }
+        let following = [RegisteredDevice(kind: .fid, id: "f", platform: "ios", liveActivityToken: "la-1")]
+        let entry = DeviceListCodec.encode(following)
+        #expect(entry.first == 2)
+        #expect(try decode(entry) == following)
     }
 
     @Test("damaged blobs: an error, never a crash")

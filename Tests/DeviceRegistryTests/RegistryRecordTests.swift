@@ -20,7 +20,8 @@ struct RegistryRecordTests {
             {"devices": [
               {"token": "tok-1", "platform": "android", "app": "consumer", "labels": {"lang": "de", "tier": "gold"}},
               {"fid": "fid-1", "platform": "ios", "push_to_start": {"DeliveryAttributes": "p2s-1"}},
-              {"token": "tok-2", "platform": "web", "app": null, "labels": null}
+              {"token": "tok-2", "platform": "web", "app": null, "labels": null},
+              {"fid": "fid-2", "platform": "ios", "live_activity_token": "la-1"}
             ]}
             """
         ).get()
@@ -30,6 +31,7 @@ struct RegistryRecordTests {
                 RegisteredDevice(kind: .token, id: "tok-1", platform: "android", app: "consumer", labels: ["lang": "de", "tier": "gold"]),
                 RegisteredDevice(kind: .fid, id: "fid-1", platform: "ios", pushToStart: ["DeliveryAttributes": "p2s-1"]),
                 RegisteredDevice(kind: .token, id: "tok-2", platform: "web"),
+                RegisteredDevice(kind: .fid, id: "fid-2", platform: "ios", liveActivityToken: "la-1"),
             ])
     }
 

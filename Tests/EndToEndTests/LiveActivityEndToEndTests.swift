@@ -187,4 +187,51 @@ struct LiveActivityEndToEndTests {
         await backend.close()
         await e.stop()
     }
+
+    static let registryMapping = """
+        version: 1
+        events:
+          order.progress:
+            activity:
+              key: {field: /order_id}
+              event: {field: /status, map: {picked_up: update, nearby: update, delivered: end}}
+              token: registry
+              content_state: {status: {field: /status}}
+              alert: {title: {field: /status}}
+        """
+
+    @Test("update and end through the activity's registry entry, to each device following it; a dead token leaves the entry at once")
+    func throughRegistry() async throws {
+        var faults = EmulatorFaults()
+        faults.tokenPrefixes = ["la-dead": "UNREGISTERED"]
+        let e = try await EndToEnd(partitions: 1, faults: faults)
+        try await e.createTopic("devices", partitions: 1)
+        try Self.registryMapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let backend = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers]))
+        let entry =
+            #"{"devices":[{"fid":"ana-iphone","platform":"ios","live_activity_token":"la-ana"},{"token":"ana-ipad","platform":"ios","live_activity_token":"la-dead-ipad"}]}"#
+        _ = try await backend.send(KafkaProducerRecord(topic: "devices", key: Array("activity:o-90".utf8), value: Array(entry.utf8)))
+        let store = e.directory.appendingPathComponent("registry.sqlite").path
+        let worker = try await e.startWorker(group: "e2e-la-registry", sections: "registry: {topic: devices, path: \(store)}")
+        func event(_ status: String) -> KafkaProducerRecord {
+            KafkaProducerRecord(
+                topic: "events", key: Array("o-90".utf8), value: Array(#"{"type":"order.progress","order_id":"o-90","status":"\#(status)"}"#.utf8))
+        }
+        try await e.events.produceInOrder(records: [event("picked_up")])
+        #expect(try await e.waitUntilCommitted(group: "e2e-la-registry"), "\(worker.output.suffix(2000))")
+        let invalid = try await e.events.readAll(e.invalidationTopic, idle: .seconds(3))
+        let record = try #require(invalid.first.flatMap { try? JSONParser.parse($0.value) })
+        #expect(record["kind"] == .string("live_activity_token") && record["live_activity_token"] == .string("la-dead-ipad"))
+        #expect(record["activity"] == .string("o-90") && record["token"] == .string("ana-ipad"))
+        // The iPad left the activity's entry: the end goes to the iPhone alone.
+        try await e.events.produceInOrder(records: [event("delivered")])
+        #expect(try await e.waitUntilCommitted(group: "e2e-la-registry"), "\(worker.output.suffix(2000))")
+        #expect(e.emulator.attempts.filter { $0.token == "ana-ipad" }.count == 1)
+        let shown = try #require(e.emulator.liveActivities.activities["la-ana"])
+        #expect(shown.event == "end" && shown.applied == 2, "\(shown)")
+        #expect(e.emulator.messages.allSatisfy { $0.deviceNotes.isEmpty })
+        await expectCleanExit(worker)
+        await backend.close()
+        await e.stop()
+    }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import Mapping
@@ -265,5 +266,53 @@ struct ActivityMappingTests {
         ] {
             #expect(errors.contains { $0.contains(expected) }, "\(expected) not in \(errors)")
         }
+    }
+
+    @Test("token: registry: one push to each device the activity's registry entry lists with a token; load errors")
+    func registry() throws {
+        let yaml = """
+            version: 1
+            events:
+              order.picked_up:
+                activity:
+                  key: {field: /order_id}
+                  event: update
+                  token: registry
+                  content_state: {status: picked_up}
+            """
+        let set = try load(yaml)
+        #expect(set.targetsUsers, "a worker needs the device registry for it")
+        let looked = Mutex<[String]>([])
+        let devices: MappingSet.DeviceLookup = { key in
+            looked.withLock { $0.append(key) }
+            return [
+                UserDevice(kind: .fid, id: "phone", platform: "ios", liveActivityToken: "la-phone"),
+                UserDevice(kind: .token, id: "watch-less", platform: "ios"),
+            ]
+        }
+        let record = EventRecord(value: Array(#"{"type":"order.picked_up","order_id":"o-9"}"#.utf8), timestamp: 1_799_999_000_000)
+        let messages = try set.render(record, now: Self.now, devices: devices).get().messages
+        #expect(looked.withLock { $0 } == ["activity:o-9"])
+        #expect(messages.map(\.target) == [MessageTarget(.fid, "phone")])
+        #expect(messages.first?.liveActivity?.token == "la-phone" && messages.first?.liveActivity?.fromRegistry == true)
+        let none = set.render(record, now: Self.now, devices: { _ in [] })
+        guard case .failure(.noDevices(let key)) = none else {
+            Issue.record("\(none)")
+            return
+        }
+        #expect(key == "activity:o-9")
+        let errors = MappingTests.loadErrors(
+            """
+            version: 1
+            events:
+              a:
+                target: {token: t}
+                activity: {key: k, event: update, token: registry, content_state: {}}
+              b:
+                activity: {key: k, event: start, token: registry, attributes_type: A, attributes: {}, content_state: {}, alert: {title: T}}
+            """
+        ).map { "\($0.line): \($0.message)" }
+        #expect(errors.contains { $0.contains("4: `token: registry` sends to the devices the activity's registry entry lists") }, "\(errors)")
+        #expect(errors.contains { $0.contains("7: an activity's registry entry holds its update token") }, "\(errors)")
     }
 }

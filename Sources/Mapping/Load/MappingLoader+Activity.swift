@@ -24,11 +24,16 @@ extension MappingLoader {
         checkKeys(m, allowed: Self.activityEventKeys + Self.eventKeys.filter { !Self.activityEventKeys.contains($0) }, in: what)
         let hint =
             "a Live Activity goes to the device's FCM token or FID (`target: {token: {field: /fcm_token}}`), or starts on a user's devices (`target: {user: …}` with `token: push_to_start`)"
-        guard let targetNode = m["target"] else {
+        let fromRegistry = m["activity"]?.mapping?["token"]?.scalar?.string == "registry"
+        if fromRegistry, let targetNode = m["target"] {
+            fail(targetNode, "`token: registry` sends to the devices the activity's registry entry lists: no `target`")
+        }
+        guard let targetNode = m["target"] ?? (fromRegistry ? m["activity"]?.mapping?["key"] : nil) else {
             fail(key, "\(what) has no `target`", hint: hint)
             return nil
         }
-        var target = loadTarget(targetNode)
+        // From the registry: the activity's entry is looked up as a user's devices are.
+        var target = fromRegistry ? source(targetNode, "activity.key").map { MappingTarget.user($0, DeviceFilter()) } : loadTarget(targetNode)
         switch target {
         case .device?, nil: break
         case .user(let user, var filter)?:
@@ -59,8 +64,13 @@ extension MappingLoader {
             switch (target, activity.token) {
             case (.user, .pushToStart):
                 if activity.event != .fixed(.start) { fail(m["activity"], "`token: push_to_start` starts an activity: its `event` is start") }
+            case (.user, .registry):
+                if activity.event.possible.contains(.start) {
+                    fail(m["activity"], "an activity's registry entry holds its update token: a start takes `token: push_to_start`")
+                }
             case (.user, _): fail(targetNode, "a user's devices have push-to-start tokens only", hint: "write `token: push_to_start` in `activity`")
             case (_, .pushToStart): fail(targetNode, "`token: push_to_start` takes the tokens of a user's devices", hint: "target `user:`")
+            case (_, .registry): break  // no target: refused above
             default: break
             }
         }
@@ -76,6 +86,7 @@ extension MappingLoader {
         let token = required(a, "token", node, hint: "Apple's activity token, e.g. `token: {field: /activity_token}`").flatMap {
             n -> LiveActivity.TokenSource? in
             if n.scalar?.string == "push_to_start" { return .pushToStart }
+            if n.scalar?.string == "registry" { return .registry }
             return source(n, "activity.token").map { .value($0) }
         }
         let choice = required(a, "event", node, hint: "start, update or end, or `{field: /status, map: {…}}`").flatMap { eventChoice($0) }

@@ -35,6 +35,18 @@ extension EventMapping {
             }
             guard !messages.isEmpty else { throw .noDevices(user: try r.string(user, role: "target user")) }
             return messages
+        case (.user(let key, _), .registry):
+            var messages: [FCMMessage] = []
+            for device in devices {
+                guard let token = device.liveActivityToken else { continue }
+                var message = try renderActivity(
+                    activity, event, r, eventTime: eventTime, now: now, to: MessageTarget(device.kind, device.id), token: .literal(token))
+                message.project = device.app
+                message.liveActivity?.fromRegistry = true
+                messages.append(message)
+            }
+            guard !messages.isEmpty else { throw .noDevices(user: LiveActivity.registryKey(try r.string(key, role: "activity.key"))) }
+            return messages
         default: throw .noTargets("not a Live Activity target")
         }
     }

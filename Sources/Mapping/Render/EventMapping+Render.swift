@@ -73,7 +73,8 @@ extension EventMapping {
         guard case .user(let source, _) = target else { return nil }
         let user = try Resolver(event: event, now: nil).string(source, role: "target user")
         guard !user.isEmpty else { throw .noTargets("the user ID from \(Resolver(event: event, now: nil).fieldName(source)) is empty") }
-        return user
+        // A Live Activity whose tokens are in the registry: the activity's entry.
+        return activity?.token == .registry ? LiveActivity.registryKey(user) : user
     }
 
     /// Compiles the byte template: the message rendered once with a hole for every value that

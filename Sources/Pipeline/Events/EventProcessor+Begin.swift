@@ -61,8 +61,9 @@ extension EventProcessor {
         var facts = EventFacts()
         let plan = plan(record, schema, &facts)
         let prepared = Prepared(plan: plan, facts: facts)
-        if orderActivities, case .send = plan, facts.sent.count == 1, let activity = facts.sent[0].message.liveActivity {
-            let lane = ActivityLaneKey(project: facts.sent[0].projectID, activity: activity.key)
+        // One activity's push, to one device or to each following it (its registry entry).
+        if orderActivities, case .send = plan, let first = facts.sent.first, let activity = first.message.liveActivity {
+            let lane = ActivityLaneKey(project: first.projectID, activity: activity.key)
             return .activity(prepared, lane: lane, replaceable: activity.event == .update && !activity.alert)
         }
         return begin(prepared, of: message, then: then)

@@ -165,8 +165,10 @@ public final class EventProcessor: Sendable {
             // A registry device FCM says is dead leaves the local view now; the backend deletes
             // it at the source from the record just written. SENDER_ID_MISMATCH is not dead: the
             // device is another project's app (its registry `app` may be wrong), so it stays; nor
-            // is a device whose Live Activity token died.
-            if let owner, let directory, invalidation.code != .senderIDMismatch, invalidation.liveActivity == nil {
+            // is a device whose Live Activity token died, unless the token came from the activity's
+            // registry entry, which the device leaves.
+            let dropped = invalidation.liveActivity.map(\.fromRegistry) ?? true
+            if let owner, let directory, invalidation.code != .senderIDMismatch, dropped {
                 await directory.drop(invalidation.device, ofUser: owner)
             }
         }
