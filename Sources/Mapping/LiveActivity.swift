@@ -76,6 +76,9 @@ public struct LiveActivity: Sendable {
     public var highPriority: Bool?
     /// `relevance-score`: orders the app's activities (any number ≥ 0).
     public var relevance: Double?
+    /// After a push of the activity is answered, the next waits this long (newer updates
+    /// replacing older ones meanwhile): at most one push per interval (`min_interval`).
+    public var minIntervalSeconds: Int?
     /// Where `timestamp` comes from: the event's time (`occurred_at`, else the Kafka timestamp).
     public var eventTime: MaxAge.EventTime = .recordTimestamp
 
@@ -99,6 +102,8 @@ public struct LiveActivityInfo: Sendable, Equatable {
     public var pushToStartType: String?
     /// The token came from the activity's registry entry: a dead one leaves it.
     public var fromRegistry = false
+    /// The mapping's `min_interval`, in seconds.
+    public var minIntervalSeconds: Int?
     /// It carries an alert: shown, so never replaced by a newer update before it is sent.
     public var alert: Bool
 

@@ -234,4 +234,28 @@ struct LiveActivityEndToEndTests {
         await backend.close()
         await e.stop()
     }
+
+    @Test("min_interval: after a push is answered the activity's next waits the interval, and the updates meanwhile collapse to the newest")
+    func minInterval() async throws {
+        let e = try await EndToEnd(partitions: 1)
+        let mapping = Self.mapping.replacingOccurrences(
+            of: "      dismissal_date: {after: 30m}", with: "      dismissal_date: {after: 30m}\n      min_interval: 2s")
+        #expect(mapping.contains("min_interval: 2s"))
+        try mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let worker = try await e.startWorker(group: "e2e-activity-interval")
+        let base = Int64(Date().timeIntervalSince1970) - 60
+        let updates = (1...12).map { i in
+            Self.event("o-11", "picked_up", progress: Double(i) / 12, seconds: i, activityToken: "la-11", at: base)
+        }
+        try await e.events.produceInOrder(records: updates)
+        #expect(try await e.waitUntilCommitted(group: "e2e-activity-interval"), "\(worker.output.suffix(2000))")
+        let sent = e.emulator.messages.filter { $0.token == "fcm-o-11" }
+        let times = sent.map(\.time)
+        #expect(sent.count >= 2 && sent.count <= 6, "\(sent.count) sends for 12 updates")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 1.9 }, "\(times)")
+        let shown = try #require(e.emulator.liveActivities.activities["la-11"])
+        #expect(shown.timestamp == base + 12 && shown.ignored == 0)
+        await expectCleanExit(worker)
+        await e.stop()
+    }
 }

@@ -91,4 +91,16 @@ struct ActivityLanesTests {
         // The same offset again waits its turn.
         #expect(said(lanes.arrive(order, at: at(7), "u7 again", replaceable: false)) == [])
     }
+
+    @Test("min_interval: the lane says how long to stay closed after the push in flight, the next push's own once it goes")
+    func pause() {
+        var lanes = Lanes()
+        _ = lanes.arrive(order, at: at(1), "u1", replaceable: true, pause: .seconds(10))
+        #expect(lanes.pause(order) == .seconds(10))
+        _ = lanes.arrive(order, at: at(2), "u2", replaceable: true, pause: .seconds(3))
+        #expect(lanes.finish(order) == "u2")
+        #expect(lanes.pause(order) == .seconds(3))
+        #expect(lanes.finish(order) == nil)
+        #expect(lanes.pause(order) == nil)
+    }
 }

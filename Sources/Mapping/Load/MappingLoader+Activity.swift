@@ -9,7 +9,7 @@ extension MappingLoader {
     static let activityEventKeys = ["target", "activity", "ttl", "max_age", "occurred_at", "event_time", "too_old", "project", "analytics_label"]
     static let activityKeys = [
         "key", "event", "token", "content_state", "attributes_type", "attributes", "request_update_token", "stale_date", "dismissal_date",
-        "alert", "priority", "relevance",
+        "alert", "priority", "relevance", "min_interval",
     ]
 
     mutating func loadActivityEvent(_ type: String, key: Node, _ m: Node.Mapping) -> EventMapping? {
@@ -122,6 +122,13 @@ extension MappingLoader {
             case "high": activity.highPriority = true
             case "normal": activity.highPriority = false
             default: fail(n, "priority must be `high` (apns-priority 10) or `normal` (5)")
+            }
+        }
+        if let n = a["min_interval"] {
+            if let text = n.scalar?.string, let seconds = Self.parseDuration(text), seconds > 0 {
+                activity.minIntervalSeconds = seconds
+            } else {
+                fail(n, "min_interval must be a duration over 0 such as 10s", hint: "the least time between two pushes of one activity")
             }
         }
         if let n = a["relevance"] {

@@ -95,6 +95,7 @@ extension EventMapping {
         var message = FCMMessage(json: .object(members), target: target)
         guard message.encoded.count <= FCMLimits.messageBytes else { throw .tooLarge(bytes: message.encoded.count, limit: FCMLimits.messageBytes) }
         message.liveActivity = LiveActivityInfo(key: key, event: kindOfEvent, token: token, timestamp: timestamp, alert: activity.alert != nil)
+        message.liveActivity?.minIntervalSeconds = activity.minIntervalSeconds
         return message
     }
 

@@ -37,10 +37,13 @@ struct ActivityLanes<Item> {
         var item: Item
         /// An update without an alert: a newer event of the same partition replaces it.
         var replaceable: Bool
+        /// How long the next push waits once this one is answered (`min_interval`).
+        var pause: Duration?
     }
 
     private struct Lane {
         var inFlight: Position
+        var pause: Duration?
         var waiting: [Arrival] = []
     }
 
@@ -69,9 +72,16 @@ struct ActivityLanes<Item> {
         resolve(position, nil)
     }
 
-    /// A Live Activity push of activity `key` was rendered.
-    mutating func arrive(_ key: Key, at position: Position, _ item: Item, replaceable: Bool) -> [Action] {
-        resolve(position, Arrival(key: key, position: position, item: item, replaceable: replaceable))
+    /// A Live Activity push of activity `key` was rendered. `pause`: once it is answered, how
+    /// long its lane stays closed (its mapping's `min_interval`).
+    mutating func arrive(_ key: Key, at position: Position, _ item: Item, replaceable: Bool, pause: Duration? = nil) -> [Action] {
+        resolve(position, Arrival(key: key, position: position, item: item, replaceable: replaceable, pause: pause))
+    }
+
+    /// How long `key`'s lane stays closed after its push in flight is answered, before
+    /// ``finish(_:)``: pushes that arrive meanwhile wait, and newer updates replace older ones.
+    func pause(_ key: Key) -> Duration? {
+        lanes[key]?.pause
     }
 
     /// The push in flight on `key`'s lane ended (done or not). Returns the next one, which now
@@ -84,6 +94,7 @@ struct ActivityLanes<Item> {
         }
         let next = lane.waiting.removeFirst()
         lane.inFlight = next.position
+        lane.pause = next.pause
         lanes[key] = lane
         return next.item
     }
@@ -110,7 +121,7 @@ struct ActivityLanes<Item> {
     /// Takes an arrival to its lane, in its partition's order.
     private mutating func take(_ arrival: Arrival) -> [Action] {
         guard var lane = lanes[arrival.key] else {
-            lanes[arrival.key] = Lane(inFlight: arrival.position)
+            lanes[arrival.key] = Lane(inFlight: arrival.position, pause: arrival.pause)
             return [.go(arrival.item)]
         }
         let position = arrival.position

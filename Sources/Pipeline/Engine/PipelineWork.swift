@@ -44,13 +44,15 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
         // Begun without a task where it can be (``EventProcessor/begin(_:then:)``): its end
         // comes on the FCM client's thread, and what then needs a task runs in a runner.
         let begun = pipeline.processor.begin(message, orderActivities: ordered, then: ending(of: message, runner))
-        guard case .activity(let prepared, let lane, let replaceable) = begun else {
+        guard case .activity(let prepared, let lane, let replaceable, let pause) = begun else {
             if ordered { pass(message, runner) }
             await carry(begun, of: message, runner: runner)
             return
         }
         let position = ActivityLanes<ParkedActivityPush>.Position(partition: message.partition, offset: message.offset)
-        let actions = pipeline.activityLanes.withLock { $0.arrive(lane, at: position, (message, prepared, lane), replaceable: replaceable) }
+        let actions = pipeline.activityLanes.withLock {
+            $0.arrive(lane, at: position, (message, prepared, lane), replaceable: replaceable, pause: pause)
+        }
         act(actions, runner)
     }
 
@@ -79,12 +81,26 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
     /// The push in flight on `lane` ended: the next one waiting goes, rendered again, so its
     /// `max_age` and `ttl: remaining` are judged when it really leaves.
     private func release(_ lane: ActivityLaneKey, _ runner: RunnerHandle) {
+        // `min_interval`: the lane stays closed a while; what arrives meanwhile waits (and newer
+        // updates replace older ones).
+        if let pause = pipeline.activityLanes.withLock({ $0.pause(lane) }) {
+            runner.later { [self] in
+                try? await Task.sleep(for: pause)
+                open(lane, runner)
+            }
+        } else {
+            open(lane, runner)
+        }
+    }
+
+    /// The next push waiting on `lane` goes, or the lane is free.
+    private func open(_ lane: ActivityLaneKey, _ runner: RunnerHandle) {
         guard let next = pipeline.activityLanes.withLock({ $0.finish(lane) }) else { return }
         runner.later { [self] in
             // Its partition given up meanwhile: the next owner sends it; the lane moves on.
-            guard stillHeld(next.message) else { return release(lane, runner) }
+            guard stillHeld(next.message) else { return open(lane, runner) }
             var begun = pipeline.processor.begin(next.message, orderActivities: true, then: ending(of: next.message, runner, lane: lane))
-            if case .activity(let prepared, _, _) = begun {
+            if case .activity(let prepared, _, _, _) = begun {
                 begun = pipeline.processor.begin(prepared, of: next.message, then: ending(of: next.message, runner, lane: lane))
             }
             await carry(begun, of: next.message, runner: runner, lane: lane)

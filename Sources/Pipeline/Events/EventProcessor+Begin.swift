@@ -48,7 +48,7 @@ extension EventProcessor {
         /// A Live Activity push, rendered, not sent (only when asked to order them): its
         /// activity's lane says when to ``begin(_:of:then:)`` it. `replaceable`: an update
         /// without an alert, which a newer one may replace while it waits.
-        case activity(Prepared, lane: ActivityLaneKey, replaceable: Bool)
+        case activity(Prepared, lane: ActivityLaneKey, replaceable: Bool, pause: Duration?)
     }
 
     /// Renders `message` and, when it makes a single send that can go now, begins it.
@@ -64,7 +64,9 @@ extension EventProcessor {
         // One activity's push, to one device or to each following it (its registry entry).
         if orderActivities, case .send = plan, let first = facts.sent.first, let activity = first.message.liveActivity {
             let lane = ActivityLaneKey(project: first.projectID, activity: activity.key)
-            return .activity(prepared, lane: lane, replaceable: activity.event == .update && !activity.alert)
+            return .activity(
+                prepared, lane: lane, replaceable: activity.event == .update && !activity.alert,
+                pause: activity.minIntervalSeconds.map { .seconds($0) })
         }
         return begin(prepared, of: message, then: then)
     }
