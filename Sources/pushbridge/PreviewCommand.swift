@@ -36,7 +36,9 @@ struct PreviewCommand: ParsableCommand {
 
     func run() throws {
         let set = try mappings.load()
-        let record = try event.record()
+        var record = try event.record()
+        // A record just produced: a Live Activity's timestamp is its time.
+        record.timestamp = EpochClock.milliseconds()
         let rendered: MappingSet.Rendered
         // What a device shows does not depend on the event's age: max_age is not applied (a
         // file has no Kafka timestamp to measure from).
@@ -72,6 +74,11 @@ struct PreviewCommand: ParsableCommand {
         }
         for push in byPush {
             print("push \(push.name)\(push.variant.map { " (variant \($0))" } ?? ""): \(push.count) message\(push.count == 1 ? "" : "s")")
+        }
+        if let activity = rendered.messages.first?.liveActivity, let aps = rendered.messages.first?.json["apns"]?["payload"]?["aps"] {
+            // What the activity shows is the app's view of its content state.
+            let state = aps["content-state"].map { String(decoding: JSONWriter.write($0), as: UTF8.self) } ?? "(unchanged)"
+            print("Live Activity \(activity.key): \(activity.event.rawValue), content-state \(state)")
         }
         let web = rendered.messages.lazy.compactMap { LocKeyUses.webTexts($0.json) }.first
         if let web { print("web: " + [web.title, web.body].compactMap { $0 }.joined(separator: " — ")) }

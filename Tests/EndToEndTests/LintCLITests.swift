@@ -118,6 +118,23 @@ struct LintCLITests {
                 """)
     }
 
+    @Test("preview of a Live Activity update: its content state, and its alert on iOS")
+    func previewLiveActivity() async throws {
+        let r = try await runPushbridge(
+            ["preview"] + Self.examples + ["--event", "examples/events/activity-o-81.2-picked-up.json", "--locale", "en,fr"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(
+            r.out == """
+                order.picked_up (examples/mappings/activities.yaml:29): 1 message
+                Live Activity o-81: update, content-state {"courier":"Ana","eta":817674000,"progress":0.6,"status":"picked_up"}
+                locale | platform | field | key                   | args    | final text
+                -------|----------|-------|-----------------------|---------|-----------
+                en     | ios      | title | ORDER_PICKED_UP_TITLE | ["Ana"] | Ana picked up your order.
+                fr     | ios      | title | ORDER_PICKED_UP_TITLE | ["Ana"] | Ana a récupéré votre commande.
+
+                """, "\(r.out)")
+    }
+
     @Test("preview: every locale by default; a silent push; an event that cannot render exits 2")
     func previewMore() async throws {
         let all = try await runPushbridge(["preview"] + Self.examples + ["--event", "examples/events/welcome.json"])

@@ -315,4 +315,39 @@ struct ActivityMappingTests {
         #expect(errors.contains { $0.contains("4: `token: registry` sends to the devices the activity's registry entry lists") }, "\(errors)")
         #expect(errors.contains { $0.contains("7: an activity's registry entry holds its update token") }, "\(errors)")
     }
+
+    @Test("variants choose the event kind: a variant's `activity` merges member by member into the shared one")
+    func variants() throws {
+        let yaml = """
+            version: 1
+            events:
+              order.progress:
+                target: {token: {field: /device_token}}
+                activity:
+                  key: {field: /order_id}
+                  event: update
+                  token: {field: /activity_token}
+                  content_state: {status: {field: /status}}
+                variants:
+                  - name: delivered
+                    when: {field: /status, equals: delivered}
+                    activity:
+                      event: end
+                      alert: {title: {key: order_delivered_title}}
+                  - name: moving
+                    default: true
+            """
+        let set = try load(yaml)
+        func rendered(_ status: String) throws -> String {
+            let event = #"{"type":"order.progress","order_id":"o-1","status":"\#(status)","device_token":"d","activity_token":"la"}"#
+            let messages = try set.render(EventRecord(value: Array(event.utf8), timestamp: 1_799_999_000_000), now: Self.now).get().messages
+            return String(decoding: try #require(messages.first).encoded, as: UTF8.self)
+        }
+        let end = try rendered("delivered")
+        #expect(
+            end.contains(#""event":"end""#) && end.contains(#""loc-key":"ORDER_DELIVERED_TITLE""#)
+                && end.contains(#""content-state":{"status":"delivered"}"#))
+        let update = try rendered("nearby")
+        #expect(update.contains(#""event":"update""#) && !update.contains("alert"))
+    }
 }

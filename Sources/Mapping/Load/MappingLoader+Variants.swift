@@ -7,7 +7,7 @@ import Yams
 extension MappingLoader {
     /// Blocks merged member by member (the variant's members win); any other key of a variant
     /// replaces the base's.
-    static let mergedBlocks: Set<String> = ["android", "apns", "web", "data", "fcm"]
+    static let mergedBlocks: Set<String> = ["android", "apns", "web", "data", "fcm", "activity"]
     /// A variant's own keys, which are not mapping keys.
     static let variantKeys = ["name", "when", "default"]
     /// Read before a variant is chosen, so only beside `variants`.
