@@ -73,6 +73,12 @@ public final class RegistryStore: Sendable {
         try withWriter { w throws(RegistryError) in try w.removeDevice(id, of: user) }
     }
 
+    /// Removes a dead push-to-start token from `user`'s devices (``RegistryWriter/removePushToStart(_:of:)``).
+    @discardableResult
+    public func removePushToStart(_ token: String, of user: String) throws(RegistryError) -> Bool {
+        try withWriter { w throws(RegistryError) in try w.removePushToStart(token, of: user) }
+    }
+
     /// Applies `updates` in order, and stores `offsets` (partition → next offset to read of
     /// `topic`) in the same transaction: the file never holds records without their offsets,
     /// or offsets past records it lacks.

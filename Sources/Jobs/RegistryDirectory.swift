@@ -25,17 +25,27 @@ public struct RegistryDirectory: DeviceDirectory {
     }
 
     public func drop(_ device: String, ofUser user: String) async {
-        guard !store.isReadOnly else { return }  // replay: the worker that owns the store drops it
-        // The store's writer may be in the middle of a follower's batch: wait on a thread of its
-        // own, not on the pool the pipeline runs on.
+        await write("cannot drop a dead device from the registry", user: user) { store in _ = try store.removeDevice(device, of: user) }
+    }
+
+    public func dropPushToStart(_ token: String, ofUser user: String) async {
+        await write("cannot drop a dead push-to-start token from the registry", user: user) { store in
+            try store.removePushToStart(token, of: user)
+        }
+    }
+
+    /// Runs `change` on the store's writer, on a thread of its own: the writer may be in the
+    /// middle of a follower's batch, and the pipeline's pool must not wait on it.
+    private func write(_ failure: String, user: String, _ change: @escaping @Sendable (RegistryStore) throws -> Void) async {
+        guard !store.isReadOnly else { return }  // replay: the worker that owns the store changes it
         let (store, logger) = (self.store, self.logger)
         await DedicatedThread.run {
             do {
-                _ = try store.removeDevice(device, of: user)
+                try change(store)
             } catch {
-                // Not fatal: the device stays until the backend deletes it at the source, and
-                // FCM answers UNREGISTERED again meanwhile.
-                logger.error("cannot drop a dead device from the registry", metadata: ["user": "\(user)", "error": "\(error)"])
+                // Not fatal: it stays until the backend deletes it at the source, and FCM
+                // answers UNREGISTERED again meanwhile.
+                logger.error("\(failure)", metadata: ["user": "\(user)", "error": "\(error)"])
             }
         }
     }

@@ -106,6 +106,9 @@ public protocol DeviceDirectory: Sendable {
     /// the source from the invalidation record). May wait for the store's writer: never on the
     /// caller's thread if that blocks.
     func drop(_ device: String, ofUser user: String) async
+    /// FCM refused a Live Activity push-to-start `token` of one of `user`'s devices: the token
+    /// leaves them at once; the device stays.
+    func dropPushToStart(_ token: String, ofUser user: String) async
 }
 
 /// Writer schemas of Schema Registry records: the registry client, or a fake in tests.

@@ -16,7 +16,8 @@ struct RegistryCommand: AsyncParsableCommand {
             where the worker runs (kubectl exec). Without users it prints the store's size and, \
             per partition of registry.topic, the offset the store has read to, the topic's end \
             and the lag. A user's devices print one per line: kind, identifier (cut to its last \
-            6 characters unless --full), platform, app and labels.
+            6 characters unless --full), platform, app and labels, and the Live Activity \
+            push-to-start types and activity token it has.
 
             Examples:
               pushbridge registry --config /etc/pushbridge/pushbridge.yaml
@@ -65,7 +66,10 @@ struct RegistryCommand: AsyncParsableCommand {
             for d in devices {
                 let id = full ? d.id : "…" + d.id.suffix(6)
                 let labels = d.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
-                print("  \(d.kind.rawValue) \(id)  platform=\(d.platform ?? "-") app=\(d.app ?? "-")\(labels.isEmpty ? "" : " " + labels)")
+                var line = "  \(d.kind.rawValue) \(id)  platform=\(d.platform ?? "-") app=\(d.app ?? "-")\(labels.isEmpty ? "" : " " + labels)"
+                if !d.pushToStart.isEmpty { line += " push_to_start=" + d.pushToStart.keys.sorted().joined(separator: ",") }
+                if d.liveActivityToken != nil { line += " live_activity_token" }
+                print(line)
             }
         }
         if !offline { try await printLag(store: store, topic: topic, settings: settings) }

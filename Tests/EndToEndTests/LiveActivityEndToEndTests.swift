@@ -183,6 +183,9 @@ struct LiveActivityEndToEndTests {
         let config = try e.config(group: "e2e-p2s", httpPort: 0, sections: "registry: {topic: devices, path: \(store)}")
         let (status, output) = try await e.pushbridge(["registry", "--config", config, "--full", "ana"])
         #expect(status == 0 && output.contains("ana: 4 devices"), "\(output)")
+        // Its dead push-to-start token left it at once; the other device's are kept.
+        #expect(output.contains("token ana-ipad  platform=ios app=-\n"), "\(output)")
+        #expect(output.contains("token ana-iphone  platform=ios app=- push_to_start=DeliveryAttributes,RideAttributes\n"), "\(output)")
         await expectCleanExit(worker)
         await backend.close()
         await e.stop()

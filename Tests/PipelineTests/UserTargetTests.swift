@@ -28,6 +28,11 @@ struct UserTargetTests {
         func drop(_ device: String, ofUser user: String) {
             users.withLock { $0[user]?.removeAll { $0.id == device } }
         }
+        func dropPushToStart(_ token: String, ofUser user: String) {
+            users.withLock { users in
+                for i in users[user]?.indices ?? 0..<0 { users[user]![i].pushToStart = users[user]![i].pushToStart.filter { $0.value != token } }
+            }
+        }
     }
 
     /// Two projects (`consumer`, the default, and `driver`), as ``FCMProjects`` routes them; a

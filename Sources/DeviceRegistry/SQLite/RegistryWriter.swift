@@ -118,6 +118,22 @@ final class RegistryWriter: @unchecked Sendable {
         return removed
     }
 
+    /// Removes a push-to-start token FCM refused from `user`'s devices; the devices stay. True
+    /// if it was there. A later record that still lists it brings it back (the backend deletes
+    /// it at the source from the invalidation record).
+    func removePushToStart(_ token: String, of user: String) throws(RegistryError) -> Bool {
+        try connection.transaction { () throws(RegistryError) -> Bool in
+            guard var devices = try storedDevices(of: user) else { return false }
+            var removed = false
+            for i in devices.indices where devices[i].pushToStart.values.contains(token) {
+                devices[i].pushToStart = devices[i].pushToStart.filter { $0.value != token }
+                removed = true
+            }
+            if removed { try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(devices))) }
+            return removed
+        }
+    }
+
     private func storedCount(of user: String) throws(RegistryError) -> Int? {
         try selectDevices.bind(.text(user))
         defer { selectDevices.reset() }

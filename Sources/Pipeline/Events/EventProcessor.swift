@@ -168,7 +168,11 @@ public final class EventProcessor: Sendable {
             // is a device whose Live Activity token died, unless the token came from the activity's
             // registry entry, which the device leaves.
             let dropped = invalidation.liveActivity.map(\.fromRegistry) ?? true
-            if let owner, let directory, invalidation.code != .senderIDMismatch, dropped {
+            if let owner, let directory, invalidation.code != .senderIDMismatch, let activity = invalidation.liveActivity,
+                activity.pushToStartType != nil
+            {
+                await directory.dropPushToStart(activity.token, ofUser: owner)
+            } else if let owner, let directory, invalidation.code != .senderIDMismatch, dropped {
                 await directory.drop(invalidation.device, ofUser: owner)
             }
         }
