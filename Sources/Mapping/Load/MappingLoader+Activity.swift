@@ -48,7 +48,7 @@ extension MappingLoader {
             mapping.maxAge = loadMaxAge(m, ttl: mapping.ttl)
         } else {
             // Without max_age, occurred_at still gives the timestamp.
-            for name in ["too_old"] where m[name] != nil { fail(m[name], "`\(name)` needs `max_age`") }
+            if let n = m["too_old"] { fail(n, "`too_old` needs `max_age`") }
             if mapping.ttl == .remaining { fail(m["ttl"], "`ttl: remaining` is what is left of `max_age`, and there is none") }
         }
         if let n = m["project"] { mapping.project = source(n, "project") }
