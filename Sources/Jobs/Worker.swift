@@ -36,10 +36,12 @@ public final class Worker: Service, Sendable {
         let metrics = PipelineMetrics()
         metrics.buildInfo(build.labels)
         self.metrics = metrics
-        let registry = try WorkerRegistry(settings: settings, logger: logger)
+        let failures = LogSummary(logger: logger, period: settings.log.summaryPeriod)
+        let registry = try WorkerRegistry(settings: settings, logger: logger, kafkaLogs: KafkaLogs(summary: failures))
         self.registry = registry
         delivery = try Delivery(
-            settings: settings, mappings: mappings, validateOnly: validateOnly, directory: registry?.directory, metrics: metrics, logger: logger)
+            settings: settings, mappings: mappings, validateOnly: validateOnly, directory: registry?.directory, metrics: metrics, logger: logger,
+            failures: failures)
         let processor = delivery.processor
 
         var consumer = KafkaConsumerConfiguration(bootstrapServers: settings.kafka.brokers, groupID: settings.kafka.group)
@@ -91,6 +93,7 @@ public final class Worker: Service, Sendable {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { await self.warmUp() }
+                    group.addTask { await self.delivery.processor.failures.run() }
                     if let registry {
                         group.addTask { try await self.follow(registry) }
                         // Events name users: none is taken before the registry has every user

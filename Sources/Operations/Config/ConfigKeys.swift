@@ -105,5 +105,9 @@ extension ConfigSchema {
         Key("http.listen", \.http.listen, .listen, "host:port of /metrics /healthz /readyz, or off."),
         Key("log.level", \.log.level, .cases, "Lowest level logged."),
         Key("log.format", \.log.format, .cases, "json: one object per line; text: for people at a terminal."),
+        Key(
+            "log.summary_period_ms", \.log.summaryPeriod, .milliseconds(min: 1),
+            "A failure that repeats (a broker down, FCM connections dying) is logged when it starts, counted this often while it lasts, and logged as ended after this long without it."
+        ),
     ]
 }

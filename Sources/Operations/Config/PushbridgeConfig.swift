@@ -144,6 +144,9 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public struct Log: Sendable, Equatable {
         public var level = Logger.Level.info
         public var format = LogFormat.json
+        /// A failure that repeats is logged when it starts, counted this often, and ended after
+        /// this long without it.
+        public var summaryPeriod: Duration = .seconds(30)
     }
 
     public var kafka = Kafka()

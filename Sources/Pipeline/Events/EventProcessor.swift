@@ -51,10 +51,13 @@ public final class EventProcessor: Sendable {
     let options: Options
     let metrics: PipelineMetrics
     let logger: Logger
+    /// Failures that repeat for as long as Kafka is down (record writes), as incidents.
+    public let failures: LogSummary
 
+    /// - Parameter failures: the process's ``LogSummary`` (default: one of its own on `logger`).
     public init(
         mappings: MappingSet, sender: any PushSending, producer: any RecordProducing, directory: (any DeviceDirectory)? = nil,
-        schemas: (any SchemaSource)? = nil, options: Options, metrics: PipelineMetrics, logger: Logger
+        schemas: (any SchemaSource)? = nil, options: Options, metrics: PipelineMetrics, logger: Logger, failures: LogSummary? = nil
     ) {
         self.mappings = mappings
         self.schemas = RecordSchemas(source: schemas, valueFormats: options.valueFormats)
@@ -69,6 +72,7 @@ public final class EventProcessor: Sendable {
         self.options = options
         self.metrics = metrics
         self.logger = logger
+        self.failures = failures ?? LogSummary(logger: logger)
     }
 
     public func process(_ message: KafkaMessage) async -> Outcome {
@@ -323,8 +327,8 @@ public final class EventProcessor: Sendable {
                 return true
             } catch {
                 metrics.recordWriteErrors.increment()
-                logger.error(
-                    "cannot write to \(record.topic), will retry",
+                failures.log(
+                    .error, "cannot write to \(record.topic), will retry", kind: "write \(record.topic)",
                     metadata: [
                         "source": "\(source.topic)/\(source.partition)/\(source.offset)", "error": "\(error)",
                     ])
