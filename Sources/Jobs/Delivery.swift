@@ -1,3 +1,4 @@
+import EventTracing
 import FCM
 import HTTP2
 import Kafka
@@ -27,7 +28,7 @@ public struct Delivery: Sendable {
     public init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
         maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger,
-        failures: LogSummary? = nil
+        failures: LogSummary? = nil, tracer: PushTracer? = nil
     ) throws {
         // Failures that repeat (Kafka down, FCM connections dying) as incidents: one per process.
         let failures = failures ?? LogSummary(logger: logger, period: settings.log.summaryPeriod)
@@ -106,7 +107,7 @@ public struct Delivery: Sendable {
         schemaRegistry = try Self.schemaRegistry(settings, logger: logger)
         processor = EventProcessor(
             mappings: mappings, sender: projects, producer: producer, directory: directory, schemas: schemaRegistry, options: options,
-            metrics: metrics, logger: logger, failures: failures)
+            metrics: metrics, logger: logger, failures: failures, tracer: tracer)
     }
 
     /// The projects as the startup log names them: `name=project-id`, sorted.

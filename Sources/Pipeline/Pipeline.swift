@@ -111,7 +111,7 @@ public final class Pipeline: Sendable {
             shutdownTimeout: configuration.shutdownTimeout)
         let handlers = RebalanceHandlers(
             coordinator: coordinator, configuration: configuration, sender: processor.sender, metrics: metrics, logger: logger,
-            failures: processor.failures)
+            failures: processor.failures, tracer: processor.tracer)
         let consumer = try makeSource(handlers.handler)
         self.consumer = consumer
         handlers.consumer.withLock { $0 = consumer }
@@ -197,7 +197,7 @@ public final class Pipeline: Sendable {
     /// Commits what is done in `partitions` (all if nil) and waits for the broker.
     @discardableResult
     func commitNow(_ partitions: [TopicPartition]?) async -> PipelineCoordinator.CommitResult {
-        await coordinator.commit(partitions, through: consumer, metrics: metrics, log: failures)
+        await coordinator.commit(partitions, through: consumer, metrics: metrics, log: failures, tracer: processor.tracer)
     }
 
     /// Waits until no events of `partitions` (all if nil) are in flight, or `timeout` passes.

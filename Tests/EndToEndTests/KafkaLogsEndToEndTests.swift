@@ -3,6 +3,8 @@ import Mapping
 import TestSupport
 import Testing
 
+@testable import Pipeline
+
 /// librdkafka's own lines in `pushbridge run`'s log: JSON at their level, and none for a valid
 /// config whose `kafka.properties` mixes consumer-only and producer-only properties.
 @Suite("librdkafka's lines in the worker's JSON log (tansu, separate worker process)", .serialized)
@@ -83,17 +85,17 @@ struct KafkaLogsEndToEndTests {
         var description: String { "\(kind): \(starts) start(s), \(counts) count(s)\(ended ? ", ended" : "")" }
     }
 
-    /// The worker's lines after the first `skip`, by kind: what they say with the numbers left out.
+    /// The worker's lines after the first `skip`, by kind, as the worker tells them apart.
     static func outage(in output: String, after skip: Int) -> [Incident] {
         var incidents: [String: Incident] = [:]
         var order: [String] = []
         for line in output.split(separator: "\n").dropFirst(skip) {
             guard case .object(let members)? = try? JSONParser.parse(Array(line.utf8)) else { continue }
             let fields = Dictionary(members.compactMap { m in if case .string(let s) = m.value { (m.key, s) } else { nil } }) { a, _ in a }
-            guard var message = fields["msg"], fields["level"] != "info" else { continue }
+            guard var message = fields["msg"] else { continue }
             let ended = message.hasPrefix("ended: ")
             if ended { message.removeFirst("ended: ".count) }
-            let kind = message.split(whereSeparator: \.isNumber).joined(separator: "N")
+            let kind = KafkaLogs.kind(of: message)
             if incidents[kind] == nil { order.append(kind) }
             var incident = incidents[kind] ?? Incident(kind: kind)
             if ended {

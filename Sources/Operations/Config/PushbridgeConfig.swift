@@ -141,6 +141,22 @@ public struct PushbridgeConfig: Sendable, Equatable {
         }
     }
 
+    /// OpenTelemetry tracing: off without an endpoint.
+    public struct Tracing: Sendable, Equatable {
+        /// An OTLP/HTTP collector's base URL; nil: off.
+        public var endpoint: String?
+        public var sampleRatio = 0.01
+        public var serviceName = "pushbridge"
+        public var exportInterval: Duration = .seconds(5)
+        public var caFile: String?
+
+        /// For the startup log: off, or where spans go and how many are sampled.
+        public var summary: String {
+            guard let endpoint else { return "off" }
+            return "\(EgressProxy.redacted(endpoint)) (sampling \(sampleRatio) of new traces)"
+        }
+    }
+
     public struct Log: Sendable, Equatable {
         public var level = Logger.Level.info
         public var format = LogFormat.json
@@ -159,6 +175,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public var schemaRegistry = SchemaRegistry()
     public var http = HTTP()
     public var log = Log()
+    public var tracing = Tracing()
 
     public init() {}
 }

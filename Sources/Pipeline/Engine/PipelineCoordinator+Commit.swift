@@ -1,3 +1,4 @@
+import EventTracing
 import Kafka
 import Logging
 
@@ -14,7 +15,8 @@ extension PipelineCoordinator {
     /// broker. Failures are logged as an incident (`log`): a broker down fails a commit a second.
     @discardableResult
     func commit(
-        _ partitions: [TopicPartition]?, through source: any MessageSource, metrics: PipelineMetrics, log: LogSummary
+        _ partitions: [TopicPartition]?, through source: any MessageSource, metrics: PipelineMetrics, log: LogSummary,
+        tracer: PushTracer? = nil
     ) async
         -> CommitResult
     {
@@ -25,6 +27,7 @@ extension PipelineCoordinator {
             for (p, committed, uncommitted) in committed(offsets) {
                 metrics.partition(p, committed: committed, uncommitted: uncommitted)
             }
+            tracer?.committed(offsets)
             log.logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
             return .committed
         } catch {

@@ -1,3 +1,4 @@
+import EventTracing
 import FCM
 import Kafka
 import Mapping
@@ -25,6 +26,8 @@ extension EventProcessor {
     public struct Prepared: Sendable {
         let plan: Plan
         let facts: EventFacts
+        /// Its spans, when it is traced.
+        let trace: EventTrace?
     }
 
     /// How an event begun by ``begin(_:then:)`` ended, told to its `then`.
@@ -52,9 +55,10 @@ extension EventProcessor {
     public func begin(_ message: KafkaMessage, then: @escaping @Sendable (Ending) -> Void) -> Begun {
         let record = EventRecord(message)
         guard let schema = schemas.writerSchemaAtHand(of: record) else { return .needsTask(nil) }
+        let trace = tracer.flatMap { EventTrace.begin(message, tracer: $0) }
         var facts = EventFacts()
-        let plan = plan(record, schema, &facts)
-        return begin(Prepared(plan: plan, facts: facts), of: message, then: then)
+        let planned = traced(trace, &facts) { self.plan(record, schema, &$0) }
+        return begin(Prepared(plan: planned, facts: facts, trace: trace), of: message, then: then)
     }
 
     /// Begins a prepared event's send, as ``begin(_:then:)`` does.
@@ -65,7 +69,8 @@ extension EventProcessor {
         metrics.sendStarted()
         let started = ContinuousClock.now
         let start = sender.start(
-            fcmMessage.encoded, project: fcmMessage.project, to: fcmMessage.target, validateOnly: options.validateOnly
+            fcmMessage.encoded, project: fcmMessage.project, to: fcmMessage.target, validateOnly: options.validateOnly,
+            recordingAttempts: prepared.trace != nil
         ) { [self] first in
             switch first {
             case .finished(let result):
@@ -118,10 +123,10 @@ extension EventProcessor {
     /// Sends a rendered event's messages, if any, and concludes it.
     func sendAndConclude(_ prepared: Prepared, of message: KafkaMessage) async -> Outcome {
         switch prepared.plan {
-        case .verdict(let verdict): return await conclude(message, verdict, prepared.facts)
+        case .verdict(let verdict): return traced(await conclude(message, verdict, prepared.facts), prepared.trace, message)
         case .send:
-            let results = await sendAll(prepared.facts.sent)
-            return await conclude(message, .sends(results), prepared.facts, results: results)
+            let results = await sendAll(prepared.facts.sent, trace: prepared.trace)
+            return traced(await conclude(message, .sends(results), prepared.facts, results: results), prepared.trace, message)
         }
     }
 
@@ -132,14 +137,17 @@ extension EventProcessor {
     ) -> Ending {
         let fcmMessage = prepared.facts.sent[0].message
         record(result, of: fcmMessage, projectID: projectID, started: started)
+        prepared.trace?.sent(result, project: projectID)
         let verdict = EventVerdict.sends([(fcmMessage, result)])
         switch verdict.disposition {
         case .delivered where verdict.invalidations.isEmpty && options.outcomeTopic == nil:
-            return .outcome(counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant))
+            return .outcome(traced(counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant), prepared.trace, message))
         case .abandoned:
-            return .outcome(Outcome(verdict: verdict, done: false))
+            return .outcome(traced(Outcome(verdict: verdict, done: false), prepared.trace, message))
         default:
-            return .rest { [self] in await conclude(message, verdict, prepared.facts, results: [(fcmMessage, result)]) }
+            return .rest { [self] in
+                traced(await conclude(message, verdict, prepared.facts, results: [(fcmMessage, result)]), prepared.trace, message)
+            }
         }
     }
 }
