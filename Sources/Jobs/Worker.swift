@@ -93,9 +93,10 @@ public final class Worker: Service, Sendable {
         return (PushTracer(sampleRatio: settings.sampleRatio, exporter: exporter), exporter)
     }
 
-    /// Refreshes the gauges that describe each project's FCM state and the registry now; called
-    /// per scrape.
+    /// Refreshes the gauges that describe each project's FCM state, the registry and the
+    /// trace exporter now; called per scrape.
     public func refreshGauges() {
+        if let counts = traceExporter?.counts { metrics.traceSpans(exported: counts.exported, dropped: counts.dropped) }
         if let registry {
             let status = registry.follower.status
             metrics.registry(lag: status.lag, caughtUp: status.caughtUp, applied: status.applied, invalid: status.invalid)

@@ -102,6 +102,8 @@ struct TracingEndToEndTests {
             #expect(outcomes.contains { $0["traceparent"] == .string(expected) }, "\(id): \(outcomes)")
         }
         #expect(outcomes.contains { $0["traceparent"] == .string(parent(Self.unsampled, sampled: false)) })
+        #expect(try worker.metric("pushbridge_trace_spans_total{result=\"exported\"}") >= 12, "three events of four spans or more")
+        #expect(try worker.metric("pushbridge_trace_spans_total{result=\"dropped\"}") == 0)
         await expectCleanExit(worker)
         await e.stop()
     }

@@ -238,6 +238,7 @@ public final class EventProcessor: Sendable {
                 outcome, topic: topic, source: message, eventType: facts.eventType, eventID: facts.eventID, push: push, user: facts.user,
                 variant: facts.variant, attempts: attempts, nowMilliseconds: now, traceParent: facts.traceParent ?? Self.traceParent(of: message))
             guard await write(record, for: message) else { return false }
+            metrics.outcomeRecord(result: outcome.name)
         }
         return true
     }
