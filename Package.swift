@@ -16,6 +16,7 @@ import PackageDescription
 //   Operations             config, logs, metrics, the ops HTTP endpoint
 //   SchemaRegistry         writer schemas by ID from a Confluent-compatible Schema Registry (over HTTP2)
 //   DeviceRegistry         the device registry: a Kafka topic in a local SQLite file (C calls in SQLite/)
+//   EventTracing           W3C trace context from Kafka headers and CloudEvents, an event's spans, OTLP/HTTP JSON export
 //   Pipeline               consume -> map -> send -> commit after ack; replay; offsets
 //   ProcessHarness         servers as child processes on free ports, for tests and the bench
 //   pushbridge             the executable (CLI)
@@ -43,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.0"),
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context", from: "1.0.0"),
     ],
     targets: [
         // MARK: C modules
@@ -156,11 +159,24 @@ let package = Package(
             ]
         ),
 
+        // MARK: Tracing
+        // swift-distributed-tracing's Tracer for an event's spans (W3C trace context from its
+        // record), exported over OTLP/HTTP JSON with the HTTP2 client (docs/benchmarks.md: why
+        // not swift-otel's exporter).
+        .target(
+            name: "EventTracing",
+            dependencies: [
+                "Kafka", "HTTP2", "JSON", "Threading",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+            ]
+        ),
+
         // MARK: Pipeline
         .target(
             name: "Pipeline",
             dependencies: [
-                "Kafka", "FCM", "Mapping", "Dates", "Threading",
+                "Kafka", "FCM", "Mapping", "Dates", "Threading", "EventTracing",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -176,7 +192,7 @@ let package = Package(
         .target(
             name: "Jobs",
             dependencies: [
-                "Mapping", "Pipeline", "Kafka", "HTTP2", "FCM", "Operations", "DeviceRegistry", "SchemaRegistry", "Threading",
+                "Mapping", "Pipeline", "Kafka", "HTTP2", "FCM", "Operations", "DeviceRegistry", "SchemaRegistry", "Threading", "EventTracing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -248,6 +264,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "OperationsTests", dependencies: ["Operations", "TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "EventTracingTests",
+            dependencies: [
+                "EventTracing", "Kafka",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+            ]
+        ),
 
         // Integration tests: real brokers (tansu, librdkafka's mock cluster), nginx, the FCM and
         // Schema Registry emulators, proxies; `swift test --filter IntegrationTests`.

@@ -166,6 +166,15 @@ if [ "$which" = all ] || [ "$which" = e2e ]; then
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e --bootstrap "127.0.0.1:$tansu_port" --topic bench-events \
         --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
         --service-account "$work/service-account.json" --events "${E2E_BENCH_EVENTS:-100000}" --outcomes bench-outcomes
+    # With tracing on (spans to the stub's /v1/traces): every event sampled, then none of them
+    # (sample_ratio 0.000001: the sampling decision and the header scan, no span).
+    for run in "1 tracing_sampled_" "0.000001 tracing_unsampled_"; do
+        read -r ratio prefix <<<"$run"
+        start_tansu bench-events bench-dead-letter bench-invalidations
+        LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e --bootstrap "127.0.0.1:$tansu_port" --topic bench-events \
+            --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \
+            --service-account "$work/service-account.json" --events "${E2E_BENCH_EVENTS:-100000}" --tracing-ratio "$ratio" --prefix "$prefix"
+    done
     start_tansu latency-events bench-dead-letter bench-invalidations
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" e2e-latency --bootstrap "127.0.0.1:$tansu_port" --topic latency-events \
         --worker "$worker" --dir "$work" --endpoint "https://127.0.0.1:$nginx_port" --ca "$work/ca.crt" \

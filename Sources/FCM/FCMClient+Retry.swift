@@ -28,6 +28,7 @@ extension FCMClient {
         _ result: inout SendResult, _ retry: inout RetryState, attemptStarted: ContinuousClock.Instant, target: MessageTarget?
     ) -> NextAttempt {
         let now = ContinuousClock.now
+        if result.attemptLog != nil { result.attemptLog?.append(SendResult.Attempt(started: attemptStarted, ended: now, outcome: result.outcome)) }
         guard case .failure(var error) = result.outcome else {
             let change = updateHealth { h in
                 let change = h.availability.answered(at: now, success: true)

@@ -31,8 +31,10 @@ extension FCMClient {
     ///
     /// - Important: `then` runs on the HTTP/2 client's thread: it must be quick and must not
     ///   block. What takes longer (a retry's wait) is the `unfinished` closure, for a task.
+    /// `recordingAttempts`: keep each attempt in ``SendResult/attemptLog``.
     public func start(
-        _ message: [UInt8], to target: MessageTarget? = nil, validateOnly: Bool = false, then: @escaping @Sendable (FirstAttempt) -> Void
+        _ message: [UInt8], to target: MessageTarget? = nil, validateOnly: Bool = false, recordingAttempts: Bool = false,
+        then: @escaping @Sendable (FirstAttempt) -> Void
     ) -> Result<Void, StartRefusal> {
         if let target, heldUntil(target) != nil { return .failure(.mustWait) }
         guard let token = tokens.cachedToken else { return .failure(.mustWait) }
@@ -48,6 +50,7 @@ extension FCMClient {
             let (outcome, answerTime) = classify(answer, token: token)
             gate.release(answerTime: answerTime)
             var result = SendResult(outcome: outcome, attempts: 1)
+            if recordingAttempts { result.attemptLog = [] }
             var state = retry
             let delay: Duration?
             switch afterAttempt(&result, &state, attemptStarted: attemptStarted, target: target) {

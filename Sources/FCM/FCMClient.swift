@@ -67,11 +67,21 @@ public final class FCMClient: Sendable {
         /// Whose quota each QUOTA_EXCEEDED answer was, in order (resolved: never
         /// ``FCMError/QuotaScope/undetermined``).
         public var quotaRefusals: [FCMError.QuotaScope]
+        /// Each attempt, when the send was asked to record them (a traced event's send spans);
+        /// nil otherwise.
+        public var attemptLog: [Attempt]?
 
         public init(outcome: Result<String, FCMError>, attempts: Int, quotaRefusals: [FCMError.QuotaScope] = []) {
             self.outcome = outcome
             self.attempts = attempts
             self.quotaRefusals = quotaRefusals
+        }
+
+        /// One attempt: when it went and ended, and how.
+        public struct Attempt: Sendable {
+            public var started: ContinuousClock.Instant
+            public var ended: ContinuousClock.Instant
+            public var outcome: Result<String, FCMError>
         }
 
         /// Refusals of the project's quota, each of which paused every send.
@@ -138,9 +148,14 @@ public final class FCMClient: Sendable {
     ///   - target: who it goes to, so that a throttled device or topic is backed off on its own;
     ///     nil treats every quota refusal as the project's.
     ///   - validateOnly: FCM's dry run: validated, not delivered.
-    public func send(_ message: [UInt8], to target: MessageTarget? = nil, validateOnly: Bool = false) async -> SendResult {
+    ///   - recordingAttempts: keep each attempt in ``SendResult/attemptLog``.
+    public func send(
+        _ message: [UInt8], to target: MessageTarget? = nil, validateOnly: Bool = false, recordingAttempts: Bool = false
+    ) async -> SendResult {
         let body = Self.requestBody(message, validateOnly: validateOnly)
-        return await attempts(body, target: target, from: SendResult(outcome: .failure(.cancelled), attempts: 0), retry: newRetryState())
+        var result = SendResult(outcome: .failure(.cancelled), attempts: 0)
+        if recordingAttempts { result.attemptLog = [] }
+        return await attempts(body, target: target, from: result, retry: newRetryState())
     }
 
     /// The attempts of a send, from `result` and `retry` on: after `delay`, if given (a retry's

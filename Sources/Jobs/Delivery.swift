@@ -1,3 +1,4 @@
+import EventTracing
 import FCM
 import HTTP2
 import Kafka
@@ -26,8 +27,11 @@ public struct Delivery: Sendable {
     ///   does not have (``ProjectChoiceError``, with each mapping's file and line).
     public init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
-        maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger
+        maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger,
+        failures: LogSummary? = nil, tracer: PushTracer? = nil
     ) throws {
+        // Failures that repeat (Kafka down, FCM connections dying) as incidents: one per process.
+        let failures = failures ?? LogSummary(logger: logger, period: settings.log.summaryPeriod)
         let fcmSettings = settings.fcm
         // One project unless fcm.projects names several: fcm.service_account (nil:
         // GOOGLE_APPLICATION_CREDENTIALS), which is the default.
@@ -54,9 +58,9 @@ public struct Delivery: Sendable {
             fcm.concurrency.ceiling = settings.delivery.maxSendsInFlight
             fcm.requestTimeout = fcmSettings.requestTimeout
             fcm.livenessTimeout = fcmSettings.livenessTimeout
-            fcm.onDeadConnection = { [logger, metrics] dead in
-                logger.warning(
-                    "FCM connection closed as dead: \(dead)",
+            fcm.onDeadConnection = { [failures, metrics] dead in
+                failures.log(
+                    .warning, "FCM connection closed as dead: \(dead)", kind: "dead connection \(name) \(dead.authority)",
                     metadata: ["host": "\(dead.authority)", "streams": "\(dead.requests)", "project": "\(name)"])
                 metrics.deadConnection(host: dead.authority)
             }
@@ -90,7 +94,7 @@ public struct Delivery: Sendable {
 
         producer = try KafkaProducer(
             configuration: OutputRecords.producerConfiguration(brokers: settings.kafka.brokers, properties: settings.kafka.properties),
-            logHandler: logger.librdkafkaHandler)
+            logHandler: KafkaLogs(summary: failures).lineHandler)
 
         var options = EventProcessor.Options(deadLetterTopic: settings.topics.deadLetter, tokenInvalidationTopic: settings.topics.tokenInvalidation)
         options.validateOnly = validateOnly || settings.fcm.validateOnly
@@ -103,7 +107,7 @@ public struct Delivery: Sendable {
         schemaRegistry = try Self.schemaRegistry(settings, logger: logger)
         processor = EventProcessor(
             mappings: mappings, sender: projects, producer: producer, directory: directory, schemas: schemaRegistry, options: options,
-            metrics: metrics, logger: logger)
+            metrics: metrics, logger: logger, failures: failures, tracer: tracer)
     }
 
     /// The projects as the startup log names them: `name=project-id`, sorted.
@@ -167,11 +171,3 @@ public struct ProjectChoiceError: Error, CustomStringConvertible {
 }
 
 extension SchemaRegistryClient: SchemaSource {}
-
-extension Duration {
-    /// `42s`, `2m5s`: a wait as a log line says it.
-    var roundedToSeconds: String {
-        let seconds = max(0, components.seconds)
-        return seconds >= 60 ? "\(seconds / 60)m\(seconds % 60)s" : "\(seconds)s"
-    }
-}

@@ -58,17 +58,24 @@ public struct WorkerRegistry: Sendable {
     public let follower: RegistryFollower
     public let directory: RegistryDirectory
 
-    public init?(settings: PushbridgeConfig, logger: Logger) throws {
+    /// - Parameter kafkaLogs: where the follower's librdkafka lines go (the worker's).
+    public init?(settings: PushbridgeConfig, logger: Logger, kafkaLogs: KafkaLogs? = nil) throws {
         guard let topic = settings.registry.topic else { return nil }
         try self.init(
             topic: topic, path: settings.registry.path, cacheMegabytes: settings.registry.cacheMegabytes, brokers: settings.kafka.brokers,
-            properties: settings.kafka.properties, logger: logger)
+            properties: settings.kafka.properties, logger: logger, kafkaLogs: kafkaLogs)
     }
 
     /// The store at `path` (created if missing) and a follower of `topic` that fills it.
-    public init(topic: String, path: String, cacheMegabytes: Int, brokers: [String], properties: [String: String], logger: Logger) throws {
+    public init(
+        topic: String, path: String, cacheMegabytes: Int, brokers: [String], properties: [String: String], logger: Logger,
+        kafkaLogs: KafkaLogs? = nil
+    ) throws {
         store = try RegistryStore(path: path, cacheMegabytes: cacheMegabytes)
-        follower = RegistryFollower(bootstrapServers: brokers, properties: properties, topic: topic, store: store, logger: logger)
+        var configuration = RegistryFollower.Configuration()
+        configuration.kafkaLogs = kafkaLogs.map { ($0.errorHandler, $0.lineHandler) }
+        follower = RegistryFollower(
+            bootstrapServers: brokers, properties: properties, topic: topic, store: store, logger: logger, configuration: configuration)
         directory = RegistryDirectory(store: store, logger: logger)
     }
 }

@@ -1,4 +1,5 @@
 import DeviceRegistry
+import EventTracing
 import FCM
 import Foundation
 import Kafka
@@ -20,6 +21,8 @@ public final class Worker: Service, Sendable {
     let logger: Logger
     /// The device registry, with `registry.topic`.
     let registry: WorkerRegistry?
+    /// Where sampled events' spans go, with `tracing.endpoint`.
+    let traceExporter: OTLPExporter?
     private let failureBox = Mutex<String?>(nil)
     /// Set by a graceful shutdown, so a wait for the registry to catch up ends too.
     private let stopping = Atomic<Bool>(false)
@@ -36,10 +39,14 @@ public final class Worker: Service, Sendable {
         let metrics = PipelineMetrics()
         metrics.buildInfo(build.labels)
         self.metrics = metrics
-        let registry = try WorkerRegistry(settings: settings, logger: logger)
+        let failures = LogSummary(logger: logger, period: settings.log.summaryPeriod)
+        let registry = try WorkerRegistry(settings: settings, logger: logger, kafkaLogs: KafkaLogs(summary: failures))
         self.registry = registry
+        let tracing = try Self.tracing(settings.tracing, build: build, failures: failures)
+        traceExporter = tracing?.exporter
         delivery = try Delivery(
-            settings: settings, mappings: mappings, validateOnly: validateOnly, directory: registry?.directory, metrics: metrics, logger: logger)
+            settings: settings, mappings: mappings, validateOnly: validateOnly, directory: registry?.directory, metrics: metrics, logger: logger,
+            failures: failures, tracer: tracing?.tracer)
         let processor = delivery.processor
 
         var consumer = KafkaConsumerConfiguration(bootstrapServers: settings.kafka.brokers, groupID: settings.kafka.group)
@@ -66,12 +73,31 @@ public final class Worker: Service, Sendable {
                 "projects": "\(delivery.projectsDescription)", "validate_only": "\(delivery.validateOnly)",
                 "schema_registry": "\(settings.schemaRegistry.summary)", "version": "\(build.version)", "commit": "\(build.commit)",
                 "librdkafka": "\(build.librdkafka)", "libcurl": "\(build.libcurl)",
+                "tracing": "\(settings.tracing.summary)",
             ])
     }
 
-    /// Refreshes the gauges that describe each project's FCM state and the registry now; called
-    /// per scrape.
+    /// The tracer and its exporter, with `tracing.endpoint`. An export that fails is logged as
+    /// an incident: a collector that is down fails every batch.
+    static func tracing(
+        _ settings: PushbridgeConfig.Tracing, build: BuildInfo, failures: LogSummary
+    ) throws -> (tracer: PushTracer, exporter: OTLPExporter)? {
+        guard let endpoint = settings.endpoint else { return nil }
+        var configuration = OTLPExporter.Configuration(endpoint: endpoint)
+        configuration.serviceName = settings.serviceName
+        configuration.serviceVersion = build.version
+        configuration.interval = settings.exportInterval
+        configuration.caFile = settings.caFile
+        let exporter = try OTLPExporter(configuration: configuration) { message, endpoint in
+            failures.log(.warning, message, kind: "otlp export \(endpoint)", metadata: ["endpoint": "\(endpoint)"])
+        }
+        return (PushTracer(sampleRatio: settings.sampleRatio, exporter: exporter), exporter)
+    }
+
+    /// Refreshes the gauges that describe each project's FCM state, the registry and the
+    /// trace exporter now; called per scrape.
     public func refreshGauges() {
+        if let counts = traceExporter?.counts { metrics.traceSpans(exported: counts.exported, dropped: counts.dropped) }
         if let registry {
             let status = registry.follower.status
             metrics.registry(lag: status.lag, caughtUp: status.caughtUp, applied: status.applied, invalid: status.invalid)
@@ -92,6 +118,8 @@ public final class Worker: Service, Sendable {
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { await self.warmUp() }
+                    group.addTask { await self.delivery.processor.failures.run() }
+                    if let traceExporter { group.addTask { await traceExporter.run() } }
                     if let registry {
                         group.addTask { try await self.follow(registry) }
                         // Events name users: none is taken before the registry has every user
@@ -113,6 +141,7 @@ public final class Worker: Service, Sendable {
             failureBox.withLock { $0 = $0 ?? "\(error)" }
             logger.critical("pipeline stopped: \(error)")
         }
+        await traceExporter?.shutdown()
         await delivery.close()
         logger.info("stopped")
     }

@@ -60,6 +60,8 @@ public final class Pipeline: Sendable {
     let processor: EventProcessor
     let metrics: PipelineMetrics
     let logger: Logger
+    /// Failures that repeat (commits, and the consumer's librdkafka lines), as incidents.
+    let failures: LogSummary
     let coordinator: PipelineCoordinator
     let consumer: any MessageSource
     /// Live Activity pushes waiting for their activity's push in flight, and the order events
@@ -74,12 +76,15 @@ public final class Pipeline: Sendable {
     static let beginningRunners = 16
 
     /// A pipeline reading from a ``KafkaConsumer`` in the group of `configuration.consumer`.
-    public convenience init(configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger) throws(KafkaError) {
+    /// - Parameter logs: the process's Kafka lines (default: the processor's ``LogSummary``).
+    public convenience init(
+        configuration: Configuration, processor: EventProcessor, metrics: PipelineMetrics, logger: Logger, logs: KafkaLogs? = nil
+    ) throws(KafkaError) {
         var consumerConfiguration = configuration.consumer
         for (key, value) in Self.consumerDefaults where consumerConfiguration.properties[key] == nil {
             consumerConfiguration.properties[key] = value
         }
-        let logs = KafkaLogs(logger: logger)
+        let logs = logs ?? KafkaLogs(summary: processor.failures)
         try self.init(configuration: configuration, processor: processor, metrics: metrics, logger: logger) { handler throws(KafkaError) in
             try KafkaConsumer(
                 configuration: consumerConfiguration,
@@ -100,6 +105,7 @@ public final class Pipeline: Sendable {
         self.ordersActivities = configuration.orderActivities && processor.mappings.hasLiveActivities
         self.metrics = metrics
         self.logger = logger
+        self.failures = processor.failures
         // What a crash can make the next owner send again: the events in flight plus those
         // finished since the last commit. Commits that fail must not let the second part grow.
         var limits = configuration.limits
@@ -114,7 +120,8 @@ public final class Pipeline: Sendable {
             runnerLimit: { waiting in min(sender.concurrencyLimit, waiting + Self.beginningRunners) },
             shutdownTimeout: configuration.shutdownTimeout)
         let handlers = RebalanceHandlers(
-            coordinator: coordinator, configuration: configuration, sender: processor.sender, metrics: metrics, logger: logger)
+            coordinator: coordinator, configuration: configuration, sender: processor.sender, metrics: metrics, logger: logger,
+            failures: processor.failures, tracer: processor.tracer)
         let consumer = try makeSource(handlers.handler)
         self.consumer = consumer
         handlers.consumer.withLock { $0 = consumer }
@@ -200,7 +207,7 @@ public final class Pipeline: Sendable {
     /// Commits what is done in `partitions` (all if nil) and waits for the broker.
     @discardableResult
     func commitNow(_ partitions: [TopicPartition]?) async -> PipelineCoordinator.CommitResult {
-        await coordinator.commit(partitions, through: consumer, metrics: metrics, logger: logger)
+        await coordinator.commit(partitions, through: consumer, metrics: metrics, log: failures, tracer: processor.tracer)
     }
 
     /// Waits until no events of `partitions` (all if nil) are in flight, or `timeout` passes.

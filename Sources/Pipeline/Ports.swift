@@ -47,6 +47,19 @@ public protocol PushSending: Sendable {
     ///   - target: who the message goes to, so a throttled device or topic is backed off on its own.
     func send(_ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool) async -> FCMClient.SendResult
 
+    /// ``send(_:project:to:validateOnly:)`` keeping each attempt in the result's `attemptLog`
+    /// (a traced event's); a sender that cannot keeps none.
+    func send(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool
+    ) async -> FCMClient.SendResult
+
+    /// ``start(_:project:to:validateOnly:then:)`` keeping each attempt in the result's
+    /// `attemptLog`; a sender that cannot keeps none.
+    func start(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool,
+        then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
+    ) -> Result<Void, FCMClient.StartRefusal>
+
     /// Begins a send without a task waiting on it, as ``FCMClient/start(_:to:validateOnly:then:)``
     /// does; `then` runs on the sender's thread and must not block. A sender that cannot (a
     /// fake in tests) refuses with `.mustWait`, and the pipeline uses ``send(_:project:to:validateOnly:)``.
@@ -82,6 +95,19 @@ public protocol PushSending: Sendable {
 }
 
 extension PushSending {
+    public func send(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool
+    ) async -> FCMClient.SendResult {
+        await send(message, project: project, to: target, validateOnly: validateOnly)
+    }
+
+    public func start(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool,
+        then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
+    ) -> Result<Void, FCMClient.StartRefusal> {
+        start(message, project: project, to: target, validateOnly: validateOnly, then: then)
+    }
+
     /// Never begins a send: ``send(_:project:to:validateOnly:)`` carries them all.
     public func start(
         _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool,
@@ -148,22 +174,35 @@ extension FCMProjects: PushSending {
     }
 
     public func send(_ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool) async -> FCMClient.SendResult {
+        await send(message, project: project, to: target, validateOnly: validateOnly, recordingAttempts: false)
+    }
+
+    public func send(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool
+    ) async -> FCMClient.SendResult {
         guard let client = client(project) else {
             // The event processor checks the project first (``projectID(of:)``): not reached.
             let error = FCMError(
                 code: FCMError.Code(fcm: "UNKNOWN_PROJECT"), kind: .permanent, httpStatus: nil, message: "no project \(project ?? "(default)")")
             return FCMClient.SendResult(outcome: .failure(error), attempts: 0)
         }
-        return await client.send(message, to: target, validateOnly: validateOnly)
+        return await client.send(message, to: target, validateOnly: validateOnly, recordingAttempts: recordingAttempts)
     }
 
     public func start(
         _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool,
         then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
     ) -> Result<Void, FCMClient.StartRefusal> {
+        start(message, project: project, to: target, validateOnly: validateOnly, recordingAttempts: false, then: then)
+    }
+
+    public func start(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool,
+        then: @escaping @Sendable (FCMClient.FirstAttempt) -> Void
+    ) -> Result<Void, FCMClient.StartRefusal> {
         // An unknown project: `send` answers it as it always has.
         guard let client = client(project) else { return .failure(.mustWait) }
-        return client.start(message, to: target, validateOnly: validateOnly, then: then)
+        return client.start(message, to: target, validateOnly: validateOnly, recordingAttempts: recordingAttempts, then: then)
     }
 
     public func waitForRoom(project: String?) async {

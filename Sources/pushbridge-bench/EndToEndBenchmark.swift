@@ -214,11 +214,12 @@ extension EndToEndBenchmark {
 
     /// Writes the mapping and a worker config into `directory`; returns the setup.
     /// `maxSendsPerSecond`: the worker's `fcm.max_sends_per_second` (none by default); `outcomes`:
-    /// its `topics.outcomes` (none by default).
+    /// its `topics.outcomes` (none by default); `tracingRatio`: tracing on, spans to the stub's
+    /// `/v1/traces`, this `tracing.sample_ratio` (off by default).
     static func prepare(
         directory: String, bootstrap: String, topic: String, worker: String,
         endpoint: String, caFile: String, serviceAccount: String, group: String = "pushbridge-bench",
-        maxSendsPerSecond: Int? = nil, outcomes: String? = nil
+        maxSendsPerSecond: Int? = nil, outcomes: String? = nil, tracingRatio: Double? = nil
     ) throws -> Setup {
         let port = try FreePort.next()
         try mapping.write(toFile: "\(directory)/bench-mapping.yaml", atomically: true, encoding: .utf8)
@@ -239,6 +240,7 @@ extension EndToEndBenchmark {
             topics: {dead_letter: bench-dead-letter, token_invalidation: bench-invalidations\(outcomes.map { ", outcomes: \($0)" } ?? "")}
             http: {listen: "127.0.0.1:\(port)"}
             log: {level: warning}
+            \(tracingRatio.map { "tracing: {endpoint: \"\(endpoint)\", ca_file: \(caFile), sample_ratio: \($0)}" } ?? "")
             """
         let path = "\(directory)/bench-config-\(port).yaml"
         try config.write(toFile: path, atomically: true, encoding: .utf8)

@@ -9,7 +9,7 @@ let usage = """
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR [--outcomes TOPIC]
-                                --endpoint URL --ca FILE --service-account FILE [--events N]
+                                --endpoint URL --ca FILE --service-account FILE [--events N] [--tracing-ratio R] [--prefix NAME_]
            pushbridge-bench e2e-latency (the same options as e2e) [--rate N] [--seconds N]
            pushbridge-bench e2e-sweep --bootstrap HOST:PORT --worker PUSHBRIDGE --dir DIR --base URL --ca FILE
                                 --service-account FILE [--events N] [--delays r0,0,20,100,300] [--partial-rate N] [--partial-seconds N]
@@ -40,7 +40,7 @@ func e2eSetup() throws -> EndToEndBenchmark.Setup {
     }
     return try EndToEndBenchmark.prepare(
         directory: dir, bootstrap: bootstrap, topic: topic, worker: worker, endpoint: endpoint, caFile: ca, serviceAccount: account,
-        outcomes: option("--outcomes"))
+        outcomes: option("--outcomes"), tracingRatio: option("--tracing-ratio").flatMap(Double.init))
 }
 
 let command = CommandLine.arguments.dropFirst().first ?? ""
@@ -84,9 +84,11 @@ do {
             try await FCMBenchmark.emulator(
                 sends: Int(option("--sends", "20000")!)!, concurrency: Int(option("--concurrency", "500")!)!, rounds: Int(option("--rounds", "3")!)!))
     case "e2e":
-        // With --outcomes TOPIC the worker also writes outcome records: the same figures, named outcomes_….
+        // With --outcomes TOPIC the worker also writes outcome records: the same figures, named outcomes_…;
+        // with --tracing-ratio R it traces (spans to the stub); --prefix names such a run's figures.
         let figures = try await EndToEndBenchmark.throughput(try e2eSetup(), events: Int(option("--events", "100000")!)!)
-        emit(option("--outcomes") == nil ? figures : figures.map { ("outcomes_" + $0.name, $0.value) })
+        let prefix = option("--prefix") ?? (option("--outcomes") == nil ? "" : "outcomes_")
+        emit(figures.map { (prefix + $0.name, $0.value) })
     case "e2e-sweep":
         guard let bootstrap = option("--bootstrap"), let worker = option("--worker"), let dir = option("--dir"),
             let base = option("--base"), let ca = option("--ca"), let account = option("--service-account")

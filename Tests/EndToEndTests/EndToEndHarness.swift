@@ -83,11 +83,13 @@ final class EndToEnd: @unchecked Sendable {
 
     /// A config file for a worker of `group`; `delivery` is appended to the `delivery` section,
     /// `retry` is `fcm.retry`; `kafkaProperties` are `kafka.properties` (``clientProperties``
-    /// by default); `credentials` are the `fcm` section's lines that name the service accounts; `outcomes` is `topics.outcomes`.
+    /// by default); `credentials` are the `fcm` section's lines that name the service accounts; `outcomes` is `topics.outcomes`;
+    /// `log` is the `log` section.
     func config(
         group: String, httpPort: Int, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem",
         assignment: String = "cooperative-sticky", retry: String = testRetry, kafkaProperties: [String: String]? = nil,
-        credentials: String = "service_account: service-account.json", sections: String = "", outcomes: String? = nil
+        credentials: String = "service_account: service-account.json", sections: String = "", outcomes: String? = nil,
+        log: String = "level: info, format: json"
     ) throws -> String {
         let properties = (kafkaProperties ?? clientProperties).sorted { $0.key < $1.key }
             .map { "    \($0.key): \"\($0.value)\"" }.joined(separator: "\n")
@@ -113,7 +115,7 @@ final class EndToEnd: @unchecked Sendable {
               commit_interval_ms: 200
             \(delivery.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             http: {listen: "127.0.0.1:\(httpPort)"}
-            log: {level: info, format: json}
+            log: {\(log)}
             \(sections)
             """
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -124,13 +126,13 @@ final class EndToEnd: @unchecked Sendable {
     func startWorker(
         group: String, delivery: String = "", instanceID: String? = nil, caFile: String = "ca.pem", assignment: String = "cooperative-sticky",
         retry: String = testRetry, kafkaProperties: [String: String]? = nil, credentials: String = "service_account: service-account.json",
-        sections: String = "", outcomes: String? = nil, environment: [String: String] = [:]
+        sections: String = "", outcomes: String? = nil, environment: [String: String] = [:], log: String = "level: info, format: json"
     ) async throws -> WorkerProcess {
         try await offPool { [self] in
             try FreePort.startServer { port in
                 let config = try config(
                     group: group, httpPort: port, delivery: delivery, instanceID: instanceID, caFile: caFile, assignment: assignment, retry: retry,
-                    kafkaProperties: kafkaProperties, credentials: credentials, sections: sections, outcomes: outcomes)
+                    kafkaProperties: kafkaProperties, credentials: credentials, sections: sections, outcomes: outcomes, log: log)
                 let log = directory.appendingPathComponent("worker-\(port).log").path
                 return try WorkerProcess.start(executable: pushbridgeExecutable, config: config, port: port, log: log, environment: environment)
             }

@@ -3,6 +3,8 @@ import Mapping
 import TestSupport
 import Testing
 
+@testable import Pipeline
+
 /// librdkafka's own lines in `pushbridge run`'s log: JSON at their level, and none for a valid
 /// config whose `kafka.properties` mixes consumer-only and producer-only properties.
 @Suite("librdkafka's lines in the worker's JSON log (tansu, separate worker process)", .serialized)
@@ -10,6 +12,7 @@ struct KafkaLogsEndToEndTests {
     /// `fetch.wait.max.ms` is a consumer property, `batch.num.messages` and `acks` producer ones:
     /// each client is given only its own. `topic.metadata.refresh.fast.cnt` is deprecated, so
     /// both clients rightly warn about it: the line that shows where librdkafka's warnings go.
+    /// The two warnings are alike (the worker's clients share one ``LogSummary``): one line.
     @Test("a consumer-only and a producer-only property warn nowhere; every line on stderr is JSON; a librdkafka warning is a warning")
     func jsonLinesOnly() async throws {
         let e = try await EndToEnd(partitions: 1)
@@ -32,8 +35,78 @@ struct KafkaLogsEndToEndTests {
         let deprecations = objects.filter {
             $0["librdkafka"] == "CONFWARN" && $0["msg"]?.contains("topic.metadata.refresh.fast.cnt is deprecated") == true
         }
-        #expect(deprecations.count == 2, "the consumer's and the producer's: \(deprecations)")
+        #expect(deprecations.count == 1, "the consumer's and the producer's, alike: \(deprecations)")
         #expect(deprecations.allSatisfy { $0["level"] == "warning" && $0["label"] == "pushbridge" })
         await e.stop()
+    }
+
+    /// tansu killed and started again 8 s later, with a summary period of 2 s and librdkafka
+    /// reconnecting at least every 500 ms: each failure that repeats (the refused connections,
+    /// the commits) is one line when it starts, counts while it lasts, and one line when it ends.
+    @Test("a broker outage in the log: one line when a failure starts, a count per period, one line when it ends")
+    func brokerOutage() async throws {
+        let e = try await EndToEnd(partitions: 1)
+        let worker = try await e.startWorker(
+            group: "e2e-outage-log", kafkaProperties: ["reconnect.backoff.max.ms": "500"],
+            log: "level: info, format: json, summary_period_ms: 2000")
+        try await e.produce(10, prefix: "before")
+        #expect(try await e.waitUntilCommitted(group: "e2e-outage-log"), "\(worker.output.suffix(2000))")
+        let before = worker.output.split(separator: "\n").count
+        try await e.restartBroker(downtime: .seconds(8))
+        try await e.produce(10, prefix: "after")
+        #expect(try await e.waitUntilCommitted(group: "e2e-outage-log"), "\(worker.output.suffix(2000))")
+        // Every incident ends within two periods (and a tick) of its last line.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline, !Self.outage(in: worker.output, after: before).allSatisfy(\.ended) {
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        let incidents = Self.outage(in: worker.output, after: before)
+        let report = worker.output.split(separator: "\n").dropFirst(before).joined(separator: "\n")
+        #expect(incidents.contains { $0.counts > 0 }, "some failure repeated for longer than a period: \(report)")
+        for incident in incidents where incident.counts > 0 || incident.ended {
+            #expect(incident.starts == 1 && incident.counts >= 1 && incident.ended, "\(incident): \(report)")
+        }
+        let connects = incidents.filter { $0.kind.contains("Connect to") }
+        #expect(!connects.isEmpty && connects.allSatisfy { $0.counts > 0 && $0.ended }, "refused connections: \(incidents)")
+        // 8 s of a refused connection every 500 ms or less, for the consumer, its group
+        // coordinator and the producer, and a failed commit every 200 ms: a few hundred lines
+        // unsummarised.
+        #expect(report.split(separator: "\n").count < 80, "\(report)")
+        await expectCleanExit(worker)
+        await e.stop()
+    }
+
+    /// One failure that repeated, as the log told it.
+    struct Incident: CustomStringConvertible {
+        var kind: String
+        var starts = 0
+        var counts = 0
+        var ended = false
+        var description: String { "\(kind): \(starts) start(s), \(counts) count(s)\(ended ? ", ended" : "")" }
+    }
+
+    /// The worker's lines after the first `skip`, by kind, as the worker tells them apart.
+    static func outage(in output: String, after skip: Int) -> [Incident] {
+        var incidents: [String: Incident] = [:]
+        var order: [String] = []
+        for line in output.split(separator: "\n").dropFirst(skip) {
+            guard case .object(let members)? = try? JSONParser.parse(Array(line.utf8)) else { continue }
+            let fields = Dictionary(members.compactMap { m in if case .string(let s) = m.value { (m.key, s) } else { nil } }) { a, _ in a }
+            guard var message = fields["msg"] else { continue }
+            let ended = message.hasPrefix("ended: ")
+            if ended { message.removeFirst("ended: ".count) }
+            let kind = KafkaLogs.kind(of: message)
+            if incidents[kind] == nil { order.append(kind) }
+            var incident = incidents[kind] ?? Incident(kind: kind)
+            if ended {
+                incident.ended = true
+            } else if fields["repeated"] != nil {
+                incident.counts += 1
+            } else {
+                incident.starts += 1
+            }
+            incidents[kind] = incident
+        }
+        return order.compactMap { incidents[$0] }
     }
 }

@@ -36,6 +36,10 @@ struct OutcomeEndToEndTests {
         let names = Set(e.emulator.messages.map(\.name))
         #expect(results("sent").allSatisfy { if case .string(let n)? = $0["message"] { names.contains(n) } else { false } })
         #expect(Set(results("sent").compactMap { if case .string(let id)? = $0["target"]?["id"] { id } else { nil } }).count == good.count)
+        // pushbridge_outcome_records_total counts the same records by result.
+        for (result, count) in [("sent", 20), ("invalidated", 2), ("failed", 1), ("skipped", 1), ("dead_lettered", 1)] {
+            #expect(try worker.metric("pushbridge_outcome_records_total{result=\"\(result)\"}") == Double(count), "\(result)")
+        }
         await expectCleanExit(worker)
         await e.stop()
     }

@@ -150,6 +150,11 @@ extension ConfigSchema.Conversion where T == Double? {
     static var number: Self { Self(kind: .double, decode: { v, _ in v.double }, encode: { $0.map { .double($0) } ?? .null }) }
 }
 
+extension ConfigSchema.Conversion where T == Double {
+    /// A share, 0 < r ≤ 1.
+    static var ratio: Self { Self(kind: .double, decode: { v, _ in v.double.flatMap { $0 <= 1 ? $0 : nil } }, encode: { .double($0) }) }
+}
+
 extension ConfigSchema.Conversion where T == Bool {
     static var bool: Self { Self(kind: .bool, decode: { v, _ in v.bool }, encode: { .bool($0) }) }
 }

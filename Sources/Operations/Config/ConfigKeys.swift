@@ -108,5 +108,22 @@ extension ConfigSchema {
         Key("http.listen", \.http.listen, .listen, "host:port of /metrics /healthz /readyz, or off."),
         Key("log.level", \.log.level, .cases, "Lowest level logged."),
         Key("log.format", \.log.format, .cases, "json: one object per line; text: for people at a terminal."),
+        Key(
+            "log.summary_period_ms", \.log.summaryPeriod, .milliseconds(min: 1),
+            "A failure that repeats (a broker down, FCM connections dying) is logged when it starts, counted this often while it lasts, and logged as ended after two periods without it."
+        ),
+        Key(
+            "tracing.endpoint", \.tracing.endpoint, .url,
+            "OpenTelemetry collector's OTLP/HTTP base URL (e.g. http://otel-collector:4318): sampled events' spans go to /v1/traces as JSON; null: tracing off."
+        ),
+        Key(
+            "tracing.sample_ratio", \.tracing.sampleRatio, .ratio,
+            "The share of traces that start here (events without a traceparent) that are sampled, 0 < r <= 1; an event whose traceparent is sampled, or not, follows it."
+        ),
+        Key("tracing.service_name", \.tracing.serviceName, .string, "service.name of the spans."),
+        Key(
+            "tracing.export_interval_ms", \.tracing.exportInterval, .milliseconds(min: 1),
+            "Spans are sent at least this often (and whenever 512 wait)."),
+        Key("tracing.ca_file", \.tracing.caFile, .path, "PEM CAs to trust for an https:// collector instead of the system's."),
     ]
 }

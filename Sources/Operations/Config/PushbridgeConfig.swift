@@ -143,9 +143,28 @@ public struct PushbridgeConfig: Sendable, Equatable {
         }
     }
 
+    /// OpenTelemetry tracing: off without an endpoint.
+    public struct Tracing: Sendable, Equatable {
+        /// An OTLP/HTTP collector's base URL; nil: off.
+        public var endpoint: String?
+        public var sampleRatio = 0.01
+        public var serviceName = "pushbridge"
+        public var exportInterval: Duration = .seconds(5)
+        public var caFile: String?
+
+        /// For the startup log: off, or where spans go and how many are sampled.
+        public var summary: String {
+            guard let endpoint else { return "off" }
+            return "\(EgressProxy.redacted(endpoint)) (sampling \(sampleRatio) of new traces)"
+        }
+    }
+
     public struct Log: Sendable, Equatable {
         public var level = Logger.Level.info
         public var format = LogFormat.json
+        /// A failure that repeats is logged when it starts, counted this often, and ended after
+        /// this long without it.
+        public var summaryPeriod: Duration = .seconds(30)
     }
 
     public var kafka = Kafka()
@@ -158,6 +177,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public var schemaRegistry = SchemaRegistry()
     public var http = HTTP()
     public var log = Log()
+    public var tracing = Tracing()
 
     public init() {}
 }

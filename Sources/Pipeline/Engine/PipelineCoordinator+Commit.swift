@@ -1,3 +1,4 @@
+import EventTracing
 import Kafka
 import Logging
 
@@ -11,10 +12,11 @@ extension PipelineCoordinator {
     }
 
     /// Commits what is done in `partitions` (all if nil) through `source`, and waits for the
-    /// broker.
+    /// broker. Failures are logged as an incident (`log`): a broker down fails a commit a second.
     @discardableResult
     func commit(
-        _ partitions: [TopicPartition]?, through source: any MessageSource, metrics: PipelineMetrics, logger: Logger
+        _ partitions: [TopicPartition]?, through source: any MessageSource, metrics: PipelineMetrics, log: LogSummary,
+        tracer: PushTracer? = nil
     ) async
         -> CommitResult
     {
@@ -25,14 +27,17 @@ extension PipelineCoordinator {
             for (p, committed, uncommitted) in committed(offsets) {
                 metrics.partition(p, committed: committed, uncommitted: uncommitted)
             }
-            logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
+            tracer?.committed(offsets)
+            log.logger.debug("committed", metadata: ["offsets": "\(offsets.map(\.description).joined(separator: ","))"])
             return .committed
         } catch {
             // Not fatal: the next commit carries the same or a later offset. Until one is
             // acknowledged, the worker takes only so many new events (PartitionTable.isFull).
             commitFailed()
             metrics.commitErrors.increment()
-            logger.warning("commit failed; will retry", metadata: ["error": "\(error)"])
+            log.log(
+                .warning, "commit failed; will retry", kind: "commit",
+                metadata: ["error": "\(error)", "offsets": "\(offsets.map(\.description).joined(separator: ","))"])
             return .failed
         }
     }

@@ -99,11 +99,9 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
         runner.later { [self] in
             // Its partition given up meanwhile: the next owner sends it; the lane moves on.
             guard stillHeld(next.message) else { return open(lane, runner) }
-            var begun = pipeline.processor.begin(next.message, orderActivities: true, then: ending(of: next.message, runner, lane: lane))
-            if case .activity(let prepared, _, _, _) = begun {
-                begun = pipeline.processor.begin(prepared, of: next.message, then: ending(of: next.message, runner, lane: lane))
-            }
-            await carry(begun, of: next.message, runner: runner, lane: lane)
+            let processor = pipeline.processor
+            let prepared = processor.renderedAgain(next.prepared, of: next.message) ?? next.prepared
+            await carry(processor.begin(prepared, of: next.message, then: ending(of: next.message, runner, lane: lane)), of: next.message, runner: runner, lane: lane)
         }
     }
 

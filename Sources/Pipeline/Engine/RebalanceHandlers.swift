@@ -1,3 +1,4 @@
+import EventTracing
 import Kafka
 import Logging
 import Synchronization
@@ -12,13 +13,19 @@ final class RebalanceHandlers: Sendable {
     let sender: any PushSending
     let metrics: PipelineMetrics
     let logger: Logger
+    /// Where commit failures go (the pipeline's).
+    let failures: LogSummary
+    /// Told of commits, which end traced events' spans.
+    let tracer: PushTracer?
     /// Set right after the source is created (the handler must exist first).
     let consumer = Mutex<(any MessageSource)?>(nil)
 
     init(
         coordinator: PipelineCoordinator, configuration: Pipeline.Configuration, sender: any PushSending, metrics: PipelineMetrics,
-        logger: Logger
+        logger: Logger, failures: LogSummary, tracer: PushTracer?
     ) {
+        self.failures = failures
+        self.tracer = tracer
         self.coordinator = coordinator
         self.configuration = configuration
         self.sender = sender
@@ -61,7 +68,7 @@ final class RebalanceHandlers: Sendable {
                     "in_flight": "\(left)"
                 ])
         }
-        await coordinator.commit(partitions, through: consumer, metrics: metrics, logger: logger)
+        await coordinator.commit(partitions, through: consumer, metrics: metrics, log: failures, tracer: tracer)
         release(partitions)
         logger.info("revoked", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         await shareProjectQuota(consumer)

@@ -1,3 +1,4 @@
+import EventTracing
 import FCM
 import Kafka
 import Mapping
@@ -25,6 +26,8 @@ extension EventProcessor {
     public struct Prepared: Sendable {
         let plan: Plan
         let facts: EventFacts
+        /// Its spans, when it is traced.
+        let trace: EventTrace?
     }
 
     /// How an event begun by ``begin(_:then:)`` ended, told to its `then`.
@@ -58,9 +61,10 @@ extension EventProcessor {
     public func begin(_ message: KafkaMessage, orderActivities: Bool = false, then: @escaping @Sendable (Ending) -> Void) -> Begun {
         let record = EventRecord(message)
         guard let schema = schemas.writerSchemaAtHand(of: record) else { return .needsTask(nil) }
+        let trace = tracer.flatMap { EventTrace.begin(message, tracer: $0) }
         var facts = EventFacts()
-        let plan = plan(record, schema, &facts)
-        let prepared = Prepared(plan: plan, facts: facts)
+        let plan = traced(trace, &facts) { self.plan(record, schema, &$0) }
+        let prepared = Prepared(plan: plan, facts: facts, trace: trace)
         // One activity's push, to one device or to each following it (its registry entry).
         if orderActivities, case .send = plan, let first = facts.sent.first, let activity = first.message.liveActivity {
             let lane = ActivityLaneKey(project: first.projectID, activity: activity.key)
@@ -69,6 +73,17 @@ extension EventProcessor {
                 pause: activity.minIntervalSeconds.map { .seconds($0) })
         }
         return begin(prepared, of: message, then: then)
+    }
+
+    /// Renders a waiting Live Activity push again when its turn comes, so its `max_age` and
+    /// `ttl: remaining` are judged when it really leaves; in the same trace. nil: its writer
+    /// schema is no longer at hand (then it goes as first rendered).
+    func renderedAgain(_ prepared: Prepared, of message: KafkaMessage) -> Prepared? {
+        let record = EventRecord(message)
+        guard let schema = schemas.writerSchemaAtHand(of: record) else { return nil }
+        var facts = EventFacts()
+        let plan = traced(prepared.trace, &facts) { self.plan(record, schema, &$0) }
+        return Prepared(plan: plan, facts: facts, trace: prepared.trace)
     }
 
     /// Finishes a Live Activity push a newer one of its activity made pointless, without a
@@ -87,7 +102,8 @@ extension EventProcessor {
         metrics.sendStarted()
         let started = ContinuousClock.now
         let start = sender.start(
-            fcmMessage.encoded, project: fcmMessage.project, to: fcmMessage.target, validateOnly: options.validateOnly
+            fcmMessage.encoded, project: fcmMessage.project, to: fcmMessage.target, validateOnly: options.validateOnly,
+            recordingAttempts: prepared.trace != nil
         ) { [self] first in
             switch first {
             case .finished(let result):
@@ -140,10 +156,10 @@ extension EventProcessor {
     /// Sends a rendered event's messages, if any, and concludes it.
     func sendAndConclude(_ prepared: Prepared, of message: KafkaMessage) async -> Outcome {
         switch prepared.plan {
-        case .verdict(let verdict): return await conclude(message, verdict, prepared.facts)
+        case .verdict(let verdict): return traced(await conclude(message, verdict, prepared.facts), prepared.trace, message)
         case .send:
-            let results = await sendAll(prepared.facts.sent)
-            return await conclude(message, .sends(results), prepared.facts, results: results)
+            let results = await sendAll(prepared.facts.sent, trace: prepared.trace)
+            return traced(await conclude(message, .sends(results), prepared.facts, results: results), prepared.trace, message)
         }
     }
 
@@ -154,14 +170,17 @@ extension EventProcessor {
     ) -> Ending {
         let fcmMessage = prepared.facts.sent[0].message
         record(result, of: fcmMessage, projectID: projectID, started: started)
+        prepared.trace?.sent(result, project: projectID)
         let verdict = EventVerdict.sends([(fcmMessage, result)])
         switch verdict.disposition {
         case .delivered where verdict.invalidations.isEmpty && options.outcomeTopic == nil:
-            return .outcome(counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant))
+            return .outcome(traced(counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant), prepared.trace, message))
         case .abandoned:
-            return .outcome(Outcome(verdict: verdict, done: false))
+            return .outcome(traced(Outcome(verdict: verdict, done: false), prepared.trace, message))
         default:
-            return .rest { [self] in await conclude(message, verdict, prepared.facts, results: [(fcmMessage, result)]) }
+            return .rest { [self] in
+                traced(await conclude(message, verdict, prepared.facts, results: [(fcmMessage, result)]), prepared.trace, message)
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Dates
+import EventTracing
 import FCM
 import Kafka
 import Logging
@@ -51,10 +52,18 @@ public final class EventProcessor: Sendable {
     let options: Options
     let metrics: PipelineMetrics
     let logger: Logger
+    /// Failures that repeat for as long as Kafka is down (record writes), as incidents.
+    public let failures: LogSummary
+    /// Traces sampled events (`tracing.*`); nil: tracing is off, and costs nothing.
+    public let tracer: PushTracer?
 
+    /// - Parameter failures: the process's ``LogSummary`` (default: one of its own on `logger`).
+    /// - Parameter tracer: traces sampled events; the commits that end their spans are the
+    ///   pipeline's (a replay's processor has none).
     public init(
         mappings: MappingSet, sender: any PushSending, producer: any RecordProducing, directory: (any DeviceDirectory)? = nil,
-        schemas: (any SchemaSource)? = nil, options: Options, metrics: PipelineMetrics, logger: Logger
+        schemas: (any SchemaSource)? = nil, options: Options, metrics: PipelineMetrics, logger: Logger, failures: LogSummary? = nil,
+        tracer: PushTracer? = nil
     ) {
         self.mappings = mappings
         self.schemas = RecordSchemas(source: schemas, valueFormats: options.valueFormats)
@@ -69,6 +78,8 @@ public final class EventProcessor: Sendable {
         self.options = options
         self.metrics = metrics
         self.logger = logger
+        self.failures = failures ?? LogSummary(logger: logger)
+        self.tracer = tracer
     }
 
     public func process(_ message: KafkaMessage) async -> Outcome {
@@ -78,9 +89,10 @@ public final class EventProcessor: Sendable {
         // functions of their own (2,960 bytes of frame per event before, docs/benchmarks.md).
         let record = EventRecord(message)
         let schema = await schemas.writerSchema(of: record)
+        let trace = tracer.flatMap { EventTrace.begin(message, tracer: $0) }
         var facts = EventFacts()
-        let plan = plan(record, schema, &facts)
-        return await sendAndConclude(Prepared(plan: plan, facts: facts), of: message)
+        let planned = traced(trace, &facts) { self.plan(record, schema, &$0) }
+        return await sendAndConclude(Prepared(plan: planned, facts: facts, trace: trace), of: message)
     }
 
     /// What an event's records need to say of it, once it is rendered.
@@ -92,6 +104,8 @@ public final class EventProcessor: Sendable {
         var user: String?
         /// The variant the event took, for an event type with variants (its name, or `#2`).
         var variant: String?
+        /// The `traceparent` of the event's own span, when it is traced.
+        var traceParent: String?
     }
 
     enum Plan: Sendable {
@@ -186,7 +200,7 @@ public final class EventProcessor: Sendable {
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
                 message, reason: reason, topic: options.deadLetterTopic,
-                eventType: eventType, eventID: eventID, project: Self.projectIDs(sent), nowMilliseconds: now)
+                eventType: eventType, eventID: eventID, project: Self.projectIDs(sent), nowMilliseconds: now, traceParent: facts.traceParent)
             guard await write(out, for: message) else { return Outcome(verdict: verdict, done: false) }
             metrics.deadLettered(code: reason.code)
             var metadata: Logger.Metadata = [
@@ -229,8 +243,9 @@ public final class EventProcessor: Sendable {
         for (outcome, push, attempts) in outcomes {
             let record = OutputRecords.outcome(
                 outcome, topic: topic, source: message, eventType: facts.eventType, eventID: facts.eventID, push: push, user: facts.user,
-                variant: facts.variant, attempts: attempts, nowMilliseconds: now)
+                variant: facts.variant, attempts: attempts, nowMilliseconds: now, traceParent: facts.traceParent ?? Self.traceParent(of: message))
             guard await write(record, for: message) else { return false }
+            metrics.outcomeRecord(result: outcome.name)
         }
         return true
     }
@@ -288,11 +303,13 @@ public final class EventProcessor: Sendable {
     }
 
     @inline(never)
-    func sendAll(_ sends: [(message: FCMMessage, projectID: String)]) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
-        if sends.count == 1 { return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID))] }
+    func sendAll(
+        _ sends: [(message: FCMMessage, projectID: String)], trace: EventTrace?
+    ) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
+        if sends.count == 1 { return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID, trace: trace))] }
         return await withTaskGroup(of: (Int, FCMClient.SendResult).self) { group in
             for (i, s) in sends.enumerated() {
-                group.addTask { (i, await self.send(s.message, projectID: s.projectID)) }
+                group.addTask { (i, await self.send(s.message, projectID: s.projectID, trace: trace)) }
             }
             var results = [FCMClient.SendResult?](repeating: nil, count: sends.count)
             for await (i, r) in group { results[i] = r }
@@ -301,12 +318,13 @@ public final class EventProcessor: Sendable {
     }
 
     /// - Parameter projectID: the Firebase project ID of `message.project`, for the metrics.
-    private func send(_ message: FCMMessage, projectID: String) async -> FCMClient.SendResult {
+    private func send(_ message: FCMMessage, projectID: String, trace: EventTrace?) async -> FCMClient.SendResult {
         metrics.sendStarted()
         let start = ContinuousClock.now
         let result = await sender.send(
-            message.encoded, project: message.project, to: message.target, validateOnly: options.validateOnly)
+            message.encoded, project: message.project, to: message.target, validateOnly: options.validateOnly, recordingAttempts: trace != nil)
         record(result, of: message, projectID: projectID, started: start)
+        trace?.sent(result, project: projectID)
         return result
     }
 
@@ -330,8 +348,8 @@ public final class EventProcessor: Sendable {
                 return true
             } catch {
                 metrics.recordWriteErrors.increment()
-                logger.error(
-                    "cannot write to \(record.topic), will retry",
+                failures.log(
+                    .error, "cannot write to \(record.topic), will retry", kind: "write \(record.topic)",
                     metadata: [
                         "source": "\(source.topic)/\(source.partition)/\(source.offset)", "error": "\(error)",
                     ])

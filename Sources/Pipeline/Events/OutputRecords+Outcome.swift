@@ -41,15 +41,17 @@ public enum PushOutcome: Sendable, Equatable {
 }
 
 extension OutputRecords {
-    /// Trace context headers copied from the event to its outcome records (W3C Trace Context).
-    static let traceHeaders: Set<String> = ["traceparent", "tracestate"]
+    /// Trace state headers copied from the event to its outcome records (W3C Trace Context).
+    static let traceStateHeaders: Set<String> = ["tracestate", "ce_tracestate"]
 
     /// One outcome record: a JSON object keyed by the event ID (else its source coordinates).
     /// A device identifier is kept to its last 8 characters: enough to tell a user's devices
-    /// apart, not enough to send to one.
+    /// apart, not enough to send to one. `traceParent` (the event's span's, or the one it came
+    /// with) is a member and the `traceparent` header, with the event's `tracestate`.
     public static func outcome(
         _ outcome: PushOutcome, topic: String, source: KafkaMessage, eventType: String?, eventID: String?,
-        push: (message: FCMMessage, projectID: String)?, user: String?, variant: String? = nil, attempts: Int, nowMilliseconds: Int64
+        push: (message: FCMMessage, projectID: String)?, user: String?, variant: String? = nil, attempts: Int, nowMilliseconds: Int64,
+        traceParent: String? = nil
     ) -> KafkaProducerRecord {
         let coordinates = "\(source.topic)/\(source.partition)/\(source.offset)"
         var members: [(key: String, value: JSONValue)] = [("result", .string(outcome.name)), ("source", .string(coordinates))]
@@ -79,8 +81,14 @@ extension OutputRecords {
             members.append(("latency_ms", .int(max(0, nowMilliseconds - stamp))))
         }
         members.append(("time", .string(RFC3339.format(milliseconds: nowMilliseconds))))
+        if let traceParent { members.append(("traceparent", .string(traceParent))) }
         var headers = [KafkaHeader(name: "content-type", string: "application/json")]
-        headers += source.headers.filter { traceHeaders.contains($0.name.lowercased()) }
+        if let traceParent {
+            headers.append(KafkaHeader(name: "traceparent", string: traceParent))
+            if let state = source.headers.first(where: { traceStateHeaders.contains($0.name.lowercased()) }) {
+                headers.append(KafkaHeader(name: "tracestate", value: state.value))
+            }
+        }
         return KafkaProducerRecord(
             topic: topic, key: Array((eventID ?? coordinates).utf8), value: JSONWriter.write(.object(members)), headers: headers)
     }

@@ -23,11 +23,17 @@ public enum OutputRecords {
     }
 
     /// The original key, value and headers, plus `pushbridge-*` headers saying why and where from.
+    /// `traceParent`: the event's own span's, when the worker traced it: the record's `traceparent`
+    /// header, in place of the event's (its `tracestate` stays).
     public static func deadLetter(
         _ message: KafkaMessage, reason: DeadLetterReason, topic: String,
-        eventType: String? = nil, eventID: String? = nil, project: String? = nil, nowMilliseconds: Int64
+        eventType: String? = nil, eventID: String? = nil, project: String? = nil, nowMilliseconds: Int64, traceParent: String? = nil
     ) -> KafkaProducerRecord {
         var headers = message.headers
+        if let traceParent {
+            headers.removeAll { $0.name == "traceparent" }
+            headers.append(KafkaHeader(name: "traceparent", string: traceParent))
+        }
         headers.append(KafkaHeader(name: Header.reasonCode, string: reason.code))
         headers.append(KafkaHeader(name: Header.reason, string: reason.reason))
         if let code = reason.fcmErrorCode { headers.append(KafkaHeader(name: Header.fcmError, string: code)) }

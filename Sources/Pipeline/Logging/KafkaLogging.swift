@@ -1,6 +1,5 @@
 import Kafka
 import Logging
-import Synchronization
 
 extension KafkaLogEntry {
     /// The logger level for librdkafka's syslog level: 0–2 (emergency, alert, critical) critical,
@@ -17,38 +16,40 @@ extension KafkaLogEntry {
     }
 }
 
-/// A Kafka client's librdkafka lines and errors as entries of a logger, repeats held back: a
-/// line is written the first time, then at most once per 30 s with how many like it were held
-/// back since (`repeated` metadata, ``RepeatedLines``). A broker that is down costs a line when
-/// it goes down and one every 30 s, not two every 50 ms.
+/// A Kafka client's librdkafka lines and errors as entries of a logger, repeats summarised
+/// (``LogSummary``): a broker that is down costs a line when it goes down, a count every 30 s
+/// while it stays down, and a line when the failures stop, not two lines every 50 ms.
 ///
 /// Lines are alike when their text is, but for what changes with every attempt (librdkafka's
 /// thread prefix, `after 12ms`, `timeout #3`); a client error alike with the line librdkafka
-/// logged for it (a connection refused is both), so the pair is one line. Safe on librdkafka's
-/// poll threads: it formats and writes a line, under a lock of its own.
+/// logged for it (a connection refused is both), so the pair is one line. The broker's name is
+/// in librdkafka's text (`127.0.0.1:9092/1: Connect to …`), so is in the kind: two brokers
+/// down are two incidents. Safe on librdkafka's poll threads.
 public final class KafkaLogs: Sendable {
-    private let logger: Logger
-    private let repeats: Mutex<RepeatedLines>
-    private let now: @Sendable () -> ContinuousClock.Instant
+    public let summary: LogSummary
+
+    /// Lines of Kafka clients that share `summary` (a process's clients do: one outage, one
+    /// incident).
+    public init(summary: LogSummary) {
+        self.summary = summary
+    }
 
     /// - Parameter period: at most one line alike per this long.
     public convenience init(logger: Logger, period: Duration = .seconds(30)) {
-        self.init(logger: logger, period: period, now: { .now })
+        self.init(summary: LogSummary(logger: logger, period: period))
     }
 
-    init(logger: Logger, period: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
-        self.logger = logger
-        self.repeats = Mutex(RepeatedLines(period: period))
-        self.now = now
+    convenience init(logger: Logger, period: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        self.init(summary: LogSummary(logger: logger, period: period, now: now))
     }
 
     /// For a ``KafkaConsumer``'s or ``KafkaProducer``'s `logHandler`: each line at its mapped
     /// level (``KafkaLogEntry/loggerLevel``), librdkafka's facility (`FAIL`, `CONFWARN`, …) as
     /// `librdkafka` metadata.
     public var lineHandler: @Sendable (KafkaLogEntry) -> Void {
-        { [self] entry in
-            guard logger.logLevel <= entry.loggerLevel else { return }
-            write(entry.loggerLevel, "\(entry.message)", kind: Self.kind(of: entry.message), metadata: ["librdkafka": "\(entry.facility)"])
+        { [summary] entry in
+            guard summary.logger.logLevel <= entry.loggerLevel else { return }
+            summary.log(entry.loggerLevel, entry.message, kind: Self.kind(of: entry.message), metadata: ["librdkafka": "\(entry.facility)"])
         }
     }
 
@@ -56,24 +57,22 @@ public final class KafkaLogs: Sendable {
     /// a refusal (``KafkaError/refusesAccess``: credentials, TLS, ACLs) or a fatal error is an
     /// error.
     public var errorHandler: @Sendable (KafkaError) -> Void {
-        { [self] error in
+        { [summary] error in
             let level: Logger.Level = error.isFatal || error.refusesAccess ? .error : .warning
-            write(level, "kafka: \(error)", kind: Self.kind(of: error.message), metadata: [:])
+            summary.log(level, "kafka: \(error)", kind: Self.kind(of: error.message))
         }
     }
 
-    private func write(_ level: Logger.Level, _ message: Logger.Message, kind: String, metadata: Logger.Metadata) {
-        guard case .write(let heldBack) = repeats.withLock({ $0.admit(kind, at: now()) }) else { return }
-        var metadata = metadata
-        if heldBack > 0 { metadata["repeated"] = "\(heldBack)" }
-        logger.log(level: level, message, metadata: metadata)
-    }
-
-    /// What makes lines alike: the text without librdkafka's `[thrd:…]: ` prefix, and with the
+    /// What makes lines alike: the text without librdkafka's `[thrd:…]: ` prefix and client
+    /// name (`pushbridge#producer-1: `: the consumer and the producer fail alike), and with the
     /// numbers that change with every attempt (`after 12ms`, `timeout #3`) left out.
     static func kind(of message: String) -> String {
         var text = Substring(message)
         if text.hasPrefix("[thrd:"), let end = text.range(of: "]: ") { text = text[end.upperBound...] }
+        if let space = text.firstIndex(of: " "), text[..<space].hasSuffix(":"), let hash = text[..<space].firstIndex(of: "#") {
+            let client = text[text.index(after: hash)..<space]
+            if client.hasPrefix("producer-") || client.hasPrefix("consumer-") { text = text[text.index(after: space)...] }
+        }
         var kind = ""
         kind.reserveCapacity(text.utf8.count)
         var rest = text

@@ -28,6 +28,7 @@ public final class PipelineMetrics: Sendable {
     private let okCounters = Mutex<[String: Counter]>([:])
     /// The registry's counts at the last scrape.
     private let registryCounts = Mutex<(applied: Int, invalid: Int)>((0, 0))
+    private let traceCounts = Mutex<(exported: Int, dropped: Int)>((0, 0))
 
     /// Where the metrics go: the global one the executable bootstraps, or a test's own.
     private let factory: MetricsFactory
@@ -162,6 +163,22 @@ public final class PipelineMetrics: Sendable {
     /// endpoint's, the Schema Registry's), by `host:port`.
     public func deadConnection(host: String) {
         counter("pushbridge_dead_connections_total", [("host", host)]).increment()
+    }
+
+    /// An outcome record written (`topics.outcomes`), by its result: sent, invalidated, failed,
+    /// skipped (withheld on purpose), dead_lettered.
+    func outcomeRecord(result: String) {
+        counter("pushbridge_outcome_records_total", [("result", result)]).increment()
+    }
+
+    /// Spans sent to the collector and dropped (a full queue, a failed request) since the start,
+    /// refreshed per scrape: the counters move on by what is new.
+    public func traceSpans(exported: Int, dropped: Int) {
+        traceCounts.withLock { last in
+            if exported > last.exported { counter("pushbridge_trace_spans_total", [("result", "exported")]).increment(by: exported - last.exported) }
+            if dropped > last.dropped { counter("pushbridge_trace_spans_total", [("result", "dropped")]).increment(by: dropped - last.dropped) }
+            last = (max(exported, last.exported), max(dropped, last.dropped))
+        }
     }
 
     func tokenInvalidated(code: String) {

@@ -122,7 +122,8 @@ public final class Replay: Sendable {
         self.shared = shared
         var consumerConfiguration = configuration.consumer
         if !configuration.commit { consumerConfiguration.groupID = nil }
-        let logs = KafkaLogs(logger: logger)
+        let logs: KafkaLogs
+        if case .send(let processor) = mode { logs = KafkaLogs(summary: processor.failures) } else { logs = KafkaLogs(logger: logger) }
         self.consumer = try KafkaConsumer(
             configuration: consumerConfiguration,
             errorHandler: logs.errorHandler,
