@@ -34,6 +34,10 @@
 #                               (LATENCY_BENCH_RATE): CPU per request at partial load, beside bare
 #                               libcurl in C at the same rate (bare_curl_dN_rate_2000_*) and, at 0 ms,
 #                               flat out (bare_curl_d0_*): what libcurl itself costs at partial load
+#   scripts/bench.sh peer       pushbridge beside the Go peer (../shared/bench/peer-go, built with Debian's
+#                               golang-go into .tools/peer-go) on one tansu and the latency stub, at 0 and
+#                               100 ms, in rounds whose order alternates: events/s (at the stub), CPU per
+#                               event, peak RSS of each, medians, and the pairs pushbridge won (not in `all`)
 #   scripts/bench.sh netfault   how long connections that die without a word stall delivery
 #                               (netfault_*_stall_seconds): NetworkFaultTests, each a worker, tansu and
 #                               the emulator in a network namespace whose firewall blackholes FCM, broker,
@@ -59,7 +63,7 @@ if [ "$which" = netfault ]; then
 fi
 swift build -c release --product pushbridge-bench >/dev/null
 bench=$(swift build -c release --show-bin-path)/pushbridge-bench
-if [ "$which" = all ] || [ "$which" = e2e ] || [ "$which" = latency ]; then swift build -c release --product pushbridge >/dev/null; fi
+if [ "$which" = all ] || [ "$which" = e2e ] || [ "$which" = latency ] || [ "$which" = peer ]; then swift build -c release --product pushbridge >/dev/null; fi
 # PUSHBRIDGE_BENCH_WORKER=path: measure another build of the worker (an older commit's, to
 # compare in one run: figures from different runs of a noisy machine do not compare).
 worker=${PUSHBRIDGE_BENCH_WORKER:-$(swift build -c release --show-bin-path)/pushbridge}
@@ -113,6 +117,16 @@ start_nginx() {  # sets nginx_port; the same configuration as the HTTP/2 client 
     /usr/sbin/nginx -p "$work" -c "$work/nginx.conf" &
     pids+=($!)
     wait_port "$nginx_port"
+}
+
+start_latency_stub() {  # sets latency_port (TLS, answers after /dN) and status_port (plain HTTP, /nginx_status)
+    latency_port=$(free_port)
+    status_port=$(free_port)
+    sed -e "s#{{DIR}}#$work#g" -e "s#{{PORT}}#$latency_port#g" -e "s#{{STATUS_PORT}}#$status_port#g" \
+        scripts/bench/nginx-fcm-latency.conf.template >"$work/nginx-latency.conf"
+    /usr/sbin/nginx -p "$work" -c "$work/nginx-latency.conf" &
+    pids+=($!)
+    wait_port "$latency_port"
 }
 
 if [ "$which" = all ] || [ "$which" = kafka ]; then
@@ -193,12 +207,7 @@ fi
 if [ "$which" = all ] || [ "$which" = latency ]; then
     [ -n "${nginx_port:-}" ] || start_nginx  # also makes the CA and the server certificate
     stub_service_account
-    latency_port=$(free_port)
-    sed -e "s#{{DIR}}#$work#g" -e "s#{{PORT}}#$latency_port#g" \
-        scripts/bench/nginx-fcm-latency.conf.template >"$work/nginx-latency.conf"
-    /usr/sbin/nginx -p "$work" -c "$work/nginx-latency.conf" &
-    pids+=($!)
-    wait_port "$latency_port"
+    start_latency_stub
     delays=${LATENCY_BENCH_DELAYS:-r0,0,20,100,300}
     LATENCY_BENCH_IN_FLIGHT=${LATENCY_BENCH_IN_FLIGHT:-1000,3000}
     topics=()
@@ -234,4 +243,64 @@ if [ "$which" = all ] || [ "$which" = latency ]; then
             "$bare" "$url" "$work/ca.crt" $((rate * 10)) 100 "$rate" | sed "s/^bare_curl_open_/bare_curl_${d}_rate_${rate}_/"
         fi
     done
+fi
+
+if [ "$which" = peer ]; then
+    # pushbridge beside the Go peer (../shared/bench/peer-go, issue 59) on one tansu and one stub,
+    # in rounds whose order alternates: PEER_BENCH_ROUNDS (5), PEER_BENCH_EVENTS (150000),
+    # PEER_BENCH_DELAYS (0,100); PEER_BENCH_BASELINE=path runs that pushbridge build too, as a third
+    # contender (peer_*_baseline_*), to measure a change in the same rounds. The peer is built with its own build.sh (Debian's golang-go)
+    # into .tools/peer-go, again whenever its source changes.
+    peer_src=${PEER_GO_DIR:-../shared/bench/peer-go}
+    peer_out="$PWD/.tools/peer-go"
+    if [ ! -x "$peer_out/bin/peer-go" ] || ! cmp -s "$peer_src/main.go" "$peer_out/main.go"; then
+        if ! LIBRDKAFKA="$PWD/.tools/librdkafka/librdkafka.so.1" "$peer_src/build.sh" "$peer_out" >"$work/peer-build.log" 2>&1; then
+            echo "peer-go: its build failed:" >&2
+            tail -20 "$work/peer-build.log" >&2
+            exit 1
+        fi
+    fi
+    [ -n "${nginx_port:-}" ] || start_nginx  # the CA, the server certificate, /token
+    stub_service_account
+    start_latency_stub
+    delays=${PEER_BENCH_DELAYS:-0,100}
+    figures="$work/peer-figures"
+    for round in $(seq "${PEER_BENCH_ROUNDS:-5}"); do
+        topics=()
+        for d in ${delays//,/ }; do topics+=("peer-d$d-r$round-pushbridge" "peer-d$d-r$round-baseline" "peer-d$d-r$round-peer"); done
+        start_tansu bench-dead-letter bench-invalidations "${topics[@]}"  # a fresh one each round
+        LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" peer --bootstrap "127.0.0.1:$tansu_port" --worker "$worker" \
+            --peer "$peer_out/bin/peer-go" --dir "$work" --base "https://127.0.0.1:$latency_port" --ca "$work/ca.crt" \
+            --service-account "$work/service-account.json" --status-port "$status_port" --round "$round" \
+            --events "${PEER_BENCH_EVENTS:-150000}" --delays "$delays" ${PEER_BENCH_BASELINE:+--baseline "$PEER_BENCH_BASELINE"} | sed "s/^peer_/peer_r${round}_/" | tee -a "$figures"
+        kill "${pids[-1]}" 2>/dev/null || true
+        wait "${pids[-1]}" 2>/dev/null || true
+        unset 'pids[-1]'
+    done
+    # Medians over the rounds, and in how many rounds (pairs) pushbridge used less CPU per event
+    # and moved at least as many events/s as the peer.
+    python3 - "$figures" <<'PY'
+import collections, re, statistics, sys
+runs = collections.defaultdict(dict)  # (delay, figure) -> {(round, who): value}
+for line in open(sys.argv[1]):
+    m = re.match(r"peer_r(\d+)_(d\d+)_(pushbridge|baseline|peer)_(\w+): ([\d.]+)", line)
+    if m:
+        runs[(m[2], m[4])][(int(m[1]), m[3])] = float(m[5])
+for (d, fig), v in sorted(runs.items()):
+    for who in ("pushbridge", "baseline", "peer"):
+        xs = [x for (r, w), x in v.items() if w == who]
+        if xs:
+            print(f"peer_{d}_{who}_{fig}_median: {statistics.median(xs):.1f}")
+    rounds = sorted({r for r, _ in v})
+    pairs = [(v[(r, "pushbridge")], v[(r, "peer")]) for r in rounds if (r, "pushbridge") in v and (r, "peer") in v]
+    if fig == "cpu_us_per_event":
+        print(f"peer_{d}_pairs: {len(pairs)}")
+        print(f"peer_{d}_pushbridge_less_cpu_pairs: {sum(p < q for p, q in pairs)}")
+    if fig == "events_per_second":
+        print(f"peer_{d}_pushbridge_at_least_as_fast_pairs: {sum(p >= q for p, q in pairs)}")
+    base = [(v[(r, "pushbridge")], v[(r, "baseline")]) for r in rounds if (r, "pushbridge") in v and (r, "baseline") in v]
+    if base and fig in ("cpu_us_per_event", "events_per_second", "peak_rss_mb"):
+        print(f"peer_{d}_pushbridge_{fig}_percent_of_baseline_median: {statistics.median(p / q * 100 for p, q in base):.1f}")
+        print(f"peer_{d}_pushbridge_{fig}_below_baseline_pairs: {sum(p < q for p, q in base)}")
+PY
 fi

@@ -112,7 +112,8 @@ public final class HTTP2Client: Sendable {
         let result = await withCheckedContinuation { continuation in
             submit(request) { continuation.resume(returning: $0) }
         }
-        // Headers parsed here, in the caller's task, not on the client's busy thread.
+        // Headers parsed when read (HTTPResponse.headers), in the caller's task, not on the
+        // client's busy thread.
         return try result.get().response
     }
 

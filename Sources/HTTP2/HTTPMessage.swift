@@ -65,7 +65,18 @@ public struct HTTPRequest: Sendable {
 /// A complete response: any status (4xx and 5xx included), headers and body.
 public struct HTTPResponse: Sendable {
     public var status: Int
-    public var headers: HTTPHeaders
+    /// Parsed when first read: most callers (an FCM send answered 200) never look at them, and
+    /// parsing makes a string per name and value, on every response (issue 59).
+    public var headers: HTTPHeaders {
+        get {
+            switch headerFields {
+            case .parsed(let headers): headers
+            case .lines(let bytes): Self.parse(headerLines: bytes)
+            }
+        }
+        set { headerFields = .parsed(newValue) }
+    }
+    private var headerFields: HeaderFields
     public var body: [UInt8]
     /// The negotiated protocol, e.g. "HTTP/2".
     public var httpVersion: String
@@ -74,11 +85,40 @@ public struct HTTPResponse: Sendable {
     public var answerTime: Duration?
 
     public init(status: Int, headers: HTTPHeaders, body: [UInt8], httpVersion: String, answerTime: Duration? = nil) {
+        self.init(status: status, headerFields: .parsed(headers), body: body, httpVersion: httpVersion, answerTime: answerTime)
+    }
+
+    /// A response whose headers are still the lines the server sent (`name: value` CRLF, the
+    /// status line left out), parsed only if ``headers`` is read.
+    init(status: Int, headerLines: [UInt8], body: [UInt8], httpVersion: String, answerTime: Duration?) {
+        self.init(status: status, headerFields: .lines(headerLines), body: body, httpVersion: httpVersion, answerTime: answerTime)
+    }
+
+    private init(status: Int, headerFields: HeaderFields, body: [UInt8], httpVersion: String, answerTime: Duration?) {
         self.status = status
-        self.headers = headers
+        self.headerFields = headerFields
         self.body = body
         self.httpVersion = httpVersion
         self.answerTime = answerTime
+    }
+
+    private enum HeaderFields: Sendable {
+        case parsed(HTTPHeaders)
+        case lines([UInt8])
+    }
+
+    /// Header lines (`name: value` CRLF) as fields, values trimmed of blanks.
+    static func parse(headerLines: [UInt8]) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for line in headerLines.split(separator: 0x0A) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = String(decoding: line[..<colon], as: UTF8.self)
+            var value = line[(colon + 1)...]
+            while let first = value.first, first == 0x20 || first == 0x09 { value.removeFirst() }
+            while let last = value.last, last == 0x0D || last == 0x20 || last == 0x09 { value.removeLast() }
+            headers.add(name: name, value: String(decoding: value, as: UTF8.self))
+        }
+        return headers
     }
 
     /// The body as UTF-8 text (lossy).

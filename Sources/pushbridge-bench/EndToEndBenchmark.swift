@@ -106,8 +106,9 @@ enum EndToEndBenchmark {
         return lower.le
     }
 
-    /// Produces `count` welcome events (unique tokens), at `rate` per second if given.
-    static func produce(_ s: Setup, count: Int, rate: Int?) async throws -> [Int32: Int64] {
+    /// Produces `count` welcome events (unique tokens), at `rate` per second if given; or the
+    /// events `event` makes from their number.
+    static func produce(_ s: Setup, count: Int, rate: Int? = nil, event: (@Sendable (Int) -> String)? = nil) async throws -> [Int32: Int64] {
         var configuration = KafkaProducerConfiguration(bootstrapServers: [s.bootstrap])
         configuration.linger = .milliseconds(1)
         let producer = try KafkaProducer(configuration: configuration)
@@ -124,7 +125,8 @@ enum EndToEndBenchmark {
                 for i in first..<min(first + batch, count) {
                     let sentAt = Int64(Date().timeIntervalSince1970 * 1_000_000)
                     let value =
-                        #"{"type":"user.welcome","id":"e\#(i)","user":{"first_name":"User \#(i)","fcm_token":"bench-token-\#(i)-abcdefghijklmnopqrstuvwxyz0123456789"},"sent_at_us":"\#(sentAt)"}"#
+                        event?(i)
+                        ?? #"{"type":"user.welcome","id":"e\#(i)","user":{"first_name":"User \#(i)","fcm_token":"bench-token-\#(i)-abcdefghijklmnopqrstuvwxyz0123456789"},"sent_at_us":"\#(sentAt)"}"#
                     group.addTask { try await producer.send(KafkaProducerRecord(topic: s.topic, key: Array("k\(i)".utf8), value: Array(value.utf8))) }
                 }
                 return try await group.reduce(into: [KafkaDeliveryReport]()) { $0.append($1) }
@@ -215,11 +217,11 @@ extension EndToEndBenchmark {
     /// Writes the mapping and a worker config into `directory`; returns the setup.
     /// `maxSendsPerSecond`: the worker's `fcm.max_sends_per_second` (none by default); `outcomes`:
     /// its `topics.outcomes` (none by default); `tracingRatio`: tracing on, spans to the stub's
-    /// `/v1/traces`, this `tracing.sample_ratio` (off by default).
+    /// `/v1/traces`, this `tracing.sample_ratio` (off by default); `mapping`: the mapping file's text.
     static func prepare(
         directory: String, bootstrap: String, topic: String, worker: String,
         endpoint: String, caFile: String, serviceAccount: String, group: String = "pushbridge-bench",
-        maxSendsPerSecond: Int? = nil, outcomes: String? = nil, tracingRatio: Double? = nil
+        maxSendsPerSecond: Int? = nil, outcomes: String? = nil, tracingRatio: Double? = nil, mapping: String = mapping
     ) throws -> Setup {
         let port = try FreePort.next()
         try mapping.write(toFile: "\(directory)/bench-mapping.yaml", atomically: true, encoding: .utf8)

@@ -7,9 +7,15 @@ final class CurlEasyHandle {
     private let handle: UnsafeMutableRawPointer
     /// The share it is set to, held so that it outlives this handle (``CurlShareHandle``).
     private var share: CurlShareHandle?
+    /// `CURLOPT_ERRORBUFFER` of its transfers, set once (``makePooled(_:connections:share:)``):
+    /// libcurl empties it as each transfer starts (7.60 and later), and a transfer's error is
+    /// read before its handle serves the next one (``CurlTransfer/outcome(_:proxy:)``).
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     init() throws(HTTP2ClientError) {
+        errorBuffer.initialize(to: 0)
         guard CurlGlobal.initialized, let handle = curl_easy_init() else {
+            errorBuffer.deallocate()
             throw HTTP2ClientError(code: .other, message: "curl_easy_init failed", isRetryable: false)
         }
         self.handle = handle
@@ -17,6 +23,7 @@ final class CurlEasyHandle {
 
     deinit {
         curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
     }
 
     func withPointer<T>(_ body: (UnsafeMutableRawPointer) throws -> T) rethrows -> T {
@@ -32,6 +39,7 @@ final class CurlEasyHandle {
         // Before its first transfer, which would allocate a TLS session cache of its own.
         easy.set(CURLOPT_SHARE, pointer: share.handle)
         easy.share = share
+        easy.set(CURLOPT_ERRORBUFFER, pointer: easy.errorBuffer)
         easy.set(CURLOPT_NOSIGNAL, 1)
         easy.set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
         easy.set(CURLOPT_PIPEWAIT, 1)

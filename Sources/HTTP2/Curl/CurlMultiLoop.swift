@@ -328,8 +328,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             multi.connections.setCorking(writeSchedule.corks)
         }
         multi.remove(easy)
-        // The transfer's buffers die with it: no pointer to them stays in a pooled handle.
-        easy.set(CURLOPT_ERRORBUFFER, pointer: nil)
+        // The transfer's buffers die with it: no pointer to them stays in a pooled handle
+        // (the error buffer is the handle's own).
         easy.set(CURLOPT_POSTFIELDS, pointer: nil)
         easy.set(CURLOPT_PRIVATE, pointer: nil)
         easy.set(CURLOPT_WRITEDATA, pointer: nil)

@@ -33,7 +33,6 @@ final class CurlTransfer: @unchecked Sendable {
     var connectionDied = false
     /// Kept alive while libcurl may read it; shared by transfers with the same headers.
     private var headerList: CurlHeaderList?
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     /// The request body, owned here so its address is stable while libcurl reads it.
     private let body: UnsafeMutableRawBufferPointer
     /// The response's header lines as libcurl delivered them (the status line left out); parsed
@@ -44,13 +43,11 @@ final class CurlTransfer: @unchecked Sendable {
     init(request: HTTPRequest, completion: @escaping Completion) {
         self.request = request
         self.completion = completion
-        errorBuffer.initialize(to: 0)
         body = .allocate(byteCount: max(request.body.count, 1), alignment: 1)
         body.copyBytes(from: request.body)
     }
 
     deinit {
-        errorBuffer.deallocate()
         body.deallocate()
     }
 
@@ -62,7 +59,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.headerList = headers
         let me = Unmanaged.passUnretained(self).toOpaque()
         easy.set(CURLOPT_PRIVATE, pointer: me)
-        easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+        easy.errorBuffer[0] = 0  // libcurl empties it too as the transfer starts
         easy.set(CURLOPT_WRITEDATA, pointer: me)
         easy.set(CURLOPT_HEADERDATA, pointer: me)
         easy.set(CURLOPT_PREREQDATA, pointer: me)
@@ -104,9 +101,14 @@ final class CurlTransfer: @unchecked Sendable {
         if bytes.starts(with: "HTTP/".utf8) {
             responseHeaderBytes.removeAll(keepingCapacity: true)  // a new response (e.g. after 100 Continue)
         } else {
+            // One allocation for a usual answer's lines rather than one per doubling.
+            if responseHeaderBytes.isEmpty { responseHeaderBytes.reserveCapacity(Self.headerCapacity) }
             responseHeaderBytes.append(contentsOf: bytes)
         }
     }
+
+    /// Room for a usual answer's header lines (FCM's and nginx's are under 200 bytes).
+    static let headerCapacity = 256
 
     /// The outcome after libcurl reported the transfer done with `result`; `proxy` is the
     /// client's, named in errors.
@@ -132,7 +134,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func error(for result: CURLcode, proxy: HTTPProxy?) -> HTTP2ClientError {
-        let detail = String(cString: errorBuffer)
+        let detail = easy.map { String(cString: $0.errorBuffer) } ?? ""
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
         if let proxy, let refusal = tunnelRefusal(result, proxy: proxy) { return refusal }
         let (code, retryable): (HTTP2ClientError.Code, Bool) =
@@ -193,18 +195,10 @@ struct CurlResponse: Sendable {
     var httpVersion: String
     var answerTime: Duration?
 
-    /// Parses the header lines (`name: value` CRLF); runs on the caller's task, not the multi thread.
+    /// The response, its header lines parsed only when its headers are read, by the caller
+    /// (never on the multi thread).
     var response: HTTPResponse {
-        var headers = HTTPHeaders()
-        for line in headerBytes.split(separator: 0x0A) {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let name = String(decoding: line[..<colon], as: UTF8.self)
-            var value = line[(colon + 1)...]
-            while let first = value.first, first == 0x20 || first == 0x09 { value.removeFirst() }
-            while let last = value.last, last == 0x0D || last == 0x20 || last == 0x09 { value.removeLast() }
-            headers.add(name: name, value: String(decoding: value, as: UTF8.self))
-        }
-        return HTTPResponse(status: status, headers: headers, body: body, httpVersion: httpVersion, answerTime: answerTime)
+        HTTPResponse(status: status, headerLines: headerBytes, body: body, httpVersion: httpVersion, answerTime: answerTime)
     }
 }
 

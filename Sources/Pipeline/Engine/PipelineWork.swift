@@ -101,7 +101,9 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
             guard stillHeld(next.message) else { return open(lane, runner) }
             let processor = pipeline.processor
             let prepared = processor.renderedAgain(next.prepared, of: next.message) ?? next.prepared
-            await carry(processor.begin(prepared, of: next.message, then: ending(of: next.message, runner, lane: lane)), of: next.message, runner: runner, lane: lane)
+            await carry(
+                processor.begin(prepared, of: next.message, then: ending(of: next.message, runner, lane: lane)), of: next.message, runner: runner,
+                lane: lane)
         }
     }
 
