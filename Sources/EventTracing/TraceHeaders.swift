@@ -1,11 +1,12 @@
+import JSON
+import Kafka
+import W3CTraceContext
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import JSON
-import Kafka
-import W3CTraceContext
 
 /// Where an event's W3C trace context comes from (W3C Trace Context, https://www.w3.org/TR/trace-context/):
 ///
