@@ -2,6 +2,12 @@ import JSON
 import Kafka
 import W3CTraceContext
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Where an event's W3C trace context comes from (W3C Trace Context, https://www.w3.org/TR/trace-context/):
 ///
 /// - `traceparent` and `tracestate` Kafka headers, as OpenTelemetry's Kafka instrumentations
@@ -52,12 +58,34 @@ public enum TraceHeaders {
 
     /// A structured CloudEvent's `traceparent` and `tracestate` attributes, read from `value`
     /// keeping nothing else (a JSON object with `specversion`); nil for anything else.
+    /// A record without the bytes `"traceparent"` is not parsed: most records are not structured
+    /// CloudEvents with the attribute, and a scan costs less than a parse.
     public static func structured(_ value: [UInt8]) -> (parent: String, state: String?)? {
         guard value.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{"),
+            contains(value, quotedTraceParent),
             let document = try? JSONParser.parse(value, keeping: structuredAttributes),
             document["specversion"] != nil, let parent = document["traceparent"]?.stringValue
         else { return nil }
         return (parent, document["tracestate"]?.stringValue)
+    }
+
+    private static let quotedTraceParent = Array(#""traceparent""#.utf8)
+
+    /// Whether `needle` occurs in `haystack`: memchr to each candidate first byte, memcmp there.
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        haystack.withUnsafeBufferPointer { h in
+            needle.withUnsafeBufferPointer { n in
+                guard let first = n.first, h.count >= n.count, let start = h.baseAddress, let wanted = n.baseAddress else { return false }
+                let end = start + (h.count - n.count + 1)
+                var at = start
+                while at < end, let found = memchr(at, Int32(first), end - at) {
+                    let candidate = found.assumingMemoryBound(to: UInt8.self)
+                    if memcmp(candidate, wanted, n.count) == 0 { return true }
+                    at = UnsafePointer(candidate) + 1
+                }
+                return false
+            }
+        }
     }
 
     private static let structuredAttributes: JSONPathSet = {

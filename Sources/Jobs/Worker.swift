@@ -149,17 +149,22 @@ public final class Worker: Service, Sendable {
     /// Fetches an access token now: readiness reports it, and a refused account stops the worker
     /// before it takes any event. Ends when the token comes, or the worker stops.
     private func warmUp() async {
-        do {
-            try await delivery.warmUp()
-        } catch let error as FCMError where error.kind == .configuration {
-            logger.critical("FCM refuses this setup: \(error)")
-            failureBox.withLock { $0 = error.description }
-            stop()
-            pipeline.stop()
-        } catch is CancellationError {
-            return  // the worker stops
-        } catch {
-            logger.warning("no FCM access token yet; sends will retry: \(error)")
+        let projects = delivery.projects
+        for name in projects.names {
+            let project: Logger.Metadata = ["project": "\(name)"]
+            do {
+                try await projects.clients[name]!.warmUp()
+            } catch let error as FCMError where error.kind == .configuration {
+                logger.critical("FCM refuses this setup: \(error)", metadata: project)
+                failureBox.withLock { $0 = error.description }
+                stop()
+                pipeline.stop()
+                return
+            } catch is CancellationError {
+                return  // the worker stops
+            } catch {
+                logger.warning("no FCM access token yet; sends will retry: \(error)", metadata: project)
+            }
         }
     }
 

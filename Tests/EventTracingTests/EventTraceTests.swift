@@ -40,6 +40,10 @@ struct EventTraceTests {
         #expect(structured?.parent == ce && structured?.state == nil)
         #expect(TraceHeaders.structured(Array(#"{"type":"t","traceparent":"\#(ce)"}"#.utf8)) == nil, "not a CloudEvent")
         #expect(TraceHeaders.structured(Array("not json".utf8)) == nil)
+        #expect(TraceHeaders.contains(Array(#"{"a":"traceparent","b":1}"#.utf8), Array(#""traceparent""#.utf8)))
+        #expect(!TraceHeaders.contains(Array(#"{"a":"traceparen","b":"raceparent"}"#.utf8), Array(#""traceparent""#.utf8)))
+        #expect(TraceHeaders.contains(Array(#""traceparent""#.utf8), Array(#""traceparent""#.utf8)))
+        #expect(!TraceHeaders.contains(Array(#""tr"#.utf8), Array(#""traceparent""#.utf8)))
     }
 
     @Test("sampling: a sampled parent is followed, an unsampled one too; a trace that starts here by the ratio")

@@ -25,13 +25,19 @@ struct FCMClientStartTests {
         return try await EmulatorFixture.start(faults: faults)
     }
 
-    @Test("an acknowledged send ends in its callback with FCM's message name; a 503 leaves a retry for a task, which delivers it")
-    func endsAsSendWould() async throws {
+    /// The emulator answering the first send 503, and a client with its access token.
+    static func failingOnce() async throws -> (EmulatorFixture, FCMClient) {
         var faults = EmulatorFaults()
         faults.burst = .init(status: 503, count: 1)
         let f = try await EmulatorFixture.start(faults: faults)
         let client = try f.client()
         try await client.warmUp()
+        return (f, client)
+    }
+
+    @Test("an acknowledged send ends in its callback with FCM's message name; a 503 leaves a retry for a task, which delivers it")
+    func endsAsSendWould() async throws {
+        let (f, client) = try await Self.failingOnce()
 
         guard case .success(.unfinished(let rest)) = await Self.begin(client, token: "first") else {
             Issue.record("a 503 should leave the send unfinished")
@@ -49,6 +55,31 @@ struct FCMClientStartTests {
         #expect((try? result.outcome.get())?.hasPrefix("projects/demo-project/messages/") == true)
         #expect(result.attempts == 1)
         #expect(f.emulator.messages.count == 2)
+        await client.shutdown()
+        await f.stop()
+    }
+
+    @Test("asked to, a send keeps each attempt (a traced event's send spans): the 503, then the acknowledgement; otherwise none")
+    func attemptLog() async throws {
+        let (f, client) = try await Self.failingOnce()
+        let first = await withCheckedContinuation { continuation in
+            let started = client.start(message(token: "logged"), to: MessageTarget(.token, "logged"), recordingAttempts: true) {
+                continuation.resume(returning: $0)
+            }
+            if case .failure = started { Issue.record("not begun") }
+        }
+        guard case .unfinished(let rest) = first else {
+            Issue.record("a 503 should leave the send unfinished")
+            return
+        }
+        let result = await rest()
+        let log = try #require(result.attemptLog)
+        #expect(log.count == 2 && result.attempts == 2)
+        #expect(log.first.map { if case .failure(let e) = $0.outcome { e.httpStatus == 503 } else { false } } == true)
+        #expect((try? log.last?.outcome.get())?.hasPrefix("projects/demo-project/messages/") == true)
+        #expect(log.allSatisfy { $0.started <= $0.ended } && log[0].ended <= log[1].started)
+        let plain = await client.send(message(token: "unlogged"), to: MessageTarget(.token, "unlogged"))
+        #expect(plain.attemptLog == nil, "not asked: nothing kept")
         await client.shutdown()
         await f.stop()
     }

@@ -48,7 +48,9 @@ final class RebalanceHandlers: Sendable {
         } catch {
             // Without the committed metadata the offset map is unknown: events already done
             // beyond the committed offset are sent again. Never a loss.
-            logger.warning("cannot read committed offsets; the offset map is not used this time", metadata: ["error": "\(error)"])
+            logger.warning(
+                "cannot read committed offsets; the offset map is not used this time",
+                metadata: ["error": "\(error)", "partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         }
         coordinator.assign(offsets)
         metrics.assignedPartitions.record(coordinator.partitions.count)
@@ -64,9 +66,7 @@ final class RebalanceHandlers: Sendable {
             let left = coordinator.inFlight(partitions)
             logger.warning(
                 "revoke: events still in flight are given up; the new owner sends them again",
-                metadata: [
-                    "in_flight": "\(left)"
-                ])
+                metadata: ["in_flight": "\(left)", "partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         }
         await coordinator.commit(partitions, through: consumer, metrics: metrics, log: failures, tracer: tracer)
         release(partitions)

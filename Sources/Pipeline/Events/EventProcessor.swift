@@ -334,7 +334,7 @@ public final class EventProcessor: Sendable {
         metrics.sendFinished(
             result.outcome, project: projectID, attempts: result.attempts, quotaRefusals: result.quotaRefusals, duration: .now - started)
         if case .failure(let error) = result.outcome, let device = message.device, error.invalidatesToken {
-            logger.info("device refused", metadata: [message.target.kind.rawValue: "\(device)", "code": "\(error.code)"])
+            logger.info("device refused", metadata: [message.target.kind.rawValue: "\(device)", "code": "\(error.code)", "project": "\(projectID)"])
         }
     }
 

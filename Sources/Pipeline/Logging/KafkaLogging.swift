@@ -49,6 +49,10 @@ public final class KafkaLogs: Sendable {
     public var lineHandler: @Sendable (KafkaLogEntry) -> Void {
         { [summary] entry in
             guard summary.logger.logLevel <= entry.loggerLevel else { return }
+            // What `kafka.properties.debug` asks for is written whole: it is asked for to see every line.
+            if entry.level >= 7 {
+                return summary.logger.debug("\(entry.message)", metadata: ["librdkafka": "\(entry.facility)"])
+            }
             summary.log(entry.loggerLevel, entry.message, kind: Self.kind(of: entry.message), metadata: ["librdkafka": "\(entry.facility)"])
         }
     }
