@@ -55,6 +55,25 @@ public enum EventAge {
         }
     }
 
+    /// A time in `data` at `pointer`, read as `occurred_at` reads one (RFC 3339, or epoch
+    /// `unit`s), in milliseconds. An unreadable one is the field's fault, not the event's time's:
+    /// `invalid_value` naming `field` (default: the pointer), its reason after `role` if given.
+    static func fieldTime(
+        in data: JSONValue, at pointer: JSONPointer, unit: MaxAge.EpochUnit, role: String?, field: String? = nil
+    ) throws(MappingFailure) -> Int64 {
+        do {
+            return try eventTime(DecodedEvent(type: "", id: "", data: data, format: .json), recordTimestamp: nil, from: .field(pointer, unit: unit))
+        } catch {
+            guard case .invalidEventTime(let named, let reason) = error else { throw error }
+            throw .invalidValue(field: field ?? named, reason: role.map { "\($0): \(reason)" } ?? reason)
+        }
+    }
+
+    /// Whole seconds since the Unix epoch of `milliseconds`, rounded down.
+    static func seconds(_ milliseconds: Int64) -> Int64 {
+        Int64((Double(milliseconds) / 1000).rounded(.down))
+    }
+
     /// Years 0000 to 9999, what RFC 3339 can write: a value outside is no time at all. (Seconds
     /// read as milliseconds land in January 1970, inside: `unit` must be right, and such an
     /// event is simply too old.)

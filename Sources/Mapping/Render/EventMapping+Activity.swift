@@ -56,7 +56,7 @@ extension EventMapping {
         token source: ValueSource
     ) throws(MappingFailure) -> FCMMessage {
         let kindOfEvent = try activity.resolveEvent(event)
-        let timestamp = Int64((Double(eventTime) / 1000).rounded(.down))
+        let timestamp = EventAge.seconds(eventTime)
         guard timestamp <= now + LiveActivity.futureLimitSeconds else {
             throw .invalidEventTime(
                 field: activity.eventTime.name,
@@ -121,13 +121,7 @@ extension EventMapping {
         switch source {
         case .after(let seconds): return eventTime + Int64(seconds)
         case .field(let pointer, let unit):
-            do {
-                let ms = try EventAge.eventTime(event, recordTimestamp: nil, from: .field(pointer, unit: unit))
-                return Int64((Double(ms) / 1000).rounded(.down))
-            } catch {
-                if case .invalidEventTime(let field, let reason) = error { throw .invalidValue(field: field, reason: "\(role): \(reason)") }
-                throw error
-            }
+            return EventAge.seconds(try EventAge.fieldTime(in: event.data, at: pointer, unit: unit, role: role))
         }
     }
 }

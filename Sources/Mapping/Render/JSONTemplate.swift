@@ -1,5 +1,3 @@
-import Dates
-
 /// JSON an app decodes, written in a mapping with values from the event that keep their JSON
 /// type: a Live Activity's `content-state` and `attributes` (docs/mapping.md, *Typed values*).
 /// Unlike localization args, which are always strings, a number stays a number, so a Swift
@@ -106,20 +104,9 @@ indirect enum JSONTemplate: Sendable, Equatable {
             default: throw .wrongType(field: field, expected: "true or false", found: value.typeName)
             }
         case .unixSeconds, .appleDate:
-            let ms = try time(value, field: field)
-            let seconds = Int64((Double(ms) / 1000).rounded(.down))
+            let ms = try EventAge.fieldTime(in: value, at: JSONPointer("")!, unit: .milliseconds, role: nil, field: field)
+            let seconds = EventAge.seconds(ms)
             return .int(conversion == .unixSeconds ? seconds : seconds - appleEpochOffset)
-        }
-    }
-
-    /// A time as `occurred_at` reads one: RFC 3339 with a zone, or epoch milliseconds.
-    private static func time(_ value: JSONValue, field: String) throws(MappingFailure) -> Int64 {
-        let event = DecodedEvent(type: "", id: "", data: value, format: .json)
-        do {
-            return try EventAge.eventTime(event, recordTimestamp: nil, from: .field(JSONPointer("")!, unit: .milliseconds))
-        } catch {
-            if case .invalidEventTime(_, let reason) = error { throw .invalidValue(field: field, reason: reason) }
-            throw error
         }
     }
 

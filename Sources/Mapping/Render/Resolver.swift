@@ -132,12 +132,7 @@ struct Resolver {
     func timestamp(_ pointer: JSONPointer, unit: MaxAge.EpochUnit, role: String) throws(MappingFailure) -> String {
         let source = ValueSource.field(pointer, default: nil)
         if let recorder { return recorder.hole(source, role: role, kind: .timestamp(unit)) }
-        do {
-            return RFC3339.format(milliseconds: try EventAge.eventTime(event, recordTimestamp: nil, from: .field(pointer, unit: unit)))
-        } catch {
-            if case .invalidEventTime(let field, let reason) = error { throw .invalidValue(field: field, reason: "\(role): \(reason)") }
-            throw error
-        }
+        return RFC3339.format(milliseconds: try EventAge.fieldTime(in: event.data, at: pointer, unit: unit, role: role))
     }
 
     /// A web push `Topic` header, checked (RFC 8030 §5.4).
