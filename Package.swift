@@ -218,7 +218,7 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "JSON", "Mapping", "FCM", "FCMEmulator", "ProcessHarness", "DeviceRegistry",
+                "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "FCM", "FCMEmulator", "ProcessHarness", "DeviceRegistry",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

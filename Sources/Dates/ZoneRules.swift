@@ -23,6 +23,10 @@ package struct ZoneRules: Sendable, Equatable, Hashable {
     let minOffset: Int32
     let maxOffset: Int32
 
+    /// The greatest offset less the least: how far a local time's instant can move from the
+    /// wall-clock time it names.
+    var offsetSpread: Int64 { Int64(maxOffset) - Int64(minOffset) }
+
     init(name: String, transitions: [Int64], offsets: [Int32], initialOffset: Int32, footer: PosixTimeZone?) {
         self.name = name
         self.transitions = transitions
