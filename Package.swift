@@ -6,7 +6,8 @@ import PackageDescription
 //   Threading              OS threads for blocking C loops; SpawnGuard; ChangeSignal (waits on a change)
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
-//   Dates                  pure: RFC 3339 timestamps and civil dates (events' times, Avro/Protobuf times, logs)
+//   Dates                  pure: RFC 3339 timestamps, civil dates and IANA time zones (TZif from the OS tzdata;
+//                          quiet windows) (events' times, Avro/Protobuf times, logs, users' local time)
 //   FCMTargets             what an FCM message goes to (fid, token, topic, condition): Mapping renders it, FCM sends to it
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
 //   Localization           pure: app string resources, `lint` and `preview` (no Mapping; JSON reads String Catalogs)
@@ -217,7 +218,7 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "JSON", "Mapping", "FCM", "FCMEmulator", "ProcessHarness", "DeviceRegistry",
+                "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "FCM", "FCMEmulator", "ProcessHarness", "DeviceRegistry",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -232,6 +233,8 @@ let package = Package(
         // (a short-lived oracle such as Python's jsonschema or openssl may run).
         // `swift test --skip 'IntegrationTests|EndToEndTests'` runs these alone.
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        // TZif files written byte by byte, the machine's /usr/share/zoneinfo, Foundation's ICU zones as an oracle.
+        .testTarget(name: "DatesTests", dependencies: ["Dates", "TestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),

@@ -7,6 +7,9 @@
 #   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event; then the same event
 #                               as Confluent's Avro and Protobuf serializers write it (mapping_avro_*,
 #                               mapping_protobuf_*: decode with the cached writer schema + map)
+#   scripts/bench.sh dates      zone_offset_ns, quiet_window_contains_ns (22:00–07:30), zone_cached_lookup_ns:
+#                               Europe/Berlin from the OS tzdata at instants over 2026–27; *_footer_ns: in 2040,
+#                               past the file's last transition (the POSIX TZ footer's rule)
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
@@ -92,6 +95,10 @@ if [ "$which" = all ] || [ "$which" = mapping ]; then
             echo "${name}_instructions_per_event: $(( (b - a) / 20000 ))"
         done
     fi
+fi
+
+if [ "$which" = all ] || [ "$which" = dates ]; then
+    "$bench" dates --lookups "${DATES_BENCH_LOOKUPS:-2000000}" --rounds 5
 fi
 
 start_tansu() {  # sets tansu_port; creates the topics given

@@ -21,4 +21,32 @@ package enum CivilDate {
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days-from-civil, the
+    /// inverse of ``from(daysSinceEpoch:)``).
+    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = month > 2 ? month - 3 : month + 9
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    package static func isLeap(year: Int64) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
+
+    package static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: isLeap(year: year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// The day of the week of a day count from 1970-01-01 (a Thursday): 0 Sunday … 6 Saturday.
+    package static func weekday(daysSinceEpoch days: Int64) -> Int64 {
+        let r = (days + 4) % 7
+        return r < 0 ? r + 7 : r
+    }
 }

@@ -6,6 +6,7 @@ let usage = """
     usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N] [--in-flight N] [--rate N]
            pushbridge-bench mapping [--events N] [--rounds N] [--format json|avro|protobuf]
+           pushbridge-bench dates [--lookups N] [--rounds N]
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR [--outcomes TOPIC]
@@ -71,6 +72,8 @@ do {
         emit(
             try MappingBenchmark.run(
                 events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!, format: option("--format", "json")!))
+    case "dates":
+        emit(try DatesBenchmark.run(lookups: Int(option("--lookups", "2000000")!)!, rounds: Int(option("--rounds", "5")!)!))
     case "fcm":
         guard let url = option("--url"), let ca = option("--ca"), let account = option("--service-account") else {
             print(usage)
