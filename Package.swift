@@ -8,6 +8,7 @@ import PackageDescription
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps, civil dates and IANA time zones (TZif from the OS tzdata;
 //                          quiet windows) (events' times, Avro/Protobuf times, logs, users' local time)
+//   Preferences            pure: what a user chose (muted categories, time zone, quiet hours); the registry stores it, the rules read it
 //   FCMTargets             what an FCM message goes to (fid, token, topic, condition): Mapping renders it, FCM sends to it
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
 //   Localization           pure: app string resources, `lint` and `preview` (no Mapping; JSON reads String Catalogs)
@@ -79,11 +80,14 @@ let package = Package(
         // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
         .target(name: "JSON"),
         .target(name: "Dates"),
+        // What a user chose (muted categories, time zone, quiet hours): the registry stores it, the rules read it.
+        .target(name: "Preferences", dependencies: ["Dates"]),
         // What an FCM message goes to: Mapping renders it, FCM backs off a throttled one (neither depends on the other).
         .target(name: "FCMTargets"),
         // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
         .target(name: "RecordDecoding", dependencies: ["JSON", "Dates", .product(name: "ExtrasBase64", package: "swift-extras-base64")]),
-        .target(name: "Mapping", dependencies: ["JSON", "Dates", "FCMTargets", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
+        .target(
+            name: "Mapping", dependencies: ["JSON", "Dates", "Preferences", "FCMTargets", "RecordDecoding", .product(name: "Yams", package: "Yams")]),
         // Android/iOS string resources: parsers, the catalog, lint checks and device previews.
         .target(name: "Localization", dependencies: ["JSON"]),
         // Where the two meet: the keys and argument counts the mappings send, for `lint` and `preview`.
@@ -144,7 +148,7 @@ let package = Package(
         // the follower that keeps it current.
         .target(
             name: "DeviceRegistry",
-            dependencies: ["CSQLite", "Kafka", "JSON", "Threading", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSQLite", "Kafka", "JSON", "Dates", "Preferences", "Threading", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: Schema Registry client
@@ -194,6 +198,7 @@ let package = Package(
             name: "Jobs",
             dependencies: [
                 "Mapping", "Pipeline", "Kafka", "HTTP2", "FCM", "Operations", "DeviceRegistry", "SchemaRegistry", "Threading", "EventTracing",
+                "Dates", "Preferences",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -218,7 +223,7 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "FCM", "FCMEmulator", "ProcessHarness", "DeviceRegistry",
+                "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "Preferences", "FCM", "FCMEmulator", "ProcessHarness", "DeviceRegistry",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -248,7 +253,7 @@ let package = Package(
             name: "SchemaRegistryTests",
             dependencies: ["SchemaRegistry", "RecordDecoding", "JSON", "HTTP2", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "Dates", "FCMEmulator", "pushbridge", "TestSupport"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "Dates", "Preferences", "FCMEmulator", "pushbridge", "TestSupport"]),
         .testTarget(
             name: "LocalizationTests",
             dependencies: ["Localization", "JSON", "Mapping", "MappingLocalization", "pushbridge", "TestSupport"],
@@ -256,12 +261,12 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceRegistryTests",
-            dependencies: ["DeviceRegistry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DeviceRegistry", "Dates", "Preferences", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Threading", "TestSupport", "PipelineTestSupport",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Preferences", "Threading", "TestSupport", "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -287,7 +292,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceRegistryIntegrationTests",
-            dependencies: ["DeviceRegistry", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DeviceRegistry", "Dates", "Preferences", "Kafka", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "PipelineIntegrationTests",

@@ -10,6 +10,9 @@
 #   scripts/bench.sh dates      zone_offset_ns, quiet_window_contains_ns (22:00–07:30), zone_cached_lookup_ns:
 #                               Europe/Berlin from the OS tzdata at instants over 2026–27; *_footer_ns: in 2040,
 #                               past the file's last transition (the POSIX TZ footer's rule)
+#   scripts/bench.sh rules      rules_off/on_microseconds_per_event: an event to a user's two devices mapped
+#                               without and with per-user rules (a category, quiet hours in Europe/Berlin);
+#                               rules_added_microseconds_per_event, what the rules add (docs/rules.md)
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
@@ -99,6 +102,10 @@ fi
 
 if [ "$which" = all ] || [ "$which" = dates ]; then
     "$bench" dates --lookups "${DATES_BENCH_LOOKUPS:-2000000}" --rounds 5
+fi
+
+if [ "$which" = all ] || [ "$which" = rules ]; then
+    "$bench" rules --events "${RULES_BENCH_EVENTS:-100000}" --rounds 5
 fi
 
 start_tansu() {  # sets tansu_port; creates the topics given

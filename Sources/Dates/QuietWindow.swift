@@ -1,10 +1,10 @@
 /// A clock time of day, `HH:MM` from 00:00 to 23:59.
-package struct ClockTime: Sendable, Equatable, Hashable, Comparable, CustomStringConvertible {
+public struct ClockTime: Sendable, Equatable, Hashable, Comparable, CustomStringConvertible {
     /// 0 ..< 1440.
-    package let minuteOfDay: Int
+    public let minuteOfDay: Int
 
     /// Exactly `HH:MM`, two digits each (`7:30`, `24:00` and `07:30:00` are not).
-    package init?(_ text: String) {
+    public init?(_ text: String) {
         let b = Array(text.utf8)
         func digit(_ k: Int) -> Int? { b[k] >= 0x30 && b[k] <= 0x39 ? Int(b[k] - 0x30) : nil }
         guard b.count == 5, b[2] == UInt8(ascii: ":"), let h1 = digit(0), let h2 = digit(1), let m1 = digit(3), let m2 = digit(4)
@@ -13,18 +13,18 @@ package struct ClockTime: Sendable, Equatable, Hashable, Comparable, CustomStrin
         self.init(minuteOfDay: (h1 * 10 + h2) * 60 + m1 * 10 + m2)
     }
 
-    package init?(minuteOfDay: Int) {
+    public init?(minuteOfDay: Int) {
         guard (0..<1440).contains(minuteOfDay) else { return nil }
         self.minuteOfDay = minuteOfDay
     }
 
-    package var description: String {
+    public var description: String {
         let h = minuteOfDay / 60
         let m = minuteOfDay % 60
         return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
     }
 
-    package static func < (a: ClockTime, b: ClockTime) -> Bool { a.minuteOfDay < b.minuteOfDay }
+    public static func < (a: ClockTime, b: ClockTime) -> Bool { a.minuteOfDay < b.minuteOfDay }
 
     var secondOfDay: Int32 { Int32(minuteOfDay * 60) }
 }
@@ -37,19 +37,19 @@ package struct ClockTime: Sendable, Equatable, Hashable, Comparable, CustomStrin
 /// after it, a repeated time is its earlier occurrence). So there is one interval per night
 /// however the clocks change: 22:00–07:30 on Berlin's spring-forward night lasts 8 h 30, on
 /// the fall-back night 10 h 30. Half-open: at exactly `to` it is no longer quiet.
-package struct QuietWindow: Sendable, Equatable, Hashable {
-    package let from: ClockTime
-    package let to: ClockTime
+public struct QuietWindow: Sendable, Equatable, Hashable {
+    public let from: ClockTime
+    public let to: ClockTime
 
     /// nil when `from == to` (an empty or a 24-hour window: neither is meant).
-    package init?(from: ClockTime, to: ClockTime) {
+    public init?(from: ClockTime, to: ClockTime) {
         guard from != to else { return nil }
         self.from = from
         self.to = to
     }
 
     /// Whether an instant (seconds since the epoch) is in quiet hours in a zone.
-    package func contains(unixSeconds t: Int64, in zone: ZoneRules) -> Bool {
+    public func contains(unixSeconds t: Int64, in zone: ZoneRules) -> Bool {
         windowEnd(containing: t, in: zone) != nil
     }
 
@@ -57,7 +57,7 @@ package struct QuietWindow: Sendable, Equatable, Hashable {
     /// window holding it, or when another window holds that end too (only where clocks jump
     /// by many hours), of that one: the first instant that is not quiet. Issue 56's deferred
     /// delivery sends at it.
-    package func end(containing t: Int64, in zone: ZoneRules) -> Int64? {
+    public func end(containing t: Int64, in zone: ZoneRules) -> Int64? {
         guard var end = windowEnd(containing: t, in: zone) else { return nil }
         // Windows of consecutive dates overlap only where a gap pushes one's end past the
         // next one's start; a few steps cover any real zone.

@@ -7,8 +7,8 @@ import Synchronization
 /// Not Foundation's `TimeZone`: FoundationEssentials resolves named zones only through ICU
 /// (FoundationInternationalization), whose tz copy is the toolchain's, not the OS's; here a
 /// lookup is a dictionary hit and a binary search (docs/architecture.md, "Time zones").
-package final class TimeZoneDatabase: Sendable {
-    package let directory: String
+public final class TimeZoneDatabase: Sendable {
+    public let directory: String
     private let cache = Mutex(Cache())
 
     private struct Cache {
@@ -21,7 +21,7 @@ package final class TimeZoneDatabase: Sendable {
     static let unknownLimit = 4096
 
     /// - Parameter directory: nil: `$TZDIR` if set and not empty, else /usr/share/zoneinfo.
-    package init(directory: String? = nil) {
+    public init(directory: String? = nil) {
         if let directory {
             self.directory = directory
         } else if let env = ProcessInfo.processInfo.environment["TZDIR"], !env.isEmpty {
@@ -31,14 +31,14 @@ package final class TimeZoneDatabase: Sendable {
         }
     }
 
-    package static let shared = TimeZoneDatabase()
+    public static let shared = TimeZoneDatabase()
 
     private static let builtIn = ["UTC": ZoneRules.utc, "Etc/UTC": ZoneRules(name: "Etc/UTC", fixedOffsetSeconds: 0)]
 
     /// The zone of an IANA name (`Europe/Berlin`, `Etc/GMT-3`); nil when the name is not
     /// well-formed (``isWellFormed(_:)``), there is no such file, or it is not valid TZif.
     /// `UTC` and `Etc/UTC` are built in: they resolve without the directory.
-    package func zone(named name: String) -> ZoneRules? {
+    public func zone(named name: String) -> ZoneRules? {
         if let zone = Self.builtIn[name] { return zone }
         guard Self.isWellFormed(name) else { return nil }
         let cached: ZoneRules?? = cache.withLock { cache in
@@ -69,7 +69,7 @@ package final class TimeZoneDatabase: Sendable {
     /// A zone name as the tz database spells them: at most 64 characters of `A-Z a-z 0-9 _ + - /`,
     /// slash-separated components none of them empty (no leading or trailing `/`, no `//`).
     /// No `.` at all, so no `..` can leave the directory.
-    package static func isWellFormed(_ name: String) -> Bool {
+    public static func isWellFormed(_ name: String) -> Bool {
         let bytes = name.utf8
         guard !bytes.isEmpty, bytes.count <= 64 else { return false }
         var previous = UInt8(ascii: "/")

@@ -5,8 +5,8 @@
 /// Lookups are a binary search over the file's transitions, or for instants on or after the
 /// last one the footer's POSIX TZ rule computed for the instant's year (``PosixTimeZone``); no
 /// allocation either way.
-package struct ZoneRules: Sendable, Equatable, Hashable {
-    package let name: String
+public struct ZoneRules: Sendable, Equatable, Hashable {
+    public let name: String
     /// Transition instants, strictly ascending.
     let transitions: [Int64]
     /// `offsets[i]`: the UT offset from `transitions[i]` until the next.
@@ -40,18 +40,18 @@ package struct ZoneRules: Sendable, Equatable, Hashable {
     }
 
     /// A zone whose offset never changes.
-    package init(name: String, fixedOffsetSeconds: Int32) {
+    public init(name: String, fixedOffsetSeconds: Int32) {
         self.init(name: name, transitions: [], offsets: [], initialOffset: fixedOffsetSeconds, footer: nil)
     }
 
-    package static let utc = ZoneRules(name: "UTC", fixedOffsetSeconds: 0)
+    public static let utc = ZoneRules(name: "UTC", fixedOffsetSeconds: 0)
 
     /// UT offset in seconds (east positive) at an instant (seconds since the epoch).
-    package func offset(atUnixSeconds t: Int64) -> Int32 { period(at: t).offset }
+    public func offset(atUnixSeconds t: Int64) -> Int32 { period(at: t).offset }
 
     /// The offset in effect at `t`, and the instants it starts (inclusive) and stops
     /// (exclusive) being in effect: `.min` / `.max` when it always was / always will be.
-    package func period(at t: Int64) -> (offset: Int32, start: Int64, end: Int64) {
+    public func period(at t: Int64) -> (offset: Int32, start: Int64, end: Int64) {
         guard let last = transitions.last else {
             return footer?.period(at: t) ?? (initialOffset, .min, .max)
         }
@@ -82,7 +82,7 @@ package struct ZoneRules: Sendable, Equatable, Hashable {
     ///
     /// Walks the periods that can hold the local time (those between `local − maxOffset` and
     /// `local − minOffset`, usually one or two): exact however close transitions are.
-    package func instant(localDay: Int64, secondOfDay: Int32) -> Int64 {
+    public func instant(localDay: Int64, secondOfDay: Int32) -> Int64 {
         let dayLimit: Int64 = 1 << 40  // ±3 billion years: no overflow below
         let local = min(max(localDay, -dayLimit), dayLimit) * 86_400 + Int64(secondOfDay)
         let latest = local - Int64(minOffset)

@@ -1,30 +1,45 @@
-/// The compact binary form of a user's devices, as the store keeps them (one blob per user).
+import Dates
+import Preferences
+
+/// The compact binary form of a user's devices and preferences, as the store keeps them (one
+/// blob per user).
 ///
 /// ```
 /// version (byte), device count (varint), then per device:
 ///   flags (byte): bit 0 token (else fid), bits 1–2 platform (0 none, 1 android, 2 ios, 3 web),
 ///                 bit 3 app present, bit 4 labels present, bit 5 push-to-start tokens present,
-///                 bit 6 a Live Activity token present
+///                 bit 6 a Live Activity token present, bit 7 muted categories present
 ///   id (varint length + UTF-8), [app (varint length + UTF-8)],
 ///   [label count (varint), then per label key and value (varint length + UTF-8 each)],
 ///   [push-to-start count (varint), then per token its type and the token (the same)],
-///   [Live Activity token (varint length + UTF-8)]
+///   [Live Activity token (varint length + UTF-8)],
+///   [muted count (varint), then each category (varint length + UTF-8)]
+/// version 3 only, after the devices: preference flags (byte): bit 0 time zone, bit 1 muted,
+///   bit 2 quiet hours off, bit 3 a quiet hours window; [time zone (string)],
+///   [muted count, then each category], [from, to (varints, minutes of the day)]
 /// ```
-/// Version 2 is a list with Live Activity tokens (bits 5 and 6); a list without is still
-/// written as version 1, so files and the pushbridge versions before version 2 read it as before.
+/// Version 2 is a list with Live Activity tokens (bits 5 and 6), version 3 one with preferences
+/// (bit 7, the trailer); each is written only when needed, so a list without either is still
+/// version 1, read by the pushbridge versions before as before.
 /// An Android token of 163 bytes with no app or labels takes 166 bytes. Decoding checks every
 /// length, so a damaged blob is an error, never a crash.
 enum DeviceListCodec {
     static let version: UInt8 = 1
     /// The version of a list with push-to-start tokens.
     static let versionWithPushToStart: UInt8 = 2
+    /// The version of a list with preferences (the user's or a device's muted categories).
+    static let versionWithPreferences: UInt8 = 3
     private static let platformCodes: [String: UInt8] = ["android": 1, "ios": 2, "web": 3]
     private static let platformNames: [UInt8: String] = [1: "android", 2: "ios", 3: "web"]
 
-    static func encode(_ devices: [RegisteredDevice]) -> [UInt8] {
+    static func encode(_ devices: [RegisteredDevice], preferences: UserChoices = .init()) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(2 + devices.reduce(0) { $0 + $1.id.utf8.count + 4 })
-        out.append(devices.contains { !$0.pushToStart.isEmpty || $0.liveActivityToken != nil } ? versionWithPushToStart : version)
+        let withPreferences = !preferences.isEmpty || devices.contains { !$0.muted.isEmpty }
+        out.append(
+            withPreferences
+                ? versionWithPreferences
+                : devices.contains { !$0.pushToStart.isEmpty || $0.liveActivityToken != nil } ? versionWithPushToStart : version)
         putVarint(UInt64(devices.count), &out)
         for d in devices {
             var flags: UInt8 = d.kind == .token ? 1 : 0
@@ -33,6 +48,7 @@ enum DeviceListCodec {
             if !d.labels.isEmpty { flags |= 1 << 4 }
             if !d.pushToStart.isEmpty { flags |= 1 << 5 }
             if d.liveActivityToken != nil { flags |= 1 << 6 }
+            if !d.muted.isEmpty { flags |= 1 << 7 }
             out.append(flags)
             putString(d.id, &out)
             if let app = d.app { putString(app, &out) }
@@ -51,11 +67,34 @@ enum DeviceListCodec {
                 }
             }
             if let token = d.liveActivityToken { putString(token, &out) }
+            if !d.muted.isEmpty { putStrings(d.muted, &out) }
         }
+        if withPreferences { encode(preferences, &out) }
         return out
     }
 
+    private static func encode(_ p: UserChoices, _ out: inout [UInt8]) {
+        var flags: UInt8 = p.timeZone != nil ? 1 : 0
+        if !p.muted.isEmpty { flags |= 1 << 1 }
+        switch p.quietHours {
+        case .off?: flags |= 1 << 2
+        case .window?: flags |= 1 << 3
+        case nil: break
+        }
+        out.append(flags)
+        if let zone = p.timeZone { putString(zone, &out) }
+        if !p.muted.isEmpty { putStrings(p.muted, &out) }
+        if case .window(let window)? = p.quietHours {
+            putVarint(UInt64(window.from.minuteOfDay), &out)
+            putVarint(UInt64(window.to.minuteOfDay), &out)
+        }
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(RegistryError) -> [RegisteredDevice] {
+        try decodeUser(bytes).devices
+    }
+
+    static func decodeUser(_ bytes: UnsafeRawBufferPointer) throws(RegistryError) -> RegisteredUser {
         var r = Reader(bytes: bytes)
         let listVersion = try readVersion(&r)
         let count = try r.count()
@@ -72,18 +111,37 @@ enum DeviceListCodec {
             }
             var pushToStart: [String: String] = [:]
             var liveActivityToken: String?
-            if flags & (3 << 5) != 0, listVersion != versionWithPushToStart { throw damaged("Live Activity tokens in a version 1 list") }
+            if flags & (3 << 5) != 0, listVersion == version { throw damaged("Live Activity tokens in a version 1 list") }
             if flags & (1 << 5) != 0 {
                 for _ in 0..<(try r.count()) { pushToStart[try r.string()] = try r.string() }
             }
             if flags & (1 << 6) != 0 { liveActivityToken = try r.string() }
+            if flags & (1 << 7) != 0, listVersion != versionWithPreferences { throw damaged("muted categories in a version \(listVersion) list") }
+            let muted = flags & (1 << 7) != 0 ? try r.strings() : []
             devices.append(
                 RegisteredDevice(
                     kind: flags & 1 != 0 ? .token : .fid, id: id, platform: platform, app: app, labels: labels, pushToStart: pushToStart,
-                    liveActivityToken: liveActivityToken))
+                    liveActivityToken: liveActivityToken, muted: muted))
         }
+        let preferences = listVersion == versionWithPreferences ? try decodePreferences(&r) : UserChoices()
         guard r.index == bytes.count else { throw damaged("bytes after the device list") }
-        return devices
+        return RegisteredUser(devices: devices, preferences: preferences)
+    }
+
+    private static func decodePreferences(_ r: inout Reader) throws(RegistryError) -> UserChoices {
+        let flags = try r.byte()
+        var p = UserChoices()
+        if flags & 1 != 0 { p.timeZone = try r.string() }
+        if flags & (1 << 1) != 0 { p.muted = try r.strings() }
+        if flags & (1 << 2) != 0 { p.quietHours = .off }
+        if flags & (1 << 3) != 0 {
+            let (from, to) = (try r.varint(), try r.varint())
+            guard from < 1440, to < 1440, flags & (1 << 2) == 0, let start = ClockTime(minuteOfDay: Int(from)),
+                let end = ClockTime(minuteOfDay: Int(to)), let window = QuietWindow(from: start, to: end)
+            else { throw damaged("quiet hours out of range") }
+            p.quietHours = .window(window)
+        }
+        return p
     }
 
     /// The number of devices, read from the header only.
@@ -95,7 +153,7 @@ enum DeviceListCodec {
 
     private static func readVersion(_ r: inout Reader) throws(RegistryError) -> UInt8 {
         let listVersion = try r.byte()
-        guard listVersion == version || listVersion == versionWithPushToStart else { throw damaged("unknown device list version") }
+        guard (version...versionWithPreferences).contains(listVersion) else { throw damaged("unknown device list version") }
         return listVersion
     }
 
@@ -115,6 +173,11 @@ enum DeviceListCodec {
     private static func putString(_ s: String, _ out: inout [UInt8]) {
         putVarint(UInt64(s.utf8.count), &out)
         out.append(contentsOf: s.utf8)
+    }
+
+    private static func putStrings(_ list: [String], _ out: inout [UInt8]) {
+        putVarint(UInt64(list.count), &out)
+        for s in list { putString(s, &out) }
     }
 
     private struct Reader {
@@ -150,6 +213,12 @@ enum DeviceListCodec {
             let n = try count()
             defer { index += n }
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<index + n]), as: UTF8.self)
+        }
+
+        mutating func strings() throws(RegistryError) -> [String] {
+            var list: [String] = []
+            for _ in 0..<(try count()) { list.append(try string()) }
+            return list
         }
     }
 }

@@ -1,3 +1,5 @@
+import Preferences
+
 /// One device of a user, as the registry topic lists it.
 public struct RegisteredDevice: Sendable, Equatable, Hashable {
     /// How FCM addresses the device.
@@ -26,10 +28,13 @@ public struct RegisteredDevice: Sendable, Equatable, Hashable {
     /// For an activity's entry (key `activity:<key>`): the device's push token for that Live
     /// Activity.
     public var liveActivityToken: String?
+    /// Categories muted on this device only (an app's per-device notification settings),
+    /// sorted, each once.
+    public var muted: [String]
 
     public init(
         kind: Kind, id: String, platform: String? = nil, app: String? = nil, labels: [String: String] = [:], pushToStart: [String: String] = [:],
-        liveActivityToken: String? = nil
+        liveActivityToken: String? = nil, muted: [String] = []
     ) {
         self.kind = kind
         self.id = id
@@ -38,6 +43,7 @@ public struct RegisteredDevice: Sendable, Equatable, Hashable {
         self.labels = labels
         self.pushToStart = pushToStart
         self.liveActivityToken = liveActivityToken
+        self.muted = muted
     }
 }
 
@@ -47,9 +53,27 @@ public struct RegistryUpdate: Sendable, Equatable {
     public var user: String
     /// The user's devices (possibly none); nil for a tombstone, which deletes the user.
     public var devices: [RegisteredDevice]?
+    /// What the user chose (time zone, muted categories, quiet hours).
+    public var preferences: UserChoices
+    /// Preference members left out because their value is not one the format allows (the
+    /// devices still apply): `time_zone`, `muted`, `quiet_hours`, `devices[].muted`.
+    public var droppedPreferences: [String]
 
-    public init(user: String, devices: [RegisteredDevice]?) {
+    public init(user: String, devices: [RegisteredDevice]?, preferences: UserChoices = .init(), droppedPreferences: [String] = []) {
         self.user = user
         self.devices = devices
+        self.preferences = preferences
+        self.droppedPreferences = droppedPreferences
+    }
+}
+
+/// What the registry holds for one user.
+public struct RegisteredUser: Sendable, Equatable {
+    public var devices: [RegisteredDevice]
+    public var preferences: UserChoices
+
+    public init(devices: [RegisteredDevice], preferences: UserChoices = .init()) {
+        self.devices = devices
+        self.preferences = preferences
     }
 }

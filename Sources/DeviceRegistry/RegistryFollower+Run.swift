@@ -121,11 +121,22 @@ extension RegistryFollower {
         updates.reserveCapacity(batch.count)
         var lastOffsets: [Int32: Int64] = [:]
         var invalid = 0
+        var dropped: [String: Int] = [:]
+        var logged = 0
         for m in batch {
             lastOffsets[m.partition] = m.offset
             switch RegistryRecord.parse(key: m.key, value: m.value.isEmpty ? nil : m.value) {
             case .success(let update):
                 updates.append(update)
+                for member in update.droppedPreferences {
+                    dropped[member, default: 0] += 1
+                    logged += 1
+                    if logged <= configuration.invalidLogsPerBatch {
+                        logger.warning(
+                            "registry: a preference left out: its value is not one the format allows (docs/registry.md, Preferences)",
+                            metadata: ["topic": "\(m.topic)", "partition": "\(m.partition)", "offset": "\(m.offset)", "member": "\(member)"])
+                    }
+                }
             case .failure(let error):
                 invalid += 1
                 if invalid <= configuration.invalidLogsPerBatch {
@@ -156,6 +167,7 @@ extension RegistryFollower {
         shared.update { s in
             s.applied += valid
             s.invalid += invalid
+            s.droppedPreferences.merge(dropped, uniquingKeysWith: +)
             s.progress.applied(count: batch.count, lastOffsets: lastOffsets)
         }
     }

@@ -50,6 +50,9 @@ public final class RegistryFollower: Sendable {
         public var applied: Int
         /// Records skipped because they did not parse, since the start.
         public var invalid: Int
+        /// Preference members left out of records because their value is not one the format
+        /// allows, by member (`time_zone`, `muted`, `quiet_hours`, `devices[].muted`), since the start.
+        public var droppedPreferences: [String: Int] = [:]
         /// Per partition: the next offset to read and the end known.
         public var partitions: [Int32: RegistryProgress.Partition]
     }
@@ -99,7 +102,9 @@ public final class RegistryFollower: Sendable {
 
     public var status: Status {
         shared.state.withLock { s in
-            Status(caughtUp: s.progress.caughtUp, lag: s.progress.lag, applied: s.applied, invalid: s.invalid, partitions: s.progress.partitions)
+            Status(
+                caughtUp: s.progress.caughtUp, lag: s.progress.lag, applied: s.applied, invalid: s.invalid,
+                droppedPreferences: s.droppedPreferences, partitions: s.progress.partitions)
         }
     }
 
@@ -122,6 +127,7 @@ public final class RegistryFollower: Sendable {
             var progress = RegistryProgress()
             var applied = 0
             var invalid = 0
+            var droppedPreferences: [String: Int] = [:]
             /// The running consumer, for the count of messages it queued (read at a partition's end).
             var consumer: KafkaConsumer?
             /// ``run()`` returned or threw.

@@ -13,11 +13,15 @@ public struct RegistryRecordError: Error, Sendable, Equatable, CustomStringConve
 /// The registry topic's record format (docs/registry.md, schemas/registry-record.schema.json).
 ///
 /// Key: the user ID (UTF-8). Value: `{"devices": [{"token": "…", "platform": "android", "app":
-/// "consumer", "labels": {"lang": "de"}}, {"fid": "…"}, {"token": "…", "platform": "ios",
-/// "push_to_start": {"DeliveryAttributes": "…"}}]}`; a null value is a tombstone. An empty
+/// "consumer", "labels": {"lang": "de"}, "muted": ["marketing"]}, {"fid": "…"}, {"token": "…",
+/// "platform": "ios", "push_to_start": {"DeliveryAttributes": "…"}}], "time_zone":
+/// "Europe/Berlin", "muted": ["social"], "quiet_hours": {"from": "22:00", "to": "07:30"}}`; a null
+/// value is a tombstone. An empty
 /// value is read as a tombstone too (the consumer does not tell null from empty). Members the
 /// format does not define are ignored, so producers may add their own; a device listed twice
-/// (same ID) counts once.
+/// (same ID) counts once. A preference member with a value the format does not allow is left
+/// out (``RegistryUpdate/droppedPreferences``) and the rest of the record applies: a typo in a
+/// zone name must not stop the user's device updates.
 public enum RegistryRecord {
     /// Parses one record. Never traps: anything it cannot use is a failure with its reason.
     public static func parse(key: [UInt8]?, value: [UInt8]?) -> Result<RegistryUpdate, RegistryRecordError> {
@@ -33,13 +37,20 @@ public enum RegistryRecord {
             return .failure(.init("the value is not JSON: \(error)"))
         }
         do {
-            return .success(RegistryUpdate(user: user, devices: try devices(in: document)))
+            var dropped: [String] = []
+            let devices = try devices(in: document, dropped: &dropped)
+            if dropped.contains("devices[].muted") {  // once per record, however many devices
+                dropped.removeAll { $0 == "devices[].muted" }
+                dropped.append("devices[].muted")
+            }
+            let preferences = preferences(in: document, dropped: &dropped)
+            return .success(RegistryUpdate(user: user, devices: devices, preferences: preferences, droppedPreferences: dropped))
         } catch {
             return .failure(error)
         }
     }
 
-    static func devices(in document: JSONValue) throws(RegistryRecordError) -> [RegisteredDevice] {
+    static func devices(in document: JSONValue, dropped: inout [String]) throws(RegistryRecordError) -> [RegisteredDevice] {
         guard case .object = document else { throw .init("the value is a JSON \(document.typeName), not an object") }
         guard let list = document["devices"] else { throw .init("the value has no \"devices\" member") }
         guard case .array(let items) = list else { throw .init("\"devices\" is a \(list.typeName), not an array") }
@@ -47,7 +58,12 @@ public enum RegistryRecord {
         devices.reserveCapacity(items.count)
         var seen = Set<String>()
         for (i, item) in items.enumerated() {
-            let device = try self.device(item, at: i)
+            var device = try self.device(item, at: i)
+            if let muted = categories(item["muted"]) {
+                device.muted = muted
+            } else {
+                dropped.append("devices[].muted")
+            }
             if seen.insert(device.id).inserted { devices.append(device) }
         }
         return devices

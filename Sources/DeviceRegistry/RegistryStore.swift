@@ -59,6 +59,12 @@ public final class RegistryStore: Sendable {
         try withReader { reader throws(RegistryError) in try reader.devices(of: user) } ?? []
     }
 
+    /// The devices and preferences of `user`; nil for a user the registry does not know. The same
+    /// one indexed read as ``devices(of:)``.
+    public func user(_ user: String) throws(RegistryError) -> RegisteredUser? {
+        try withReader { reader throws(RegistryError) in try reader.user(user) }
+    }
+
     /// Whether the registry has a record for `user` (a user with no devices counts).
     public func contains(_ user: String) throws(RegistryError) -> Bool {
         try withReader { reader throws(RegistryError) in try reader.devices(of: user) } != nil

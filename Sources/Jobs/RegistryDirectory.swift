@@ -1,3 +1,4 @@
+import Dates
 import DeviceRegistry
 import Logging
 import Mapping
@@ -5,23 +6,46 @@ import Operations
 import Pipeline
 import Threading
 
-/// The device registry as the pipeline sees it (``DeviceDirectory``): a user's devices from the
-/// worker's local store, and dead devices dropped from it.
+/// The device registry as the pipeline sees it (``DeviceDirectory``): a user's devices and
+/// preferences from the worker's local store, and dead devices dropped from it.
 public struct RegistryDirectory: DeviceDirectory {
     let store: RegistryStore
     let logger: Logger
+    /// Where users' time zones are looked up, and the zone of those without one it knows
+    /// (`rules.default_time_zone`).
+    let zones: TimeZoneDatabase
+    let defaultZone: ZoneRules
 
-    public init(store: RegistryStore, logger: Logger) {
+    public init(store: RegistryStore, logger: Logger, defaultZone: ZoneRules = .utc, zones: TimeZoneDatabase = .shared) {
         self.store = store
         self.logger = logger
+        self.defaultZone = defaultZone
+        self.zones = zones
     }
 
     public func devices(ofUser user: String) throws -> [UserDevice] {
-        try store.devices(of: user).map { device in
-            UserDevice(
-                kind: device.kind == .fid ? .fid : .token, id: device.id, platform: device.platform, app: device.app,
-                pushToStart: device.pushToStart, liveActivityToken: device.liveActivityToken)
+        try store.devices(of: user).map(Self.device)
+    }
+
+    public func record(ofUser user: String) throws -> UserRecord {
+        guard let found = try store.user(user) else { return UserRecord(devices: []) }
+        return Self.record(found, zones: zones, defaultZone: defaultZone)
+    }
+
+    /// What the rules see of a user the registry holds: their devices, and their preferences with
+    /// the zone resolved (`defaultZone` for none, or one `zones` does not know).
+    public static func record(_ found: RegisteredUser, zones: TimeZoneDatabase, defaultZone: ZoneRules) -> UserRecord {
+        var preferences = UserPreferences(choices: found.preferences, zone: defaultZone)
+        if let name = found.preferences.timeZone {
+            if let zone = zones.zone(named: name) { preferences.zone = zone } else { preferences.unknownZone = name }
         }
+        return UserRecord(devices: found.devices.map(Self.device), preferences: preferences)
+    }
+
+    private static func device(_ device: RegisteredDevice) -> UserDevice {
+        UserDevice(
+            kind: device.kind == .fid ? .fid : .token, id: device.id, platform: device.platform, app: device.app,
+            pushToStart: device.pushToStart, liveActivityToken: device.liveActivityToken, muted: device.muted)
     }
 
     public func drop(_ device: String, ofUser user: String) async {
@@ -63,19 +87,24 @@ public struct WorkerRegistry: Sendable {
         guard let topic = settings.registry.topic else { return nil }
         try self.init(
             topic: topic, path: settings.registry.path, cacheMegabytes: settings.registry.cacheMegabytes, brokers: settings.kafka.brokers,
-            properties: settings.kafka.properties, logger: logger, kafkaLogs: kafkaLogs)
+            properties: settings.kafka.properties, logger: logger, kafkaLogs: kafkaLogs, defaultZone: Self.defaultZone(settings))
+    }
+
+    /// `rules.default_time_zone` (the config loader refused one this machine does not know).
+    public static func defaultZone(_ settings: PushbridgeConfig) -> ZoneRules {
+        TimeZoneDatabase.shared.zone(named: settings.rules.defaultTimeZone) ?? .utc
     }
 
     /// The store at `path` (created if missing) and a follower of `topic` that fills it.
     public init(
         topic: String, path: String, cacheMegabytes: Int, brokers: [String], properties: [String: String], logger: Logger,
-        kafkaLogs: KafkaLogs? = nil
+        kafkaLogs: KafkaLogs? = nil, defaultZone: ZoneRules = .utc
     ) throws {
         store = try RegistryStore(path: path, cacheMegabytes: cacheMegabytes)
         var configuration = RegistryFollower.Configuration()
         configuration.kafkaLogs = kafkaLogs.map { ($0.errorHandler, $0.lineHandler) }
         follower = RegistryFollower(
             bootstrapServers: brokers, properties: properties, topic: topic, store: store, logger: logger, configuration: configuration)
-        directory = RegistryDirectory(store: store, logger: logger)
+        directory = RegistryDirectory(store: store, logger: logger, defaultZone: defaultZone)
     }
 }

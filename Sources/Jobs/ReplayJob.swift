@@ -137,7 +137,9 @@ public final class ReplayJob: Service, Sendable {
         var directory: RegistryDirectory?
         if settings.registry.topic != nil {
             do {
-                directory = RegistryDirectory(store: try RegistryStore(path: settings.registry.path, readOnly: true), logger: logger)
+                directory = RegistryDirectory(
+                    store: try RegistryStore(path: settings.registry.path, readOnly: true), logger: logger,
+                    defaultZone: WorkerRegistry.defaultZone(settings))
             } catch {
                 throw Failure(kind: .badInput, description: "cannot read the device registry at \(settings.registry.path) (registry.path): \(error)")
             }

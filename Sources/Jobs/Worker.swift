@@ -100,7 +100,9 @@ public final class Worker: Service, Sendable {
         if let counts = traceExporter?.counts { metrics.traceSpans(exported: counts.exported, dropped: counts.dropped) }
         if let registry {
             let status = registry.follower.status
-            metrics.registry(lag: status.lag, caughtUp: status.caughtUp, applied: status.applied, invalid: status.invalid)
+            metrics.registry(
+                lag: status.lag, caughtUp: status.caughtUp, applied: status.applied, invalid: status.invalid,
+                droppedPreferences: status.droppedPreferences)
         }
         for client in delivery.projects.clients.values {
             metrics.fcm(

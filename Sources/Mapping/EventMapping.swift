@@ -79,10 +79,12 @@ public struct UserDevice: Sendable, Equatable {
     public var pushToStart: [String: String]
     /// In an activity's entry: the device's token for that Live Activity.
     public var liveActivityToken: String?
+    /// Categories muted on this device only.
+    public var muted: [String]
 
     public init(
         kind: MessageTarget.Kind, id: String, platform: String? = nil, app: String? = nil, pushToStart: [String: String] = [:],
-        liveActivityToken: String? = nil
+        liveActivityToken: String? = nil, muted: [String] = []
     ) {
         self.kind = kind
         self.id = id
@@ -90,6 +92,7 @@ public struct UserDevice: Sendable, Equatable {
         self.app = app
         self.pushToStart = pushToStart
         self.liveActivityToken = liveActivityToken
+        self.muted = muted
     }
 }
 
@@ -180,6 +183,9 @@ public struct EventMapping: Sendable {
         /// the event is worth (`ttl: remaining`; the loader requires a `max_age`).
         case remaining
     }
+
+    /// Per-user rules: category, critical, quiet hours (docs/rules.md).
+    public var rules = UserRules()
 
     /// Set for a Live Activity mapping (`activity:`): its pushes are rendered from it alone.
     public var activity: LiveActivity?

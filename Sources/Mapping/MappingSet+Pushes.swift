@@ -7,10 +7,11 @@ extension MappingSet {
     /// fails the whole event, so that nothing is sent of an event that is dead-lettered. When no
     /// push sends anything, the event fails as its first such push did (or ``MappingFailure/noPush(eventType:eventID:)``).
     func renderPushes(
-        _ set: PushSet, _ event: DecodedEvent, record: EventRecord, now: Int64?, check: MaxAgeCheck, lookup: DeviceLookup?
+        _ set: PushSet, _ event: DecodedEvent, record: EventRecord, now: Int64?, check: MaxAgeCheck, lookup: UserLookup?
     ) -> Result<Rendered, MappingFailure> {
         var messages: [FCMMessage] = []
         var firstSkip: MappingFailure?
+        var (withheldDevices, bypassed, withheldPushes): ([WithheldDevice], [WithholdRule], [Withheld]) = ([], [], [])
         for push in set.pushes {
             let mapping: EventMapping
             do throws(MappingFailure) {
@@ -36,6 +37,15 @@ extension MappingSet {
                         name: push.name, project: rendered.project, user: rendered.user, variant: rendered.variant?.label)
                     messages.append(message)
                 }
+                for var w in rendered.withheldDevices {
+                    w.push = push.name
+                    withheldDevices.append(w)
+                }
+                bypassed += rendered.bypassed
+            case .failure(.withheld(var w)):
+                w.push = push.name
+                withheldPushes.append(w)
+                firstSkip = firstSkip ?? .withheld(w)
             case .failure(let f) where f.skipsOnePush:
                 firstSkip = firstSkip ?? f
             case .failure(let f):
@@ -43,7 +53,8 @@ extension MappingSet {
             }
         }
         guard !messages.isEmpty else { return .failure(firstSkip ?? .noPush(eventType: event.type, eventID: event.id)) }
-        return .success(Rendered(event: event, messages: messages))
+        return .success(
+            Rendered(event: event, messages: messages, withheldDevices: withheldDevices, bypassed: bypassed, withheldPushes: withheldPushes))
     }
 }
 
@@ -52,7 +63,7 @@ extension MappingFailure {
     /// others: nothing to send to, or a choice of the mapping not to send.
     var skipsOnePush: Bool {
         switch self {
-        case .noDevices: true
+        case .noDevices, .withheld: true
         case .noVariant(let none): none.action == .skip
         case .tooOld(let old): old.action == .skip
         default: false

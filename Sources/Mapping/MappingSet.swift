@@ -86,9 +86,19 @@ public struct MappingSet: Sendable {
         public var user: String?
         /// The variant chosen, for an event type with `variants`.
         public var variant: Variant?
+        /// The user's devices left out by the rules while the others get the push (a device
+        /// that muted the category: ``WithholdRule/deviceMuted``).
+        public var withheldDevices: [WithheldDevice] = []
+        /// Rules that would have withheld a push, bypassed because the mapping is critical.
+        public var bypassed: [WithholdRule] = []
+        /// For an event type with `pushes`: the pushes a rule withheld while others go.
+        public var withheldPushes: [Withheld] = []
     }
 
-    /// A user's devices, from the device registry; throws when the registry cannot be read.
+    /// A user's devices and preferences, from the device registry; throws when the registry
+    /// cannot be read.
+    public typealias UserLookup = @Sendable (_ user: String) throws -> UserRecord
+    /// A user's devices, for a caller with no preferences to give (tests, `render`).
     public typealias DeviceLookup = @Sendable (_ user: String) throws -> [UserDevice]
 
     /// Whether some event type targets a user: the worker needs a device registry.
@@ -111,7 +121,18 @@ public struct MappingSet: Sendable {
     ///     says which records are), fetched by the caller; nil for JSON and CloudEvents.
     public func render(
         _ record: EventRecord, schema: WriterSchema? = nil, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce,
-        devices lookup: DeviceLookup? = nil
+        devices: DeviceLookup?
+    ) -> Result<Rendered, MappingFailure> {
+        var users: UserLookup?
+        if let devices { users = { user throws -> UserRecord in UserRecord(devices: try devices(user)) } }
+        return render(record, schema: schema, now: now, maxAge: check, users: users)
+    }
+
+    /// ``render(_:schema:now:maxAge:devices:)`` with each user's preferences: the mapping's
+    /// rules (``UserRules``) apply to them.
+    public func render(
+        _ record: EventRecord, schema: WriterSchema? = nil, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce,
+        users lookup: UserLookup? = nil
     ) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
         switch eventFormat.decode(record, schema: schema, fields: fields) {
@@ -134,7 +155,7 @@ public struct MappingSet: Sendable {
     /// Renders `event` with `chosen` (a variant, or one push's mapping), else its type's one
     /// mapping, looked up without copying it.
     func render(
-        _ event: DecodedEvent, record: EventRecord, chosen: EventMapping?, now: Int64?, check: MaxAgeCheck, lookup: DeviceLookup?
+        _ event: DecodedEvent, record: EventRecord, chosen: EventMapping?, now: Int64?, check: MaxAgeCheck, lookup: UserLookup?
     ) -> Result<Rendered, MappingFailure> {
         var now = now
         var remaining: Int?
@@ -154,19 +175,23 @@ public struct MappingSet: Sendable {
         }
         var user: String?
         var devices: [UserDevice] = []
+        var rules = RuleJudgement(devices: [])
         if let filter = chosen.map(Self.userFilter) ?? (userTargets.isEmpty ? nil : userTargets[event.type]),
             let mapping = chosen ?? mappings[event.type]
         {
-            switch userDevices(mapping, event, filter: filter, lookup: lookup) {
-            case .success(let found): (user, devices) = found
+            switch userDevices(mapping, event, filter: filter, lookup: lookup, now: &now) {
+            case .success(let found): (user, rules) = found
             case .failure(let f): return .failure(f)
             }
+            devices = rules.devices
         }
         if let template = chosen.map({ $0.template }) ?? templates[event.type],
             let messages = try? template.render(event, now: now, remainingTTL: remaining)
         {
             return .success(Rendered(event: event, messages: messages, project: project, variant: chosen?.variant))
         }
+        let withheldDevices = rules.withheldDevices.map { WithheldDevice(device: $0, user: user ?? "", rule: .deviceMuted) }
+        let bypassed = rules.bypassed
         // No template, or a failure, which the tree path names.
         guard let mapping = chosen ?? mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
         if mapping.activity != nil {
@@ -175,25 +200,37 @@ public struct MappingSet: Sendable {
             }
         }
         return mapping.render(event, now: now, remainingTTL: remaining, devices: devices).map {
-            Rendered(event: event, messages: $0, project: project, user: user, variant: chosen?.variant)
+            Rendered(
+                event: event, messages: $0, project: project, user: user, variant: chosen?.variant, withheldDevices: withheldDevices,
+                bypassed: bypassed)
         }
     }
 
-    /// A `user` target's user and their devices that pass its filter, or why there are none.
+    /// A `user` target's user and their devices that pass its filter and the mapping's rules
+    /// (``UserRules``), or why there are none. Reads the clock into `now` when a rule needs it.
     private func userDevices(
-        _ mapping: EventMapping, _ event: DecodedEvent, filter: DeviceFilter, lookup: DeviceLookup?
-    ) -> Result<(String, [UserDevice]), MappingFailure> {
+        _ mapping: EventMapping, _ event: DecodedEvent, filter: DeviceFilter, lookup: UserLookup?, now: inout Int64?
+    ) -> Result<(String, RuleJudgement), MappingFailure> {
         do throws(MappingFailure) {
-            guard let user = try mapping.user(in: event) else { return .success(("", [])) }
+            guard let user = try mapping.user(in: event) else { return .success(("", RuleJudgement(devices: []))) }
             guard let lookup else { throw .registryUnavailable("no device registry is configured (registry.topic)") }
-            let devices: [UserDevice]
+            let record: UserRecord
             do {
-                devices = try lookup(user).filter(filter.admits)
+                record = try lookup(user)
             } catch {
                 throw .registryUnavailable("\(error)")
             }
+            let devices = record.devices.filter(filter.admits)
             guard !devices.isEmpty else { throw .noDevices(user: user) }
-            return .success((user, devices))
+            guard !mapping.rules.isEmpty else { return .success((user, RuleJudgement(devices: devices))) }
+            let instant = now ?? EpochClock.milliseconds() / 1000
+            now = instant
+            let judgement = mapping.rules.judge(devices, user: user, preferences: record.preferences, now: instant)
+            if let whole = judgement.whole {
+                throw .withheld(
+                    Withheld(eventType: event.type, eventID: event.id, user: user, rule: whole.rule, reason: whole.reason))
+            }
+            return .success((user, judgement))
         } catch {
             return .failure(error)
         }

@@ -128,6 +128,9 @@ public protocol DeviceDirectory: Sendable {
     /// Every device registered for `user` (none: an empty list); throws when the registry
     /// cannot be read.
     func devices(ofUser user: String) throws -> [UserDevice]
+    /// `user`'s devices and preferences (the per-user rules read them); by default their
+    /// devices with no preferences.
+    func record(ofUser user: String) throws -> UserRecord
     /// FCM says `device` is dead: it leaves `user`'s devices at once (the backend deletes it at
     /// the source from the invalidation record). May wait for the store's writer: never on the
     /// caller's thread if that blocks.
@@ -135,6 +138,12 @@ public protocol DeviceDirectory: Sendable {
     /// FCM refused a Live Activity push-to-start `token` of one of `user`'s devices: the token
     /// leaves them at once; the device stays.
     func dropPushToStart(_ token: String, ofUser user: String) async
+}
+
+extension DeviceDirectory {
+    public func record(ofUser user: String) throws -> UserRecord {
+        UserRecord(devices: try devices(ofUser: user))
+    }
 }
 
 /// Writer schemas of Schema Registry records: the registry client, or a fake in tests.

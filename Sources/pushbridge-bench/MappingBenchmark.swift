@@ -25,6 +25,13 @@ enum MappingBenchmark {
          "recipient":{"id":"u-42","fcm_token":"bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1-JzmJ6PrqB1xq3Yb9e0"}}
         """.utf8)
 
+    /// The same event to a user (`/recipient/id`), for mappings with a `user` target.
+    static let userEvent = Array(
+        """
+        {"type":"message.received","id":"3f0c9a1e-5b7d-4c2a-9e61-0d2b8f4a7c13","occurred_at":"2026-11-22T10:15:00Z",
+         "unread_count":3,"chat_id":"chat-8841","sender":{"id":"u-17","name":"Bob"},"recipient":{"id":"u-42"}}
+        """.utf8)
+
     /// The event's bytes in `format` (json, avro or protobuf), and the writer schema it needs.
     static func input(_ format: String) throws -> (value: [UInt8], schema: WriterSchema?) {
         switch format {

@@ -21,12 +21,15 @@ struct DemoCommand: AsyncParsableCommand {
             (HTTPS + HTTP/2 on loopback, with its own CA and service account), loads the \
             mappings in examples/mappings, and produces the sample events in examples/events \
             plus a few that show the failure paths: a malformed event (dead-lettered), a dead \
-            token (a token-invalidation record) and an event type with no mapping (skipped).
+            token (a token-invalidation record) and an event type with no mapping (skipped). \
+            The device registry holds examples/registry's users: user-44 muted chats, and \
+            user-43 gets quiet hours around the current time, so their chat messages are \
+            withheld (docs/rules.md).
 
             Then it runs the same consume → map → send → commit pipeline as `pushbridge run`, \
             prints every push the emulator accepted with how it reads on phones in a few \
-            locales (from examples/resources), the dead-letter and invalidation records, and \
-            the committed offsets, and exits.
+            locales (from examples/resources), the pushes the users' rules withheld, the \
+            dead-letter and invalidation records, and the committed offsets, and exits.
 
             Examples:
               pushbridge demo
@@ -60,6 +63,7 @@ struct DemoCommand: AsyncParsableCommand {
         try cluster.createTopic(topics.deadLetter, partitions: 1)
         try cluster.createTopic(topics.invalidations, partitions: 1)
         try cluster.createTopic(topics.devices, partitions: 1)
+        try cluster.createTopic(topics.outcomes, partitions: 1)
         let fcm = try await DemoFCM.start()
         defer { try? FileManager.default.removeItem(atPath: fcm.directory) }
         print("   kafka \(cluster.bootstrapServers), FCM emulator \(fcm.emulator.baseURL) (project \(fcm.account.projectID))")
@@ -75,19 +79,22 @@ struct DemoCommand: AsyncParsableCommand {
         }
         DemoEvents.printVariants(events, mappings: mappingSet)
 
-        // The device registry: examples/registry's record for user-42 (two phones of the
-        // consumer app), read into a store before the first event, as a worker does.
+        // The device registry: examples/registry's records (user-42's two phones of the consumer
+        // app; user-44, who muted chats) and user-43, whose quiet hours are around now, read
+        // into a store before the first event, as a worker does.
         let registry = try await DemoRegistry.load(
             examples: examples, topic: topics.devices, producer: producer, bootstrapServers: cluster.bootstrapServers,
             directory: fcm.directory, logger: logger)
         async let _ = registry.follower.run()
         guard await registry.follower.waitUntilCaughtUp() else { throw CancellationError() }
-        print("== device registry \(topics.devices): \(registry.store.userCount) user, \(registry.store.deviceCount) devices")
+        print("== device registry \(topics.devices): \(registry.store.userCount) users, \(registry.store.deviceCount) devices")
+        print("   user-43's quiet hours: \(DemoRegistry.quietHoursNow.from)–\(DemoRegistry.quietHoursNow.to) UTC (the demo sets them around now)")
 
         let client = try FCMClient(configuration: fcm.clientConfiguration)
         let recorder = RecordingProducer(producer)
         var options = EventProcessor.Options(deadLetterTopic: topics.deadLetter, tokenInvalidationTopic: topics.invalidations)
         options.skipUnknownEventTypes = true
+        options.outcomeTopic = topics.outcomes
         let metrics = PipelineMetrics()
         let processor = EventProcessor(
             mappings: mappingSet, sender: FCMProjects(single: client, name: DemoRegistry.app), producer: recorder,
@@ -141,6 +148,7 @@ struct DemoTopics {
     let deadLetter = "pushbridge.dead-letter"
     let invalidations = "pushbridge.token-invalidations"
     let devices = "pushbridge.devices"
+    let outcomes = "pushbridge.outcomes"
 }
 
 /// Passes records on to Kafka and remembers what was acknowledged, for the demo's report.

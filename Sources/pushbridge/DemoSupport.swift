@@ -186,6 +186,15 @@ struct DemoReport {
         let invalid = written.filter { $0.topic == topics.invalidations }
         Swift.print("\n== token-invalidation records (\(topics.invalidations))")
         for r in invalid { Swift.print("⊘ \(String(decoding: r.value, as: UTF8.self))") }
+        // Outcome records (topics.outcomes) of pushes a user's rule withheld (docs/rules.md).
+        let withheld = written.filter { $0.topic == topics.outcomes }.compactMap { try? JSONParser.parse($0.value) }
+            .filter { $0["result"] == .string("withheld") }
+        Swift.print("\n== withheld by the users' rules (outcome records, \(topics.outcomes))")
+        for o in withheld {
+            Swift.print(
+                "⏸ \(o["event_type"]?.stringValue ?? "-") to \(o["user"]?.stringValue ?? "-") [\(o["reason_code"]?.stringValue ?? "-")] \(o["reason"]?.stringValue ?? "")"
+            )
+        }
 
         let board = LiveActivityBoard(messages)
         if !board.activities.isEmpty {
@@ -210,17 +219,32 @@ struct DemoReport {
     }
 }
 
-/// The demo's device registry: one user's record from examples/registry, on its topic, read
-/// by a follower into a store in the demo's folder, as a worker's (``WorkerRegistry``).
+/// The demo's device registry: the users' records of examples/registry (`user-*.json`) and
+/// user-43's, on its topic, read by a follower into a store in the demo's folder, as a worker's
+/// (``WorkerRegistry``).
 enum DemoRegistry {
     /// The app (project) the example devices name: the demo's one project is called so.
     static let app = "consumer"
 
+    /// User-43's quiet hours: an hour before now to an hour after, in UTC, so that the demo shows
+    /// a push withheld by them whenever it runs.
+    static let quietHoursNow: (from: String, to: String) = {
+        let minute = Int(Date().timeIntervalSince1970) % 86_400 / 60
+        func clock(_ m: Int) -> String { String(format: "%02d:%02d", (m + 1_440) % 1_440 / 60, (m + 1_440) % 60) }
+        return (clock(minute - 60), clock(minute + 60))
+    }()
+
     static func load(
         examples: String, topic: String, producer: KafkaProducer, bootstrapServers: String, directory: String, logger: Logger
     ) async throws -> WorkerRegistry {
-        let record = try Data(contentsOf: URL(fileURLWithPath: "\(examples)/registry/user-42.json"))
-        _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Array("user-42".utf8), value: Array(record)))
+        let folder = "\(examples)/registry"
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder).sorted() where file.hasPrefix("user-") && file.hasSuffix(".json") {
+            let record = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(file)"))
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Array(file.dropLast(5).utf8), value: Array(record)))
+        }
+        let user43 =
+            #"{"devices": [{"token": "fake-token-of-user-43", "platform": "android", "app": "consumer"}], "time_zone": "UTC", "quiet_hours": {"from": "\#(quietHoursNow.from)", "to": "\#(quietHoursNow.to)"}}"#
+        _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Array("user-43".utf8), value: Array(user43.utf8)))
         return try WorkerRegistry(
             topic: topic, path: "\(directory)/registry.sqlite", cacheMegabytes: PushbridgeConfig().registry.cacheMegabytes,
             brokers: [bootstrapServers], properties: [:], logger: logger)

@@ -14,6 +14,12 @@ struct RenderCommand: ParsableCommand {
             taken and why (variant: shipped (/status = "shipped")), or that none matched; with \
             several pushes, which push each body belongs to (push: seller).
 
+            A user target needs the user's registry record: --user-state gives one, as the registry \
+            topic holds it ({"devices": [...], "time_zone": ..., "muted": [...], "quiet_hours": ...}), \
+            for every user the event names. The user's rules (docs/rules.md) apply at --now: a push \
+            they withhold prints why (muted, quiet_hours), and a device that muted the category is \
+            named on standard error.
+
             A mapping with a max_age renders only an event young enough to send, as `run` would; an \
             older one prints why (too_old). Its age is measured to --now (default: the clock) from the \
             mapping's occurred_at field, or from --timestamp, the Kafka record's time (default: --now, a \
@@ -25,6 +31,10 @@ struct RenderCommand: ParsableCommand {
               cat event.json | pushbridge render --mappings m.yaml --event - --pretty
               pushbridge render --mappings m.yaml --event data.json \\
                   --header ce_type=order.shipped --header ce_id=42
+              # a chat message to a user, judged by their preferences at 23:30 in Berlin
+              pushbridge render --mappings examples/registry/mapping.yaml \
+                  --event examples/events/chat-message.user.json \
+                  --user-state examples/registry/user-42.json --now 2027-01-15T22:30:00Z
               # a record produced 4 minutes before --now: ttl is what is left of max_age
               pushbridge render --mappings m.yaml --event arrived.json \\
                   --now 2027-01-15T08:10:00Z --timestamp 2027-01-15T08:06:00Z
@@ -50,15 +60,26 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Render an event older than its mapping's max_age too, as replay --ignore-max-age sends it.")
     var ignoreMaxAge = false
 
+    @OptionGroup var user: UserStateOptions
+
     func run() throws {
         let set = try mappings.load()
         var record = try event.record()
         let nowMilliseconds = try now.map { try Self.time($0, "--now") } ?? EpochClock.milliseconds()
         record.timestamp = try timestamp.map { try Self.time($0, "--timestamp") } ?? nowMilliseconds
         // The age is measured to the same whole second that sets apns-expiration.
-        switch set.render(record, now: nowMilliseconds / 1000, maxAge: ignoreMaxAge ? .ignore : .enforce) {
+        let users = try user.lookup()
+        switch set.render(record, now: nowMilliseconds / 1000, maxAge: ignoreMaxAge ? .ignore : .enforce, users: users) {
         case .success(let rendered):
             if let variant = rendered.variant { FileHandle.standardError.write(Data("\(variant.summary)\n".utf8)) }
+            for w in rendered.withheldPushes {
+                FileHandle.standardError.write(Data("withheld: push \(w.push ?? "-"): \(w.reason) [\(w.rule.rawValue)]\n".utf8))
+            }
+            for w in rendered.withheldDevices {
+                FileHandle.standardError.write(
+                    Data("withheld: \(w.device.kind.rawValue) …\(w.device.id.suffix(6)): it muted the category [\(w.rule.rawValue)]\n".utf8))
+            }
+            for rule in rendered.bypassed { FileHandle.standardError.write(Data("critical: sent despite \(rule.rawValue)\n".utf8)) }
             for message in rendered.messages {
                 if let push = message.push {
                     let variant = push.variant.map { ", variant \($0)" } ?? ""

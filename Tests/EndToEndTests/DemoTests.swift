@@ -18,7 +18,7 @@ struct DemoTests {
         let status = await process.wait(timeout: .seconds(180))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(output.suffix(3000))")
-        #expect(output.contains("20 events → 19 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        #expect(output.contains("22 events → 19 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
         // examples/mappings/orders.yaml: each order.status_changed event takes its variant; a
         // status no variant matches is skipped (unmatched: skip).
         #expect(output.contains(#"order-status-shipped.json: variant: shipped (/status = "shipped")"#), "\(output.prefix(3000))")
@@ -28,7 +28,7 @@ struct DemoTests {
         #expect(output.contains("order-paid.json: pushes: buyer, seller"), "\(output.prefix(3000))")
         #expect(output.contains("| new_sale_body | [\"Alice\", \"1077\"] | Alice a acheté la commande n° 1077."), "\(output)")
         // The event to user-42 reaches both phones the device registry lists (a token and an FID).
-        #expect(output.contains("== device registry pushbridge.devices: 1 user, 2 devices"), "\(output.prefix(2000))")
+        #expect(output.contains("== device registry pushbridge.devices: 3 users, 4 devices"), "\(output.prefix(2000))")
         #expect(output.contains("✓ fid …3DkBcZ") && output.contains("✓ token …2ZAt6m"), "\(output)")
         // The preview of delivered pushes: FCM's own `%1$d` example crashes Android apps.
         #expect(output.contains("| welcome_title | [\"Alice\"] | Bienvenue, Alice !"))
@@ -51,6 +51,9 @@ struct DemoTests {
         // The web push shows its plain text; the image push its keys' strings.
         #expect(output.contains("web: Talks resume in Geneva — Negotiators meet again after a month."), "\(output)")
         #expect(output.contains("| delivery_photo_body  | [\"Ana\"] | Ana a déposé votre colis à la porte."), "\(output)")
+        // docs/rules.md: user-44 muted chats; user-43's quiet hours are around now (in UTC).
+        #expect(output.contains(#"⏸ chat.message to user-44 [muted] user user-44 muted the category "chats""#), "\(output)")
+        #expect(output.contains("⏸ chat.message to user-43 [quiet_hours] local time ") && output.contains(" in UTC is inside the quiet hours "))
         // Every example mapping's push is one a phone shows as meant (docs/emulator.md, "Device notes").
         #expect(!output.contains("== device notes"), "\(output)")
     }

@@ -47,6 +47,8 @@ struct SchemaTests {
           h: {target: {token: t}, title: {field: /t}, body: {value: 5}}
           i: {target: {token: t}, body: {key: k}, image: "https://cdn.example.com/a.png", interruption: time-sensitive, relevance: 0.5}
           j: {target: {token: t}, body: {key: k}, image: {field: /img}}
+          r: {target: {user: {field: /u}}, body: {key: k}, category: social.chat, critical: false, quiet_hours: {from: "22:00", to: "07:30", outside: skip}}
+          r2: {target: {user: {field: /u}}, body: {key: k}, quiet_hours: user}
           k:
             target: {fid: f}
             platforms: [android, ios, web]
@@ -110,6 +112,11 @@ struct SchemaTests {
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 0\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    too_old: drop\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    occurred_at: {field: /at, unit: us}\n",
+            // per-user rules
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    category: Social\n",
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    quiet_hours: {from: \"22:00\", to: \"7:30\"}\n",
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    quiet_hours: {from: \"22:00\", to: \"07:30\", outside: defer}\n",
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    critical: yes please\n",
             // variants
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{when: {field: /s, equals: a}}]\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{default: true}]\n    unmatched: skip\n",

@@ -17,11 +17,16 @@ final class RegistryReader: @unchecked Sendable {
 
     /// The user's devices; nil for a user the registry does not know.
     func devices(of user: String) throws(RegistryError) -> [RegisteredDevice]? {
+        try self.user(user)?.devices
+    }
+
+    /// The user's devices and preferences; nil for a user the registry does not know.
+    func user(_ user: String) throws(RegistryError) -> RegisteredUser? {
         try selectDevices.bind(.text(user))
         // Reset ends the read transaction, so the WAL can be checkpointed past it.
         defer { selectDevices.reset() }
         guard try selectDevices.step() else { return nil }
-        return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decode(bytes) }
+        return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decodeUser(bytes) }
     }
 
     func counts() throws(RegistryError) -> RegistryCounts {

@@ -71,7 +71,7 @@ final class RegistryWriter: @unchecked Sendable {
                 if let gone = dead[update.user] {
                     devices = try dropDead(gone, from: devices, of: update.user, dead: &dead)
                 }
-                try upsertUser.run(.text(update.user), .blob(DeviceListCodec.encode(devices)))
+                try upsertUser.run(.text(update.user), .blob(DeviceListCodec.encode(devices, preferences: update.preferences)))
                 counts.users += before == nil ? 1 : 0
                 counts.devices += devices.count - (before ?? 0)
             }
@@ -105,10 +105,11 @@ final class RegistryWriter: @unchecked Sendable {
         var counts = self.counts
         let removed = try connection.transaction { () throws(RegistryError) -> Bool in
             try insertDead.run(.text(user), .text(id))
-            guard let devices = try storedDevices(of: user) else { return false }
+            guard let stored = try storedUser(user) else { return false }
+            let devices = stored.devices
             let kept = devices.filter { $0.id != id }
             guard kept.count < devices.count else { return false }
-            try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(kept)))
+            try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(kept, preferences: stored.preferences)))
             counts.devices -= devices.count - kept.count
             try counts.write(with: upsertCount)
             return true
@@ -123,13 +124,13 @@ final class RegistryWriter: @unchecked Sendable {
     /// it at the source from the invalidation record).
     func removePushToStart(_ token: String, of user: String) throws(RegistryError) -> Bool {
         try connection.transaction { () throws(RegistryError) -> Bool in
-            guard var devices = try storedDevices(of: user) else { return false }
+            guard var stored = try storedUser(user) else { return false }
             var removed = false
-            for i in devices.indices where devices[i].pushToStart.values.contains(token) {
-                devices[i].pushToStart = devices[i].pushToStart.filter { $0.value != token }
+            for i in stored.devices.indices where stored.devices[i].pushToStart.values.contains(token) {
+                stored.devices[i].pushToStart = stored.devices[i].pushToStart.filter { $0.value != token }
                 removed = true
             }
-            if removed { try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(devices))) }
+            if removed { try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(stored.devices, preferences: stored.preferences))) }
             return removed
         }
     }
@@ -141,11 +142,11 @@ final class RegistryWriter: @unchecked Sendable {
         return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.count(bytes) }
     }
 
-    private func storedDevices(of user: String) throws(RegistryError) -> [RegisteredDevice]? {
+    private func storedUser(_ user: String) throws(RegistryError) -> RegisteredUser? {
         try selectDevices.bind(.text(user))
         defer { selectDevices.reset() }
         guard try selectDevices.step() else { return nil }
-        return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decode(bytes) }
+        return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decodeUser(bytes) }
     }
 }
 

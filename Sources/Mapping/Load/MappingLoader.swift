@@ -26,7 +26,7 @@ struct MappingLoader {
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
-        "badge", "web", "fcm", "activity",
+        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -160,6 +160,7 @@ struct MappingLoader {
         if let n = m["data"] { mapping.data = dataMap(n) }
         if let n = m["analytics_label"] { mapping.analyticsLabel = analyticsLabel(n, "analytics_label") }
         if let n = m["project"] { mapping.project = project(n) }
+        mapping.rules = loadUserRules(m, target: target)
         checkCollapseIDs(mapping, m)
         if mapping.silent { checkSilent(m) }
         if let collapse = mapping.collapseKey, let n = m["collapse_key"] {

@@ -39,6 +39,9 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
     case noPush(eventType: String, eventID: String)
     /// A Live Activity mapping's `event.map` sends the field's value to `skip`: skipped.
     case activitySkipped(field: String, value: String)
+    /// A rule of the user's withheld the push (a muted category, quiet hours): skipped, and
+    /// counted by rule (docs/rules.md).
+    case withheld(Withheld)
 
     /// A short stable code for dead-letter headers and metrics.
     public var code: String {
@@ -62,6 +65,7 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .noVariant: "no_variant"
         case .noPush: "no_push"
         case .activitySkipped: "activity_skip"
+        case .withheld(let w): w.rule.rawValue
         }
     }
 
@@ -88,6 +92,7 @@ public enum MappingFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .noVariant(let n): "no variant of event type \"\(n.eventType)\" matches the event"
         case .noPush(let type, _): "no push of event type \"\(type)\" is for the event (the `when` of each is false)"
         case .activitySkipped(let field, let value): "activity.event.map sends \(field) = \"\(value)\" to skip"
+        case .withheld(let w): w.reason
         }
     }
 
@@ -112,5 +117,42 @@ public struct TooOld: Sendable, Equatable {
         self.maxAgeSeconds = maxAgeSeconds
         self.measuredFrom = measuredFrom
         self.action = action
+    }
+}
+
+/// A push a user's rule withheld (``UserRules``), with what the pipeline needs to count it and
+/// write its outcome record.
+public struct Withheld: Sendable, Equatable {
+    public var eventType: String
+    public var eventID: String
+    public var user: String
+    public var rule: WithholdRule
+    public var reason: String
+    /// The push's name, for an event type with `pushes`.
+    public var push: String?
+
+    public init(eventType: String, eventID: String, user: String, rule: WithholdRule, reason: String, push: String? = nil) {
+        self.eventType = eventType
+        self.eventID = eventID
+        self.user = user
+        self.rule = rule
+        self.reason = reason
+        self.push = push
+    }
+}
+
+/// One device of a user a rule left out while the user's other devices get the push.
+public struct WithheldDevice: Sendable, Equatable {
+    public var device: UserDevice
+    public var user: String
+    public var rule: WithholdRule
+    /// The push's name, for an event type with `pushes`.
+    public var push: String?
+
+    public init(device: UserDevice, user: String, rule: WithholdRule, push: String? = nil) {
+        self.device = device
+        self.user = user
+        self.rule = rule
+        self.push = push
     }
 }

@@ -94,6 +94,10 @@ extension ConfigSchema {
         Key("registry.no_devices", \.registry.noDevices, .cases, "A user target whose user has no device: skip (done, counted) or dead-letter."),
         Key("registry.cache_mb", \.registry.cacheMegabytes, .int(min: 1), "The store's page cache in MiB; the rest stays on disk."),
         Key(
+            "rules.default_time_zone", \.rules.defaultTimeZone, .string,
+            "IANA time zone of users whose registry record names none (or one this machine's tzdata does not know): quiet hours are local times in it."
+        ),
+        Key(
             "schema_registry.url", \.schemaRegistry.url, .url,
             "A Confluent-compatible Schema Registry's base URL, where Avro and Protobuf records' writer schemas come from; null: none."),
         Key("schema_registry.username", \.schemaRegistry.username, .string, "HTTP basic auth user (Confluent Cloud: the API key)."),

@@ -1,4 +1,5 @@
 import Configuration
+import Dates
 import Foundation
 import Mapping
 import Yams
@@ -196,6 +197,7 @@ struct ConfigFileLoader {
         }
         checkProjects(config)
         checkValueFormats(config)
+        checkTimeZone(config)
         return config
     }
 
@@ -281,6 +283,19 @@ extension ConfigFileLoader {
             .init(
                 location: location(of: "kafka.value_formats"),
                 message: "kafka.value_formats reads \(needing.joined(separator: ", ")) as Schema Registry records, and schema_registry.url is not set"
+            ))
+    }
+
+    /// `rules.default_time_zone` must be a zone this machine's tzdata knows: refused here, not
+    /// judged wrong for every user without a zone of their own.
+    fileprivate mutating func checkTimeZone(_ config: PushbridgeConfig) {
+        let name = config.rules.defaultTimeZone
+        guard TimeZoneDatabase.shared.zone(named: name) == nil else { return }
+        problems.append(
+            .init(
+                location: location(of: "rules.default_time_zone"),
+                message:
+                    "rules.default_time_zone \"\(name)\" is not a time zone this machine knows: give an IANA name such as Europe/Berlin (from the system's tzdata, \(TimeZoneDatabase.shared.directory))"
             ))
     }
 

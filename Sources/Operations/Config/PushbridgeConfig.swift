@@ -134,6 +134,13 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var cacheMegabytes = 64
     }
 
+    /// Per-user rules (docs/rules.md).
+    public struct Rules: Sendable, Equatable {
+        /// The IANA time zone of users whose record names none (or one this machine's tzdata
+        /// does not know).
+        public var defaultTimeZone = "UTC"
+    }
+
     public struct HTTP: Sendable, Equatable {
         /// Where `/metrics`, `/healthz` and `/readyz` listen; nil: off.
         public var listen: (host: String, port: Int)? = ("0.0.0.0", 9464)
@@ -174,6 +181,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public var topics = Topics()
     public var delivery = Delivery()
     public var registry = Registry()
+    public var rules = Rules()
     public var schemaRegistry = SchemaRegistry()
     public var http = HTTP()
     public var log = Log()

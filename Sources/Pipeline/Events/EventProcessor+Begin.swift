@@ -174,7 +174,11 @@ extension EventProcessor {
         let verdict = EventVerdict.sends([(fcmMessage, result)])
         switch verdict.disposition {
         case .delivered where verdict.invalidations.isEmpty && options.outcomeTopic == nil:
-            return .outcome(traced(counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant), prepared.trace, message))
+            return .outcome(
+                traced(
+                    counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant, rules: prepared.facts.rules),
+                    prepared.trace,
+                    message))
         case .abandoned:
             return .outcome(traced(Outcome(verdict: verdict, done: false), prepared.trace, message))
         default:

@@ -46,7 +46,7 @@ public final class EventProcessor: Sendable {
     /// Users' devices, for `user` targets; nil: no registry.
     let directory: (any DeviceDirectory)?
     /// ``directory``'s lookup, made once.
-    let lookup: MappingSet.DeviceLookup?
+    let lookup: MappingSet.UserLookup?
     /// Writer schemas of Schema Registry records, by the topics' value formats.
     public let schemas: RecordSchemas
     let options: Options
@@ -71,7 +71,7 @@ public final class EventProcessor: Sendable {
         self.producer = producer
         self.directory = directory
         if let directory {
-            self.lookup = { @Sendable user throws -> [UserDevice] in try directory.devices(ofUser: user) }
+            self.lookup = { @Sendable user throws -> UserRecord in try directory.record(ofUser: user) }
         } else {
             self.lookup = nil
         }
@@ -106,6 +106,9 @@ public final class EventProcessor: Sendable {
         var variant: String?
         /// The `traceparent` of the event's own span, when it is traced.
         var traceParent: String?
+        /// Pushes and devices the user's rules withheld (docs/rules.md), and the rules a
+        /// critical push bypassed.
+        var rules = RuleFacts()
     }
 
     enum Plan: Sendable {
@@ -119,7 +122,7 @@ public final class EventProcessor: Sendable {
     func plan(_ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts) -> Plan {
         let rendering: Result<MappingSet.Rendered, MappingFailure>
         switch schema {
-        case .success(let schema): rendering = mappings.render(record, schema: schema, maxAge: options.maxAge, devices: lookup)
+        case .success(let schema): rendering = mappings.render(record, schema: schema, maxAge: options.maxAge, users: lookup)
         case .failure(.cancelled): return .verdict(EventVerdict(disposition: .abandoned))
         case .failure(.failed(let failure)): rendering = .failure(failure)
         }
@@ -133,6 +136,10 @@ public final class EventProcessor: Sendable {
                 facts.eventType = none.eventType
                 facts.eventID = none.eventID
             }
+            if case .withheld(let w) = failure {
+                (facts.eventType, facts.eventID, facts.user) = (w.eventType, w.eventID, w.user)
+                facts.rules.withheld = [(w.rule, w.reason, w.user, w.push, nil)]
+            }
             return .verdict(
                 .mappingFailed(failure, skipUnknownTypes: options.skipUnknownEventTypes, skipUsersWithoutDevices: options.skipUsersWithoutDevices))
         case .success(let rendered):
@@ -140,6 +147,9 @@ public final class EventProcessor: Sendable {
             facts.eventID = rendered.event.id
             facts.user = rendered.user
             facts.variant = rendered.variant?.label
+            if !rendered.withheldDevices.isEmpty || !rendered.bypassed.isEmpty || !rendered.withheldPushes.isEmpty {
+                facts.rules = RuleFacts(rendered)
+            }
             switch projects(of: rendered) {
             case .success(let sends) where sends.isEmpty:
                 // Every device of the user named an app the config lacks.
@@ -196,7 +206,7 @@ public final class EventProcessor: Sendable {
         }
         switch verdict.disposition {
         case .delivered, .skipped:
-            return counted(verdict, eventType: eventType, variant: facts.variant)
+            return counted(verdict, eventType: eventType, variant: facts.variant, rules: facts.rules)
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
                 message, reason: reason, topic: options.deadLetterTopic,
@@ -215,7 +225,7 @@ public final class EventProcessor: Sendable {
         case .abandoned:
             return Outcome(verdict: verdict, done: false)
         }
-        return counted(verdict, eventType: eventType, variant: facts.variant)
+        return counted(verdict, eventType: eventType, variant: facts.variant, rules: facts.rules)
     }
 
     /// Writes the event's outcome records (`topics.outcomes`): one per send, or one for an event
@@ -229,9 +239,9 @@ public final class EventProcessor: Sendable {
         var outcomes: [(PushOutcome, (message: FCMMessage, projectID: String)?, attempts: Int)] = []
         switch verdict.disposition {
         case .deadLetter(let reason): deadLetter = reason
-        case .skipped(let reason):
+        case .skipped(let reason) where facts.rules.withheld.isEmpty:
             outcomes.append((.skipped(reasonCode: verdict.skipCode ?? "skipped", reason: reason), nil, 0))
-        case .delivered, .fatal, .abandoned: break
+        case .skipped, .delivered, .fatal, .abandoned: break
         }
         if results.isEmpty, let deadLetter {
             outcomes.append((.deadLettered(reasonCode: deadLetter.code, reason: deadLetter.reason), nil, deadLetter.attempts))
@@ -240,10 +250,16 @@ public final class EventProcessor: Sendable {
             let projectID = facts.sent.first { $0.message.target == sent.target }?.projectID ?? ""
             outcomes.append((PushOutcome.of(result, target: sent.target, deadLetter: deadLetter), (sent, projectID), result.attempts))
         }
-        for (outcome, push, attempts) in outcomes {
-            let record = OutputRecords.outcome(
-                outcome, topic: topic, source: message, eventType: facts.eventType, eventID: facts.eventID, push: push, user: facts.user,
-                variant: facts.variant, attempts: attempts, nowMilliseconds: now, traceParent: facts.traceParent ?? Self.traceParent(of: message))
+        var records: [(PushOutcome, KafkaProducerRecord)] = outcomes.map { outcome, push, attempts in
+            (
+                outcome,
+                OutputRecords.outcome(
+                    outcome, topic: topic, source: message, eventType: facts.eventType, eventID: facts.eventID, push: push, user: facts.user,
+                    variant: facts.variant, attempts: attempts, nowMilliseconds: now, traceParent: facts.traceParent ?? Self.traceParent(of: message))
+            )
+        }
+        records += withheldOutcomes(message, facts, now: now)
+        for (outcome, record) in records {
             guard await write(record, for: message) else { return false }
             metrics.outcomeRecord(result: outcome.name)
         }
@@ -251,7 +267,7 @@ public final class EventProcessor: Sendable {
     }
 
     /// Counts a verdict whose records (if any) are written: the event is done.
-    func counted(_ verdict: EventVerdict, eventType: String?, variant: String? = nil) -> Outcome {
+    func counted(_ verdict: EventVerdict, eventType: String?, variant: String? = nil, rules: RuleFacts = .init()) -> Outcome {
         switch verdict.disposition {
         case .delivered: metrics.eventsDelivered.increment()
         case .skipped: metrics.eventsSkipped.increment()
@@ -262,6 +278,10 @@ public final class EventProcessor: Sendable {
         if verdict.noDevices { metrics.usersWithoutDevices.increment() }
         if verdict.unmatched, let eventType { metrics.unmatched(eventType: eventType) }
         if let variant, let eventType { metrics.variant(eventType: eventType, variant: variant) }
+        if let eventType {
+            for w in rules.withheld { metrics.withheld(rule: w.rule.rawValue, eventType: eventType) }
+            for rule in rules.bypassed { metrics.bypassed(rule: rule.rawValue, eventType: eventType) }
+        }
         return Outcome(verdict: verdict, done: true)
     }
 

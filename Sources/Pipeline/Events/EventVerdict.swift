@@ -17,7 +17,9 @@ import Mapping
 /// - older than its mapping's `max_age` → nothing sent: skipped, or a dead-letter record
 ///   (`too_old: dead-letter`); counted as too old either way;
 /// - taken by no variant of its type → nothing sent: skipped, or a dead-letter record
-///   (`unmatched: dead-letter`, reason `no_variant`); counted as unmatched either way.
+///   (`unmatched: dead-letter`, reason `no_variant`); counted as unmatched either way;
+/// - withheld by a rule of the user's (a muted category, quiet hours) → nothing sent: skipped,
+///   counted by rule.
 public struct EventVerdict: Sendable, Equatable {
     public enum Disposition: Sendable, Equatable {
         /// Every send was acknowledged (or its token is gone).
@@ -67,7 +69,7 @@ public struct EventVerdict: Sendable, Equatable {
 
     private static func verdict(_ failure: MappingFailure, skipUnknownTypes: Bool, skipUsersWithoutDevices: Bool) -> EventVerdict {
         switch failure {
-        case .noPush, .activitySkipped:
+        case .noPush, .activitySkipped, .withheld:
             return EventVerdict(disposition: .skipped(reason: failure.reason))
         case .unknownEventType where skipUnknownTypes:
             return EventVerdict(disposition: .skipped(reason: failure.reason))

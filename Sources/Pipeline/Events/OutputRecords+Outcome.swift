@@ -18,6 +18,8 @@ public enum PushOutcome: Sendable, Equatable {
     case skipped(reasonCode: String, reason: String)
     /// The event sent nothing and was dead-lettered.
     case deadLettered(reasonCode: String, reason: String)
+    /// A rule of the user's withheld it (`rule`: muted, device_muted, quiet_hours; docs/rules.md).
+    case withheld(rule: String, reason: String)
 
     var name: String {
         switch self {
@@ -26,6 +28,7 @@ public enum PushOutcome: Sendable, Equatable {
         case .failed: "failed"
         case .skipped: "skipped"
         case .deadLettered: "dead_lettered"
+        case .withheld: "withheld"
         }
     }
 
@@ -41,6 +44,11 @@ public enum PushOutcome: Sendable, Equatable {
 }
 
 extension OutputRecords {
+    /// A device identifier kept to its last 8 characters; a topic or a condition whole.
+    static func shown(_ target: MessageTarget) -> String {
+        target.isDevice ? "…" + String(target.value.suffix(8)) : target.value
+    }
+
     /// Trace state headers copied from the event to its outcome records (W3C Trace Context).
     static let traceStateHeaders: Set<String> = ["tracestate", "ce_tracestate"]
 
@@ -51,7 +59,7 @@ extension OutputRecords {
     public static func outcome(
         _ outcome: PushOutcome, topic: String, source: KafkaMessage, eventType: String?, eventID: String?,
         push: (message: FCMMessage, projectID: String)?, user: String?, variant: String? = nil, attempts: Int, nowMilliseconds: Int64,
-        traceParent: String? = nil
+        traceParent: String? = nil, pushName: String? = nil, target: MessageTarget? = nil
     ) -> KafkaProducerRecord {
         let coordinates = "\(source.topic)/\(source.partition)/\(source.offset)"
         var members: [(key: String, value: JSONValue)] = [("result", .string(outcome.name)), ("source", .string(coordinates))]
@@ -59,12 +67,13 @@ extension OutputRecords {
         if let eventType { members.append(("event_type", .string(eventType))) }
         if let user = user ?? push?.message.push?.user { members.append(("user", .string(user))) }
         if let variant = push?.message.push?.variant ?? variant { members.append(("variant", .string(variant))) }
-        if let name = push?.message.push?.name { members.append(("push", .string(name))) }
+        if let name = push?.message.push?.name ?? pushName { members.append(("push", .string(name))) }
         if let (message, projectID) = push {
-            let value = message.target.isDevice ? "…" + String(message.target.value.suffix(8)) : message.target.value
-            members.append(("target", .object([("kind", .string(message.target.kind.rawValue)), ("id", .string(value))])))
+            members.append(("target", .object([("kind", .string(message.target.kind.rawValue)), ("id", .string(Self.shown(message.target)))])))
             members.append(("project", .string(projectID)))
             members.append(("attempts", .int(Int64(attempts))))
+        } else if let target {
+            members.append(("target", .object([("kind", .string(target.kind.rawValue)), ("id", .string(Self.shown(target)))])))
         }
         switch outcome {
         case .sent(let name): members.append(("message", .string(name)))
@@ -72,7 +81,7 @@ extension OutputRecords {
         case .failed(let code, let reasonCode):
             members.append(("fcm_error", .string(code)))
             members.append(("reason_code", .string(reasonCode)))
-        case .skipped(let code, let reason), .deadLettered(let code, let reason):
+        case .skipped(let code, let reason), .deadLettered(let code, let reason), .withheld(let code, let reason):
             members.append(("reason_code", .string(code)))
             members.append(("reason", .string(reason)))
         }

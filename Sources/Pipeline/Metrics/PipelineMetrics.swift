@@ -27,7 +27,7 @@ public final class PipelineMetrics: Sendable {
     /// `pushbridge_sends_total{result="ok"}` by project.
     private let okCounters = Mutex<[String: Counter]>([:])
     /// The registry's counts at the last scrape.
-    private let registryCounts = Mutex<(applied: Int, invalid: Int)>((0, 0))
+    private let registryCounts = Mutex<(applied: Int, invalid: Int, dropped: [String: Int])>((0, 0, [:]))
     private let traceCounts = Mutex<(exported: Int, dropped: Int)>((0, 0))
 
     /// Where the metrics go: the global one the executable bootstraps, or a test's own.
@@ -118,7 +118,7 @@ public final class PipelineMetrics: Sendable {
     /// The device registry's state, refreshed per scrape: records behind the end offsets it
     /// knows, whether it has caught up with those seen at start, and the records applied and
     /// skipped as invalid since the start (counters, moved on by what is new).
-    public func registry(lag: Int64, caughtUp: Bool, applied: Int, invalid: Int) {
+    public func registry(lag: Int64, caughtUp: Bool, applied: Int, invalid: Int, droppedPreferences: [String: Int] = [:]) {
         Gauge(label: "pushbridge_registry_lag_records", factory: factory).record(lag)
         Gauge(label: "pushbridge_registry_caught_up", factory: factory).record(caughtUp ? 1 : 0)
         registryCounts.withLock { last in
@@ -126,7 +126,11 @@ public final class PipelineMetrics: Sendable {
             if invalid > last.invalid {
                 Counter(label: "pushbridge_registry_invalid_records_total", factory: factory).increment(by: invalid - last.invalid)
             }
-            last = (max(applied, last.applied), max(invalid, last.invalid))
+            for (member, count) in droppedPreferences where count > last.dropped[member, default: 0] {
+                counter("pushbridge_registry_invalid_preferences_total", [("member", member)]).increment(by: count - last.dropped[member, default: 0])
+                last.dropped[member] = count
+            }
+            (last.applied, last.invalid) = (max(applied, last.applied), max(invalid, last.invalid))
         }
     }
 
@@ -146,6 +150,16 @@ public final class PipelineMetrics: Sendable {
     /// dead-lettered). Labelled by event type, which only mapped types can have.
     func tooOld(eventType: String) {
         counter("pushbridge_events_too_old_total", [("event_type", eventType)]).increment()
+    }
+
+    /// A push a user's rule withheld (docs/rules.md): one per withheld push or device.
+    func withheld(rule: String, eventType: String) {
+        counter("pushbridge_pushes_withheld_total", [("rule", rule), ("event_type", eventType)]).increment()
+    }
+
+    /// A critical push sent though a rule would have withheld it.
+    func bypassed(rule: String, eventType: String) {
+        counter("pushbridge_rules_bypassed_total", [("rule", rule), ("event_type", eventType)]).increment()
     }
 
     /// An event no variant of its type takes, done without a send (skipped or dead-lettered).

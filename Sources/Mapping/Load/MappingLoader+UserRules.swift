@@ -1,0 +1,78 @@
+import Dates
+import Preferences
+import Yams
+
+// `category`, `critical` and `quiet_hours` (docs/rules.md): the rules a push to a user passes
+// before it is sent. They read the user's preferences in the device registry, so they need a
+// `user` target.
+extension MappingLoader {
+    static let userRuleKeys = ["category", "critical", "quiet_hours"]
+
+    mutating func loadUserRules(_ m: Node.Mapping, target: MappingTarget?) -> UserRules {
+        var rules = UserRules()
+        if let n = m["category"] {
+            if let name = n.scalar?.string, NotificationCategory.isValid(name) {
+                rules.category = name
+            } else {
+                fail(n, "category \"\(n.scalar?.string ?? "?")\" is not a category name", hint: "write a literal: \(NotificationCategory.syntax)")
+            }
+        }
+        if let n = m["critical"] { rules.critical = bool(n) ?? false }
+        if let n = m["quiet_hours"] { rules.quietHours = quietHours(n) }
+        if case .user? = target {
+        } else if target != nil {
+            for name in Self.userRuleKeys {
+                guard let n = m[name] else { continue }
+                fail(
+                    n, "`\(name)` applies a user's preferences, and this push does not go to a user",
+                    hint: "target a user (`target: {user: {field: /user_id}}`): their preferences are in the device registry")
+            }
+        }
+        if rules.critical, rules.category == nil, rules.quietHours == nil, let n = m["critical"] {
+            warn(n, "`critical: true` bypasses mutes and quiet hours, and this mapping has neither", hint: "remove it, or add a `category`")
+        }
+        return rules
+    }
+
+    /// `{from: "22:00", to: "07:30"}` (with `outside: skip`), or `user`.
+    private mutating func quietHours(_ node: Node) -> UserRules.QuietHours? {
+        if node.scalar?.string == "user" { return .usersOwn }
+        guard let m = node.mapping else {
+            fail(node, "quiet_hours must be `{from: \"22:00\", to: \"07:30\"}` or `user`", hint: "user: only the quiet hours each user set")
+            return nil
+        }
+        checkKeys(m, allowed: ["from", "to", "outside"], in: "quiet_hours")
+        if let n = m["outside"] {
+            switch n.scalar?.string {
+            case "skip": break
+            case "defer":
+                fail(n, "quiet_hours.outside: defer needs deferred delivery, which this pushbridge does not have yet", hint: "use skip")
+            default: fail(n, "quiet_hours.outside must be `skip`")
+            }
+        }
+        var times: [ClockTime] = []
+        for name in ["from", "to"] {
+            guard let n = m[name] else {
+                fail(node, "quiet_hours has no `\(name)`", hint: "write both, as local times: {from: \"22:00\", to: \"07:30\"}")
+                continue
+            }
+            guard let time = n.scalar.flatMap({ ClockTime($0.string) }) else {
+                fail(n, "quiet_hours.\(name) \"\(n.scalar?.string ?? "?")\" is not a time of day", hint: "write HH:MM, 00:00 to 23:59, in quotes")
+                continue
+            }
+            times.append(time)
+        }
+        guard times.count == 2 else { return nil }
+        guard let window = QuietWindow(from: times[0], to: times[1]) else {
+            fail(m["to"], "quiet_hours from and to are the same time: an empty window, or the whole day?", hint: "give a window of some length")
+            return nil
+        }
+        return .window(window)
+    }
+
+    mutating func warn(_ node: Node, _ message: String, hint: String? = nil) {
+        loadWarnings.append(
+            MappingLoadError(
+                file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1, message: message, hint: hint, severity: .warning))
+    }
+}
