@@ -85,6 +85,13 @@ public final class RegistryStore: Sendable {
         try withWriter { w throws(RegistryError) in try w.removePushToStart(token, of: user) }
     }
 
+    /// For a worker whose mappings read preferences (docs/rules.md): a file filled by a
+    /// pushbridge before preferences existed is read again from the topic's start, since its rows
+    /// lack them. True when the offsets were forgotten for that.
+    public func rereadForPreferences() throws(RegistryError) -> Bool {
+        try withWriter { w throws(RegistryError) in try w.rereadForPreferences() }
+    }
+
     /// Applies `updates` in order, and stores `offsets` (partition → next offset to read of
     /// `topic`) in the same transaction: the file never holds records without their offsets,
     /// or offsets past records it lacks.

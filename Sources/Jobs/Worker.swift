@@ -41,6 +41,11 @@ public final class Worker: Service, Sendable {
         self.metrics = metrics
         let failures = LogSummary(logger: logger, period: settings.log.summaryPeriod)
         let registry = try WorkerRegistry(settings: settings, logger: logger, kafkaLogs: KafkaLogs(summary: failures))
+        if let registry, mappings.readsPreferences, try registry.store.rereadForPreferences() {
+            logger.warning(
+                "registry: this file was filled by a pushbridge that did not store preferences, and the mappings read them: reading the registry topic again from its start (lookups go on meanwhile)",
+                metadata: ["path": "\(registry.store.path)"])
+        }
         self.registry = registry
         let tracing = try Self.tracing(settings.tracing, build: build, failures: failures)
         traceExporter = tracing?.exporter

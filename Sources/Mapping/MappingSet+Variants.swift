@@ -18,6 +18,10 @@ extension MappingSet {
         eventTypes.flatMap(mappings(of:)).sorted { ($0.file, $0.line) < ($1.file, $1.line) }
     }
 
+    /// Whether some mapping applies a user's rules (`category`, `quiet_hours`): the registry must
+    /// hold every user's preferences.
+    public var readsPreferences: Bool { allMappings.contains { !$0.rules.isEmpty } }
+
     /// Whether some mapping drives a Live Activity (`activity:`).
     public var hasLiveActivities: Bool { allMappings.contains { $0.activity != nil } }
 

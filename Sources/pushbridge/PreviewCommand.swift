@@ -14,7 +14,9 @@ struct PreviewCommand: ParsableCommand {
             Formatter rules on Android, String(format:) with %@ on iOS. Where the phone would \
             fail, the failure is shown instead of text (✗ Android: \
             IllegalFormatConversionException — app crashes in background). A locale without \
-            its own strings shows the fallback and says so. Default: every locale found.
+            its own strings shows the fallback and says so. Default: every locale found. A user \
+            target needs --user-state (a registry record, as `render` takes it); the user's rules \
+            apply now, and a push they withhold prints why.
 
             Examples:
               pushbridge preview --mappings examples/mappings \\
@@ -22,6 +24,10 @@ struct PreviewCommand: ParsableCommand {
                   --android-res examples/resources/android/res \\
                   --ios examples/resources/ios --locale fr --locale ar
               pushbridge preview --mappings m.yaml --event e.json --ios ios/
+              # a user's push, with their devices and rules from a registry record
+              pushbridge preview --mappings examples/registry/mapping.yaml \\
+                  --event examples/events/chat-message.user.json \\
+                  --user-state examples/registry/user-42.json --locale de
             """
     )
 
@@ -34,6 +40,8 @@ struct PreviewCommand: ParsableCommand {
 
     @OptionGroup var resources: ResourceOptions
 
+    @OptionGroup var user: UserStateOptions
+
     func run() throws {
         let set = try mappings.load()
         var record = try event.record()
@@ -42,8 +50,10 @@ struct PreviewCommand: ParsableCommand {
         let rendered: MappingSet.Rendered
         // What a device shows does not depend on the event's age: max_age is not applied (a
         // file has no Kafka timestamp to measure from).
-        switch set.render(record, maxAge: .ignore) {
-        case .success(let r): rendered = r
+        switch set.render(record, maxAge: .ignore, users: try user.lookup()) {
+        case .success(let r):
+            rendered = r
+            UserStateOptions.report(r)
         case .failure(let failure):
             if case .noVariant(let none) = failure { print(none.summary) }
             FileHandle.standardError.write(Data("cannot render: \(failure.reason) [\(failure.code)]\n".utf8))

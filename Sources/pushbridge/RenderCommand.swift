@@ -72,14 +72,7 @@ struct RenderCommand: ParsableCommand {
         switch set.render(record, now: nowMilliseconds / 1000, maxAge: ignoreMaxAge ? .ignore : .enforce, users: users) {
         case .success(let rendered):
             if let variant = rendered.variant { FileHandle.standardError.write(Data("\(variant.summary)\n".utf8)) }
-            for w in rendered.withheldPushes {
-                FileHandle.standardError.write(Data("withheld: push \(w.push ?? "-"): \(w.reason) [\(w.rule.rawValue)]\n".utf8))
-            }
-            for w in rendered.withheldDevices {
-                FileHandle.standardError.write(
-                    Data("withheld: \(w.device.kind.rawValue) …\(w.device.id.suffix(6)): it muted the category [\(w.rule.rawValue)]\n".utf8))
-            }
-            for rule in rendered.bypassed { FileHandle.standardError.write(Data("critical: sent despite \(rule.rawValue)\n".utf8)) }
+            UserStateOptions.report(rendered)
             for message in rendered.messages {
                 if let push = message.push {
                     let variant = push.variant.map { ", variant \($0)" } ?? ""

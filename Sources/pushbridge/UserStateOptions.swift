@@ -37,4 +37,16 @@ struct UserStateOptions: ParsableArguments {
             RegisteredUser(devices: update.devices ?? [], preferences: update.preferences), zones: .shared, defaultZone: zone)
         return { _ in record }
     }
+
+    /// On standard error: the pushes and devices the user's rules withheld, and the rules a
+    /// critical push went past.
+    static func report(_ rendered: MappingSet.Rendered) {
+        var lines: [String] = []
+        for w in rendered.withheldPushes { lines.append("withheld: push \(w.push ?? "-"): \(w.reason) [\(w.rule.rawValue)]") }
+        for w in rendered.withheldDevices {
+            lines.append("withheld: \(w.device.kind.rawValue) …\(w.device.id.suffix(6)): it muted the category [\(w.rule.rawValue)]")
+        }
+        for rule in rendered.bypassed { lines.append("critical: sent despite \(rule.rawValue)") }
+        if !lines.isEmpty { FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8)) }
+    }
 }

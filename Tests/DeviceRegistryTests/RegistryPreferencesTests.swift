@@ -114,3 +114,28 @@ struct RegistryPreferencesTests {
         }
     }
 }
+
+@Suite("Registry files filled before preferences existed")
+struct RegistryPreferencesUpgradeTests {
+    @Test("a new file is marked as storing preferences; an old one forgets its offsets once (rows kept), so the topic is read again")
+    func reread() throws {
+        let folder = try TemporaryFolder()
+        let fresh = try RegistryStore(path: folder.path("new.sqlite"))
+        try fresh.apply([RegistryUpdate(user: "u", devices: [RegisteredDevice(kind: .fid, id: "f")])], offsets: [0: 5], topic: "reg")
+        #expect(try fresh.rereadForPreferences() == false)
+        #expect(try fresh.offsets(topic: "reg") == [0: 5])
+
+        // A file as a pushbridge before preferences wrote it: no mark.
+        let path = folder.path("old.sqlite")
+        do {
+            let writer = try RegistryWriter(path: path, cacheKiB: 256)
+            try writer.apply([RegistryUpdate(user: "u", devices: [RegisteredDevice(kind: .fid, id: "f")])], offsets: [0: 7, 1: 3], topic: "reg")
+            try writer.connection.execute("DELETE FROM counts WHERE name = 'preferences'")
+        }
+        let old = try RegistryStore(path: path)
+        #expect(try old.rereadForPreferences() == true)
+        #expect(try old.offsets(topic: "reg").isEmpty, "read again from the start")
+        #expect(try old.devices(of: "u").map(\.id) == ["f"], "the rows stay, and serve lookups meanwhile")
+        #expect(try old.rereadForPreferences() == false, "once")
+    }
+}

@@ -41,4 +41,21 @@ struct RulesCLITests {
         #expect(try await runPushbridge(args + ["--now", "2027-03-27T20:59:59Z"]).status == 0)
         #expect(try await runPushbridge(args + ["--now", "2027-03-27T21:00:00Z"]).status == 2)
     }
+
+    @Test("preview --user-state: what user-42's two phones show; user-44's push withheld with its reason")
+    func preview() async throws {
+        let args = [
+            "preview", "--mappings", "examples/registry/mapping.yaml", "--android-res", "examples/resources/android/res", "--locale", "de",
+        ]
+        let shown = try await runPushbridge(
+            args + ["--event", "examples/events/chat-message.user.json", "--user-state", "examples/registry/user-42.json"])
+        #expect(shown.status == 0, "\(shown.err)")
+        #expect(shown.out.contains("chat.message (examples/registry/mapping.yaml:"), "\(shown.out)")
+        #expect(shown.out.contains(": 2 messages"), "\(shown.out)")
+        #expect(shown.out.contains("new_message_body"), "\(shown.out)")
+        let withheld = try await runPushbridge(
+            args + ["--event", "examples/events/chat-message.user-44.json", "--user-state", "examples/registry/user-44.json"])
+        #expect(withheld.status == 2)
+        #expect(withheld.err.contains("cannot render: user user-44 muted the category \"chats\" [muted]"), "\(withheld.err)")
+    }
 }

@@ -12,6 +12,10 @@ enum RegistrySchema {
     /// SQLite's documentation puts the limit for WITHOUT ROWID tables.
     static let pageSize = 8192
 
+    /// The `counts` row of a file whose every record was stored with its preferences: a file
+    /// filled by a pushbridge before preferences existed lacks it.
+    static let preferencesMark = "preferences"
+
     static let tables = """
         CREATE TABLE IF NOT EXISTS users (user TEXT PRIMARY KEY NOT NULL, devices BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS offsets (
@@ -47,7 +51,11 @@ enum RegistrySchema {
         }
         try c.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
         try c.execute(tables)
-        if version == 0 { try c.execute("PRAGMA user_version = \(self.version)") }
+        if version == 0 {
+            try c.execute("PRAGMA user_version = \(self.version)")
+            // A new file stores preferences from its first record (RegistryWriter.rereadForPreferences).
+            try c.execute("INSERT OR IGNORE INTO counts (name, value) VALUES ('\(preferencesMark)', 1)")
+        }
     }
 
     /// Checks a file opened read-only.

@@ -99,6 +99,22 @@ final class RegistryWriter: @unchecked Sendable {
         return devices.filter { !gone.contains($0.id) }
     }
 
+    /// Makes sure every user's preferences are stored: a file filled before preferences
+    /// existed has its offsets forgotten, so the follower reads the topic again from the start
+    /// (its rows stay, and serve lookups meanwhile). True when it did so.
+    func rereadForPreferences() throws(RegistryError) -> Bool {
+        let marked = try connection.prepare("SELECT 1 FROM counts WHERE name = '\(RegistrySchema.preferencesMark)'")
+        let hasMark = try marked.step()
+        marked.reset()
+        guard !hasMark else { return false }
+        let hadOffsets = try !offsets().isEmpty
+        try connection.transaction { () throws(RegistryError) in
+            try connection.execute("DELETE FROM offsets")
+            try upsertCount.run(.text(RegistrySchema.preferencesMark), .integer(1))
+        }
+        return hadOffsets
+    }
+
     /// Drops one device of a user at once and remembers it as dead.
     /// - Returns: whether the user's stored devices listed it.
     func removeDevice(_ id: String, of user: String) throws(RegistryError) -> Bool {
