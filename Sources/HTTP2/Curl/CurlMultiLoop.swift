@@ -42,8 +42,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// handles; a drop in traffic, or a turn that finishes more than this many, frees some.
     static let idleHandleLimit = 256
 
-    private let configuration: HTTP2Client.Configuration
-    private let multi: CurlMultiHandle
+    let configuration: HTTP2Client.Configuration
+    let multi: CurlMultiHandle
     private let wakeup: LoopWakeup
     /// The TLS session cache of this thread's handles.
     private let share: CurlShareHandle
@@ -57,7 +57,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var done: DispatchSemaphore?
 
     // Multi thread only:
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Handles of finished transfers, for the next ones: at most ``idleHandleLimit``.
     private var idleHandles: [CurlEasyHandle] = [] {
         didSet { pooledHandles.store(idleHandles.count, ordering: .relaxed) }
@@ -76,8 +76,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var writeSchedule: WriteFlushSchedule
     /// Which connections are dead (nil: the client's `livenessTimeout` is zero), and when to
     /// look next.
-    private var liveness: ConnectionLiveness?
-    private var nextLivenessCheck = ContinuousClock.now
+    var liveness: ConnectionLiveness?
+    var nextLivenessCheck = ContinuousClock.now
     /// Connections judged dead and closed so far (read by tests).
     let deadConnections = Atomic<Int>(0)
 
@@ -342,62 +342,6 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// How often ``closeDeadConnections(at:)`` looks: a dead connection is closed at most this
     /// long after its silence ran out.
     static let livenessCheckInterval: Duration = .milliseconds(500)
-
-    /// Closes the connections ``ConnectionLiveness`` judges dead. Looks at most every
-    /// ``livenessCheckInterval`` and only with requests in flight: a `getsockopt` per
-    /// connection, and the requests only when one has been silent.
-    private func closeDeadConnections(at now: ContinuousClock.Instant) {
-        guard let liveness, !active.isEmpty, now >= nextLivenessCheck else { return }
-        nextLivenessCheck = now + Self.livenessCheckInterval
-        let sockets = multi.connections.tcpSocketsNow
-        let silences = sockets.compactMap { socket in TCPSocketState.silentFor(socket).map { (socket, $0) } }
-        guard liveness.anySilent(silences.map(\.1)) else { return }
-        let bySocket = transfersBySocket(sockets)
-        let connections = silences.map { socket, silentFor in
-            ConnectionLiveness.Connection(
-                socket: socket, silentFor: silentFor, oldestRequest: bySocket[socket]?.map { now - $0.startedAt }.max())
-        }
-        for socket in liveness.dead(connections) {
-            close(socket, asDead: bySocket[socket] ?? [], silentFor: connections.first { $0.socket == socket }?.silentFor ?? .zero)
-        }
-    }
-
-    /// A transfer timed out: if its connection received nothing since the transfer was handed to
-    /// libcurl, it is dead too (``ConnectionLiveness/diedUnder(requestThatWaited:silentFor:)``).
-    private func closeIfSilent(timedOut transfer: CurlTransfer) {
-        guard liveness != nil, let port = transfer.localPort else { return }
-        let sockets = multi.connections.tcpSocketsNow
-        guard let socket = sockets.first(where: { TCPSocketState.localPort($0) == port }),
-            let silentFor = TCPSocketState.silentFor(socket),
-            ConnectionLiveness.diedUnder(requestThatWaited: .now - transfer.startedAt, silentFor: silentFor)
-        else { return }
-        close(socket, asDead: [transfer] + (transfersBySocket(sockets)[socket] ?? []), silentFor: silentFor)
-    }
-
-    /// The transfers in libcurl's hands on one of `sockets`, by socket: a transfer names its
-    /// connection by local port (``CurlTransfer/localPort``).
-    private func transfersBySocket(_ sockets: Set<Int32>) -> [Int32: [CurlTransfer]] {
-        var byPort: [Int: Int32] = [:]
-        for socket in sockets { if let port = TCPSocketState.localPort(socket) { byPort[port] = socket } }
-        var bySocket: [Int32: [CurlTransfer]] = [:]
-        for transfer in active.values {
-            guard let port = transfer.localPort, let socket = byPort[port] else { continue }
-            bySocket[socket, default: []].append(transfer)
-        }
-        return bySocket
-    }
-
-    /// Shuts `socket` down and lets libcurl see it at once, before it can give the connection
-    /// another request: its transfers fail (``CurlTransfer/connectionDied``), and libcurl
-    /// closes the connection. Reported once (``HTTP2Client/Configuration/onDeadConnection``).
-    private func close(_ socket: Int32, asDead transfers: [CurlTransfer], silentFor: Duration) {
-        for transfer in transfers { transfer.connectionDied = true }
-        _ = Glibc.shutdown(socket, Int32(SHUT_RDWR))
-        multi.socketAction(socket)
-        deadConnections.add(1, ordering: .relaxed)
-        let authority = transfers.first?.request.authority ?? "?"
-        configuration.onDeadConnection?(DeadConnection(authority: authority, requests: transfers.count, silentFor: silentFor))
-    }
 
     private func failAllActive() {
         probe = nil
