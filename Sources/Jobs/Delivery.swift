@@ -165,6 +165,11 @@ public struct ProjectChoiceError: Error, CustomStringConvertible {
             if choice.targetsUser, registry == nil {
                 problems.append("\(place) targets a user, and no device registry is configured: set registry.topic (docs/registry.md)")
             }
+            if choice.namesUser, registry == nil {
+                problems.append(
+                    "\(place) names a user whose preferences its rules read (user:), and no device registry is configured: set registry.topic (docs/rules.md)"
+                )
+            }
         }
         guard problems.isEmpty else { throw ProjectChoiceError(problems: problems) }
     }

@@ -21,6 +21,9 @@ public struct MappingSet: Sendable {
     let projects: [String: ValueSource]
     /// The device filter of the event types that target a user (most sets have none).
     let userTargets: [String: DeviceFilter]
+    /// The rules of the event types that send to devices the event names and name the user
+    /// whose preferences apply (`user:`; most sets have none).
+    let namedUsers: [String: UserRules]
     /// What loaded but is likely a mistake (e.g. a collapse key per event), file:line each.
     public let warnings: [MappingLoadError]
     /// The event types with `variants` (``mappings`` holds their first variant); most sets have none.
@@ -70,6 +73,7 @@ public struct MappingSet: Sendable {
                 uniqueKeysWithValues: compiled.compactMap { m in
                     if case .user(_, let filter) = m.target { (m.eventType, filter) } else { nil }
                 }),
+            namedUsers: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.rules.user == nil ? nil : (m.eventType, m.rules) }),
             warnings: loader.warnings(format: format),
             variantSets: Dictionary(uniqueKeysWithValues: variantSets.map { ($0.eventType, $0) }),
             pushSets: Dictionary(uniqueKeysWithValues: pushSets.map { ($0.eventType, $0) }))
@@ -188,7 +192,11 @@ public struct MappingSet: Sendable {
         if let template = chosen.map({ $0.template }) ?? templates[event.type],
             let messages = try? template.render(event, now: now, remainingTTL: remaining)
         {
-            return .success(Rendered(event: event, messages: messages, project: project, variant: chosen?.variant))
+            let rendered = Rendered(event: event, messages: messages, project: project, variant: chosen?.variant)
+            guard let rules = chosen.map({ $0.rules.user == nil ? nil : $0.rules }) ?? (namedUsers.isEmpty ? nil : namedUsers[event.type]) else {
+                return .success(rendered)
+            }
+            return judge(rendered, rules, lookup: lookup, now: now)
         }
         let withheldDevices = rules.withheldDevices.map { WithheldDevice(device: $0, user: user ?? "", rule: .deviceMuted) }
         let bypassed = rules.bypassed
@@ -199,10 +207,11 @@ public struct MappingSet: Sendable {
                 Rendered(event: event, messages: $0, project: project, user: user, variant: chosen?.variant)
             }
         }
-        return mapping.render(event, now: now, remainingTTL: remaining, devices: devices).map {
-            Rendered(
+        return mapping.render(event, now: now, remainingTTL: remaining, devices: devices).flatMap {
+            let rendered = Rendered(
                 event: event, messages: $0, project: project, user: user, variant: chosen?.variant, withheldDevices: withheldDevices,
                 bypassed: bypassed)
+            return mapping.rules.user == nil ? .success(rendered) : judge(rendered, mapping.rules, lookup: lookup, now: now)
         }
     }
 
@@ -253,6 +262,7 @@ public struct MappingSet: Sendable {
                 choice.targetsUser = true
                 choice.apps = (filter.apps ?? []).sorted()
             }
+            choice.namesUser = m.rules.user != nil
             return choice
         }.sorted { ($0.file, $0.line) < ($1.file, $1.line) }
     }
@@ -298,6 +308,9 @@ public struct ProjectChoice: Sendable, Equatable {
     public var field: String?
     /// It targets a user, whose devices the device registry lists (each may name its app's project).
     public var targetsUser = false
+    /// Sends to devices the event names, with the rules of a user it names (`user:`): needs the
+    /// device registry for their preferences.
+    public var namesUser = false
     /// The apps (projects) a `user` target's filter lets through.
     public var apps: [String] = []
 }

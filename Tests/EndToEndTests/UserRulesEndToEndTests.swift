@@ -31,11 +31,16 @@ struct UserRulesEndToEndTests {
             category: social
             critical: true
             body: {key: new_login}
+          nudge:
+            target: {token: {field: /token}}
+            user: {field: /to}
+            category: social
+            body: {key: nudge}
         """
     }
 
-    static func event(_ id: String, _ type: String, to user: String) -> String {
-        #"{"type":"\#(type)","id":"\#(id)","to":"\#(user)"}"#
+    static func event(_ id: String, _ type: String, to user: String, token: String = "") -> String {
+        #"{"type":"\#(type)","id":"\#(id)","to":"\#(user)","token":"\#(token)"}"#
     }
 
     @Test(
@@ -59,15 +64,21 @@ struct UserRulesEndToEndTests {
         }
         try await e.produceRaw(
             ["ann", "ben", "cat", "dan", "eve", "fay"].enumerated().map { Self.event("c\($0.offset)", "chat", to: $0.element) }
-                + [Self.event("a1", "alert", to: "ann")])
+                + [
+                    Self.event("a1", "alert", to: "ann"), Self.event("n1", "nudge", to: "ann", token: "ann-watch"),
+                    Self.event("n2", "nudge", to: "dan", token: "dan-watch"),
+                ])
         let store = e.directory.appendingPathComponent("registry.sqlite").path
         let worker = try await e.startWorker(
             group: "e2e-rules", sections: "registry: {topic: devices, path: \(store)}\nrules: {default_time_zone: Asia/Kathmandu}")
         #expect(try await e.waitUntilCommitted(group: "e2e-rules"), "\(worker.output.suffix(2000))")
 
         // Sent: ben's tablet (his phone muted social), dan (quiet hours off), fay (her malformed
-        // mute left out), and ann's critical alert despite her mute.
-        #expect(e.acceptedTokens == ["ben-tablet": 1, "dan-phone": 1, "fay-phone": 1, "ann-phone": 1], "\(e.acceptedTokens)")
+        // mute left out), ann's critical alert despite her mute, and dan's nudge to a device the
+        // event names (user: dan); ann's nudge is withheld by her mute.
+        #expect(
+            e.acceptedTokens == ["ben-tablet": 1, "dan-phone": 1, "fay-phone": 1, "ann-phone": 1, "dan-watch": 1], "\(e.acceptedTokens)")
+        #expect(try withheld("muted", "nudge") == 1, "ann's, named by user:")
         func withheld(_ rule: String, _ type: String = "chat") throws -> Double {
             try worker.metric(#"pushbridge_pushes_withheld_total{rule="\#(rule)",event_type="\#(type)"}"#)
         }
@@ -76,7 +87,7 @@ struct UserRulesEndToEndTests {
         #expect(try withheld("quiet_hours") == 2, "cat in Kathmandu; eve's unknown zone judged in the default, Kathmandu")
         #expect(try worker.metric(#"pushbridge_rules_bypassed_total{rule="muted",event_type="alert"}"#) == 1)
         #expect(try worker.metric(#"pushbridge_registry_invalid_preferences_total{member="muted"}"#) == 1)
-        #expect(try worker.metric(#"pushbridge_events_total{result="skipped"}"#) == 3)
+        #expect(try worker.metric(#"pushbridge_events_total{result="skipped"}"#) == 4)
         await expectCleanExit(worker)
         await backend.close()
         await e.stop()
@@ -91,6 +102,22 @@ struct UserRulesEndToEndTests {
         let (status, output) = try await e.pushbridge(["run", "--config", config], timeout: .seconds(60))
         #expect(status == 2, "\(output)")
         #expect(output.contains(#"rules.default_time_zone "Europe/Atlantis" is not a time zone this machine knows"#), "\(output)")
+        await e.stop()
+    }
+
+    @Test("a mapping whose rules read a user named beside its device target, with no registry configured: the worker refuses to start (exit 2)")
+    func namedUserNeedsRegistry() async throws {
+        let e = try await EndToEnd(partitions: 1)
+        let mapping =
+            "version: 1\nevents:\n  nudge:\n    target: {token: {field: /token}}\n    user: {field: /to}\n    category: social\n    body: {key: nudge}\n"
+        try mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let config = try e.config(group: "e2e-rules-named", httpPort: 0)
+        let (status, output) = try await e.pushbridge(["run", "--config", config], timeout: .seconds(60))
+        #expect(status == 2, "\(output)")
+        #expect(
+            output.contains(
+                #"mappings.yaml:3: event "nudge" names a user whose preferences its rules read (user:), and no device registry is configured"#),
+            "\(output)")
         await e.stop()
     }
 }

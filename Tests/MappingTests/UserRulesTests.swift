@@ -43,8 +43,8 @@ struct UserRulesTests {
     @Test("what cannot work is refused at its line: no user, defer, a time that is not one, an empty window, a category that is not one")
     func refused() {
         #expect(
-            loadErrors(Self.yaml("category: social", target: "{token: {field: /t}}")).map(\.description) == [
-                "test.yaml:6:15: error: `category` applies a user's preferences, and this push does not go to a user\n    hint: target a user (`target: {user: {field: /user_id}}`): their preferences are in the device registry"
+            loadErrors(Self.yaml("category: social", target: "{topic: news}")).map(\.description) == [
+                "test.yaml:6:15: error: `category` applies one user's preferences, and a topic or condition push goes to many\n    hint: send to the users' devices (`target: {user: …}`, or `fid`/`token` with `user:`)"
             ])
         #expect(
             loadErrors(Self.yaml("quiet_hours: {from: \"22:00\", to: \"07:00\", outside: defer}")).map(\.description) == [
@@ -177,5 +177,63 @@ struct UserRulesTests {
         let none = try load(yaml).render(
             EventRecord(value: Array(#"{"type":"order","buyer":"b","seller":"b"}"#.utf8)), now: renderNow, users: { records[$0]! })
         #expect(withheld(none)?.0 == .muted)
+    }
+
+    @Test(
+        "`user:` beside a device target: the named user's mutes and quiet hours apply; a listed device's mute leaves it out; refused where it cannot work"
+    )
+    func namedUser() throws {
+        let yaml = """
+            version: 1
+            event: {id: /id}
+            events:
+              chat:
+                target: {fids: {field: /fids}}
+                user: {field: /user}
+                category: social
+                quiet_hours: {from: "22:00", to: "07:30"}
+                body: {key: b}
+            """
+        let event = EventRecord(value: Array(#"{"type":"chat","id":"e-1","user":"u-9","fids":["f-1","f-2"]}"#.utf8))
+        func render(_ record: UserRecord, now: Int64 = Self.lateEvening - 4 * 3600) throws -> Result<MappingSet.Rendered, MappingFailure> {
+            try load(yaml).render(
+                event, now: now,
+                users: { user in
+                    #expect(user == "u-9")
+                    return record
+                })
+        }
+        let quiet = UserPreferences(zone: Self.berlin)
+        let sent = try render(UserRecord(devices: [], preferences: quiet)).get()
+        #expect(sent.messages.map(\.target.value) == ["f-1", "f-2"] && sent.user == "u-9")
+        #expect(withheld(try render(UserRecord(devices: [], preferences: quiet), now: Self.lateEvening))?.0 == .quietHours)
+        let muted = UserPreferences(choices: UserChoices(muted: ["social"]), zone: Self.berlin)
+        #expect(withheld(try render(UserRecord(devices: [], preferences: muted)))?.0 == .muted)
+        let listed = UserRecord(devices: [UserDevice(kind: .fid, id: "f-2", muted: ["social"])], preferences: quiet)
+        let one = try render(listed).get()
+        #expect(one.messages.map(\.target.value) == ["f-1"])
+        #expect(one.withheldDevices.map(\.device.id) == ["f-2"])
+        #expect(throws: MappingFailure.registryUnavailable("no device registry is configured (registry.topic)")) {
+            try load(yaml).render(event, now: renderNow).get()
+        }
+        #expect(try load(yaml).projectChoices.first?.namesUser == true)
+
+        #expect(
+            loadErrors(Self.yaml("category: social", target: "{fid: {field: /f}}")).first?.description
+                == "test.yaml:6:15: error: `category` applies a user's preferences, and this push does not say whose\n    hint: add `user: {field: /user_id}` (the user the devices belong to; their preferences are in the device registry), or target the user"
+        )
+        #expect(
+            loadErrors(Self.yaml("user: {field: /u}\ncategory: social", target: "{topic: news}")).map(\.message) == [
+                "`category` applies one user's preferences, and a topic or condition push goes to many",
+                "`user` applies one user's preferences, and a topic or condition push goes to many",
+            ])
+        #expect(
+            loadErrors(Self.yaml("user: {field: /u}\ncategory: social")).map(\.message) == [
+                "`user` names whose preferences apply, and the target names the user already"
+            ])
+        #expect(
+            try load(Self.yaml("user: {field: /u}", target: "{token: {field: /t}}")).warnings.map(\.message) == [
+                "`user` names whose preferences apply, and this mapping has no rule that reads them"
+            ])
     }
 }

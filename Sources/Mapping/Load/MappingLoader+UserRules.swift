@@ -19,14 +19,37 @@ extension MappingLoader {
         }
         if let n = m["critical"] { rules.critical = bool(n) ?? false }
         if let n = m["quiet_hours"] { rules.quietHours = quietHours(n) }
-        if case .user? = target {
-        } else if target != nil {
-            for name in Self.userRuleKeys {
-                guard let n = m[name] else { continue }
-                fail(
-                    n, "`\(name)` applies a user's preferences, and this push does not go to a user",
-                    hint: "target a user (`target: {user: {field: /user_id}}`): their preferences are in the device registry")
+        let judged = Self.userRuleKeys.filter { m[$0] != nil }
+        switch target {
+        case .user?:
+            if let n = m["user"] {
+                fail(n, "`user` names whose preferences apply, and the target names the user already", hint: "remove it")
             }
+        case .device?, .devices?:
+            if let n = m["user"] {
+                rules.user = source(n, "user")
+                if case .eventID? = rules.user { fail(n, "user cannot be the event's ID", hint: "`{field: /pointer}` to the user ID") }
+                if judged.isEmpty {
+                    warn(
+                        n, "`user` names whose preferences apply, and this mapping has no rule that reads them",
+                        hint: "add a `category` or `quiet_hours`, or remove it")
+                }
+            } else {
+                for name in judged {
+                    fail(
+                        m[name], "`\(name)` applies a user's preferences, and this push does not say whose",
+                        hint:
+                            "add `user: {field: /user_id}` (the user the devices belong to; their preferences are in the device registry), or target the user"
+                    )
+                }
+            }
+        case .topic?, .condition?:
+            for name in judged + (m["user"] != nil ? ["user"] : []) {
+                fail(
+                    m[name], "`\(name)` applies one user's preferences, and a topic or condition push goes to many",
+                    hint: "send to the users' devices (`target: {user: …}`, or `fid`/`token` with `user:`)")
+            }
+        case nil: break
         }
         if rules.critical, rules.category == nil, rules.quietHours == nil, let n = m["critical"] {
             warn(n, "`critical: true` bypasses mutes and quiet hours, and this mapping has neither", hint: "remove it, or add a `category`")

@@ -26,7 +26,7 @@ struct MappingLoader {
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
-        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours",
+        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours", "user",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.

@@ -34,6 +34,7 @@ struct EventFields: Sendable {
             if case .user(.field(let pointer, _), _) = mapping.target { pointers.append(pointer) }
             if case .field(let pointer, _)? = mapping.maxAge?.eventTime { pointers.append(pointer) }
             if case .field(let pointer, _)? = mapping.project { pointers.append(pointer) }
+            if case .field(let pointer, _)? = mapping.rules.user { pointers.append(pointer) }
             pointers += mapping.variant?.conditions.map(\.pointer) ?? []  // read to choose the variant
             for pointer in pointers {
                 data.insert(pointer.tokens)

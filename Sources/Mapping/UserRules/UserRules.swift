@@ -12,6 +12,9 @@ public struct UserRules: Sendable, Equatable {
     /// The quiet hours these pushes respect; nil: none (a user's own quiet hours do not apply
     /// to a mapping without `quiet_hours`).
     public var quietHours: QuietHours?
+    /// For a push to devices the event names (`fid`, `token`, `fids`, `tokens`): the user whose
+    /// preferences apply (`user: {field: /user_id}`). A `user` target names its user itself.
+    public var user: ValueSource?
 
     public enum QuietHours: Sendable, Equatable {
         /// This window in the user's time zone, unless the user set their own (or `off`).
@@ -20,10 +23,11 @@ public struct UserRules: Sendable, Equatable {
         case usersOwn
     }
 
-    public init(category: String? = nil, critical: Bool = false, quietHours: QuietHours? = nil) {
+    public init(category: String? = nil, critical: Bool = false, quietHours: QuietHours? = nil, user: ValueSource? = nil) {
         self.category = category
         self.critical = critical
         self.quietHours = quietHours
+        self.user = user
     }
 
     /// No rule: every push goes (most mappings).
