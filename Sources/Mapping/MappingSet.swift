@@ -215,6 +215,16 @@ public struct MappingSet: Sendable {
         }
     }
 
+    /// `user`'s record from the registry, or why it cannot be had: not the event's fault.
+    static func record(of user: String, _ lookup: UserLookup?) throws(MappingFailure) -> UserRecord {
+        guard let lookup else { throw .registryUnavailable("no device registry is configured (registry.topic)") }
+        do {
+            return try lookup(user)
+        } catch {
+            throw .registryUnavailable("\(error)")
+        }
+    }
+
     /// A `user` target's user and their devices that pass its filter and the mapping's rules
     /// (``UserRules``), or why there are none. Reads the clock into `now` when a rule needs it.
     private func userDevices(
@@ -222,13 +232,7 @@ public struct MappingSet: Sendable {
     ) -> Result<(String, RuleJudgement), MappingFailure> {
         do throws(MappingFailure) {
             guard let user = try mapping.user(in: event) else { return .success(("", RuleJudgement(devices: []))) }
-            guard let lookup else { throw .registryUnavailable("no device registry is configured (registry.topic)") }
-            let record: UserRecord
-            do {
-                record = try lookup(user)
-            } catch {
-                throw .registryUnavailable("\(error)")
-            }
+            let record = try Self.record(of: user, lookup)
             let devices = record.devices.filter(filter.admits)
             guard !devices.isEmpty else { throw .noDevices(user: user) }
             guard !mapping.rules.isEmpty else { return .success((user, RuleJudgement(devices: devices))) }

@@ -8,13 +8,7 @@ extension MappingSet {
         do throws(MappingFailure) {
             let user = try Resolver(event: rendered.event, now: now).string(source, role: "user")
             guard !user.isEmpty else { throw .noTargets("the user ID from \(Resolver(event: rendered.event, now: now).fieldName(source)) is empty") }
-            guard let lookup else { throw .registryUnavailable("no device registry is configured (registry.topic)") }
-            let record: UserRecord
-            do {
-                record = try lookup(user)
-            } catch {
-                throw .registryUnavailable("\(error)")
-            }
+            let record = try Self.record(of: user, lookup)
             // The devices are the event's; the registry may list some of them, with their mutes.
             let devices = rendered.messages.map { m in
                 UserDevice(kind: m.target.kind, id: m.target.value, muted: record.devices.first { $0.id == m.target.value }?.muted ?? [])
