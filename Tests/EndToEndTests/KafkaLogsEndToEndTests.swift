@@ -54,7 +54,9 @@ struct KafkaLogsEndToEndTests {
         let before = worker.output.split(separator: "\n").count
         try await e.restartBroker(downtime: .seconds(8))
         try await e.produce(10, prefix: "after")
-        #expect(try await e.waitUntilCommitted(group: "e2e-outage-log"), "\(worker.output.suffix(2000))")
+        // The log is what is asserted, not how fast the group recovers: on a machine at load 40
+        // the rejoin after the outage took longer than the default 90 s.
+        #expect(try await e.waitUntilCommitted(group: "e2e-outage-log", timeout: .seconds(240)), "\(worker.output.suffix(2000))")
         // Every incident ends within two periods (and a tick) of its last line.
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline, !Self.outage(in: worker.output, after: before).allSatisfy(\.ended) {
