@@ -45,7 +45,11 @@ struct KafkaLogsEndToEndTests {
     /// the commits) is one line when it starts, counts while it lasts, and one line when it ends.
     @Test("a broker outage in the log: one line when a failure starts, a count per period, one line when it ends")
     func brokerOutage() async throws {
-        let e = try await EndToEnd(partitions: 1)
+        // Durable storage: with tansu's memory storage the restart lost the topic and the
+        // group's offsets, and the producer's next record created the topic anew with tansu's
+        // default 4 partitions, so what "committed" meant changed under the test (it failed
+        // about one run in three).
+        let e = try await EndToEnd(partitions: 1, broker: .durableTansu)
         let worker = try await e.startWorker(
             group: "e2e-outage-log", kafkaProperties: ["reconnect.backoff.max.ms": "500"],
             log: "level: info, format: json, summary_period_ms: 2000")
@@ -54,9 +58,7 @@ struct KafkaLogsEndToEndTests {
         let before = worker.output.split(separator: "\n").count
         try await e.restartBroker(downtime: .seconds(8))
         try await e.produce(10, prefix: "after")
-        // The log is what is asserted, not how fast the group recovers: on a machine at load 40
-        // the rejoin after the outage took longer than the default 90 s.
-        #expect(try await e.waitUntilCommitted(group: "e2e-outage-log", timeout: .seconds(240)), "\(worker.output.suffix(2000))")
+        #expect(try await e.waitUntilCommitted(group: "e2e-outage-log"), "\(worker.output.suffix(2000))")
         // Every incident ends within two periods (and a tick) of its last line.
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline, !Self.outage(in: worker.output, after: before).allSatisfy(\.ended) {
