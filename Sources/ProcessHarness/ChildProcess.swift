@@ -207,9 +207,12 @@ public final class ChildProcess: Sendable {
 }
 
 extension ChildProcess {
+    // A command that hangs is still ended, after 3 minutes: a check that is done in a second
+    // (Python with jsonschema) took over 60 s on a machine at load 17, failing 64 tests at once.
+
     /// ``run(_:_:timeout:environment:)`` for async tests, waiting without holding a pool thread.
     public static func run(
-        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(60), environment: [String: String] = [:]
+        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(180), environment: [String: String] = [:]
     ) async throws -> (status: Int32, output: String) {
         let run = try Run(executable, arguments, environment: environment)
         return try run.finish(await run.child.wait(timeout: timeout), timeout: timeout)
@@ -218,7 +221,7 @@ extension ChildProcess {
     /// Runs a command to completion (with `environment` over this process's) and returns its exit
     /// status and combined output.
     public static func run(
-        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(60), environment: [String: String] = [:]
+        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(180), environment: [String: String] = [:]
     ) throws -> (status: Int32, output: String) {
         let run = try Run(executable, arguments, environment: environment)
         return try run.finish(run.child.wait(timeout: timeout), timeout: timeout)
