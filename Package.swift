@@ -183,6 +183,7 @@ let package = Package(
             dependencies: [
                 "Kafka", "FCM", "Mapping", "Dates", "Threading", "EventTracing",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]

@@ -1,3 +1,4 @@
+import Dates
 import EventTracing
 import FCM
 import HTTP2
@@ -23,12 +24,13 @@ public struct Delivery: Sendable {
     /// - Parameters:
     ///   - maxSendsPerSecond: overrides `fcm.max_sends_per_second`, for each project (replay's `--rate`).
     ///   - maxAge: `.ignore` sends events older than their `max_age` (replay's `--ignore-max-age`).
+    ///   - clock: what events are judged by (``WorkerClock``).
     /// - Throws: when a service account cannot be loaded, or a mapping names a project the config
     ///   does not have (``ProjectChoiceError``, with each mapping's file and line).
     public init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
         maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger,
-        failures: LogSummary? = nil, tracer: PushTracer? = nil
+        failures: LogSummary? = nil, tracer: PushTracer? = nil, clock: any WallClock = SystemWallClock()
     ) throws {
         // Failures that repeat (Kafka down, FCM connections dying) as incidents: one per process.
         let failures = failures ?? LogSummary(logger: logger, period: settings.log.summaryPeriod)
@@ -103,6 +105,7 @@ public struct Delivery: Sendable {
         options.maxAge = maxAge
         options.valueFormats = settings.kafka.valueFormats
         options.outcomeTopic = settings.topics.outcomes
+        options.clock = clock
         self.validateOnly = options.validateOnly
         schemaRegistry = try Self.schemaRegistry(settings, logger: logger)
         processor = EventProcessor(

@@ -1,3 +1,4 @@
+import Dates
 import DeviceRegistry
 import EventTracing
 import FCM
@@ -31,8 +32,17 @@ public final class Worker: Service, Sendable {
     /// - Parameter mappings: `settings.mappings`, loaded (the command reports their errors).
     /// - Parameter build: what this worker runs, logged when it starts and exported as
     ///   `pushbridge_build_info`.
-    public init(settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, build: BuildInfo, logger: Logger) throws {
+    /// - Parameter environment: where ``WorkerClock`` looks for `PUSHBRIDGE_TEST_CLOCK`.
+    public init(
+        settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, build: BuildInfo, logger: Logger,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         self.logger = logger
+        let clock = try WorkerClock.choose(environment: environment, brokers: settings.kafka.brokers)
+        if !(clock is SystemWallClock) {
+            let now = RFC3339.format(milliseconds: clock.nowMilliseconds())
+            logger.warning("running on a test clock (\(WorkerClock.variable)): max_age, apns-expiration and quiet hours are judged at \(now) now")
+        }
         for warning in mappings.warnings {
             logger.warning("mapping: \(warning.message)", metadata: ["at": "\(warning.file):\(warning.line):\(warning.column)"])
         }
@@ -51,7 +61,7 @@ public final class Worker: Service, Sendable {
         traceExporter = tracing?.exporter
         delivery = try Delivery(
             settings: settings, mappings: mappings, validateOnly: validateOnly, directory: registry?.directory, metrics: metrics, logger: logger,
-            failures: failures, tracer: tracing?.tracer)
+            failures: failures, tracer: tracing?.tracer, clock: clock)
         let processor = delivery.processor
 
         var consumer = KafkaConsumerConfiguration(bootstrapServers: settings.kafka.brokers, groupID: settings.kafka.group)

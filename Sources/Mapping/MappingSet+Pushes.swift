@@ -1,3 +1,5 @@
+import Dates
+
 // The event types with `pushes` (docs/mapping.md, *Several pushes per event*): every push the
 // event calls for, rendered all or nothing.
 extension MappingSet {
@@ -7,7 +9,8 @@ extension MappingSet {
     /// fails the whole event, so that nothing is sent of an event that is dead-lettered. When no
     /// push sends anything, the event fails as its first such push did (or ``MappingFailure/noPush(eventType:eventID:)``).
     func renderPushes(
-        _ set: PushSet, _ event: DecodedEvent, record: EventRecord, now: Int64?, check: MaxAgeCheck, lookup: UserLookup?
+        _ set: PushSet, _ event: DecodedEvent, record: EventRecord, now: Int64?, clock: any WallClock, check: MaxAgeCheck,
+        lookup: UserLookup?
     ) -> Result<Rendered, MappingFailure> {
         var messages: [FCMMessage] = []
         var firstSkip: MappingFailure?
@@ -30,7 +33,7 @@ extension MappingSet {
             } catch {
                 return .failure(error)
             }
-            switch render(event, record: record, chosen: mapping, now: now, check: check, lookup: lookup) {
+            switch render(event, record: record, chosen: mapping, now: now, clock: clock, check: check, lookup: lookup) {
             case .success(let rendered):
                 for var message in rendered.messages {
                     message.push = FCMMessage.PushInfo(

@@ -1,3 +1,4 @@
+import Dates
 import RecordDecoding
 
 /// All loaded mappings: event in, FCM messages out. Pure: no I/O.
@@ -117,6 +118,8 @@ public struct MappingSet: Sendable {
     ///   - now: the time of sending, in seconds since the Unix epoch (a TTL becomes an absolute
     ///     `apns-expiration`, and an event's age is measured to it); nil, the clock's, read only
     ///     for a mapping with a TTL or a `max_age`.
+    ///   - clock: the wall clock `now` is read from when nil (``SystemWallClock``; a worker on a
+    ///     test clock passes its own).
     ///   - maxAge: `.ignore` renders events older than their `max_age` too
     ///     (`replay --ignore-max-age`); otherwise they fail with ``MappingFailure/tooOld(_:)``.
     ///   - devices: looks up a user's devices for a `user` target; nil: no registry, and such
@@ -124,19 +127,19 @@ public struct MappingSet: Sendable {
     ///   - schema: the writer schema of a Schema Registry record (``ValueFormat/encoding(of:topic:)``
     ///     says which records are), fetched by the caller; nil for JSON and CloudEvents.
     public func render(
-        _ record: EventRecord, schema: WriterSchema? = nil, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce,
-        devices: DeviceLookup?
+        _ record: EventRecord, schema: WriterSchema? = nil, now: Int64? = nil, clock: any WallClock = SystemWallClock(),
+        maxAge check: MaxAgeCheck = .enforce, devices: DeviceLookup?
     ) -> Result<Rendered, MappingFailure> {
         var users: UserLookup?
         if let devices { users = { user throws -> UserRecord in UserRecord(devices: try devices(user)) } }
-        return render(record, schema: schema, now: now, maxAge: check, users: users)
+        return render(record, schema: schema, now: now, clock: clock, maxAge: check, users: users)
     }
 
     /// ``render(_:schema:now:maxAge:devices:)`` with each user's preferences: the mapping's
     /// rules (``UserRules``) apply to them.
     public func render(
-        _ record: EventRecord, schema: WriterSchema? = nil, now: Int64? = nil, maxAge check: MaxAgeCheck = .enforce,
-        users lookup: UserLookup? = nil
+        _ record: EventRecord, schema: WriterSchema? = nil, now: Int64? = nil, clock: any WallClock = SystemWallClock(),
+        maxAge check: MaxAgeCheck = .enforce, users lookup: UserLookup? = nil
     ) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
         switch eventFormat.decode(record, schema: schema, fields: fields) {
@@ -144,7 +147,7 @@ public struct MappingSet: Sendable {
         case .failure(let f): return .failure(f)
         }
         if !pushSets.isEmpty, let set = pushSets[event.type] {
-            return renderPushes(set, event, record: record, now: now, check: check, lookup: lookup)
+            return renderPushes(set, event, record: record, now: now, clock: clock, check: check, lookup: lookup)
         }
         var chosen: EventMapping?  // for an event type with variants; nil for the others
         if !variantSets.isEmpty, let set = variantSets[event.type] {
@@ -153,18 +156,19 @@ public struct MappingSet: Sendable {
             case .failure(let f): return .failure(f)
             }
         }
-        return render(event, record: record, chosen: chosen, now: now, check: check, lookup: lookup)
+        return render(event, record: record, chosen: chosen, now: now, clock: clock, check: check, lookup: lookup)
     }
 
     /// Renders `event` with `chosen` (a variant, or one push's mapping), else its type's one
     /// mapping, looked up without copying it.
     func render(
-        _ event: DecodedEvent, record: EventRecord, chosen: EventMapping?, now: Int64?, check: MaxAgeCheck, lookup: UserLookup?
+        _ event: DecodedEvent, record: EventRecord, chosen: EventMapping?, now: Int64?, clock: any WallClock, check: MaxAgeCheck,
+        lookup: UserLookup?
     ) -> Result<Rendered, MappingFailure> {
         var now = now
         var remaining: Int?
         if let maxAge = chosen.map({ $0.maxAge }) ?? (maxAges.isEmpty ? nil : maxAges[event.type]) {
-            switch age(event, record: record, maxAge: maxAge, now: &now, check: check) {
+            switch age(event, record: record, maxAge: maxAge, now: &now, clock: clock, check: check) {
             case .success(let seconds): remaining = seconds
             case .failure(let f): return .failure(f)
             }
@@ -172,7 +176,7 @@ public struct MappingSet: Sendable {
         var project: String?
         if let source = chosen.map({ $0.project }) ?? (projects.isEmpty ? nil : projects[event.type]) {
             do throws(MappingFailure) {
-                project = try Resolver(event: event, now: now).string(source, role: "project")
+                project = try Resolver(event: event, now: now, clock: clock).string(source, role: "project")
             } catch {
                 return .failure(error)
             }
@@ -183,35 +187,35 @@ public struct MappingSet: Sendable {
         if let filter = chosen.map(Self.userFilter) ?? (userTargets.isEmpty ? nil : userTargets[event.type]),
             let mapping = chosen ?? mappings[event.type]
         {
-            switch userDevices(mapping, event, filter: filter, lookup: lookup, now: &now) {
+            switch userDevices(mapping, event, filter: filter, lookup: lookup, now: &now, clock: clock) {
             case .success(let found): (user, rules) = found
             case .failure(let f): return .failure(f)
             }
             devices = rules.devices
         }
         if let template = chosen.map({ $0.template }) ?? templates[event.type],
-            let messages = try? template.render(event, now: now, remainingTTL: remaining)
+            let messages = try? template.render(event, now: now, remainingTTL: remaining, clock: clock)
         {
             let rendered = Rendered(event: event, messages: messages, project: project, variant: chosen?.variant)
             guard let rules = chosen.map({ $0.rules.user == nil ? nil : $0.rules }) ?? (namedUsers.isEmpty ? nil : namedUsers[event.type]) else {
                 return .success(rendered)
             }
-            return judge(rendered, rules, lookup: lookup, now: now)
+            return judge(rendered, rules, lookup: lookup, now: now, clock: clock)
         }
         let withheldDevices = rules.withheldDevices.map { WithheldDevice(device: $0, user: user ?? "", rule: .deviceMuted) }
         let bypassed = rules.bypassed
         // No template, or a failure, which the tree path names.
         guard let mapping = chosen ?? mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
         if mapping.activity != nil {
-            return mapping.render(event, recordTimestamp: record.timestamp, now: now, remainingTTL: remaining, devices: devices).map {
+            return mapping.render(event, recordTimestamp: record.timestamp, now: now, clock: clock, remainingTTL: remaining, devices: devices).map {
                 Rendered(event: event, messages: $0, project: project, user: user, variant: chosen?.variant)
             }
         }
-        return mapping.render(event, now: now, remainingTTL: remaining, devices: devices).flatMap {
+        return mapping.render(event, now: now, clock: clock, remainingTTL: remaining, devices: devices).flatMap {
             let rendered = Rendered(
                 event: event, messages: $0, project: project, user: user, variant: chosen?.variant, withheldDevices: withheldDevices,
                 bypassed: bypassed)
-            return mapping.rules.user == nil ? .success(rendered) : judge(rendered, mapping.rules, lookup: lookup, now: now)
+            return mapping.rules.user == nil ? .success(rendered) : judge(rendered, mapping.rules, lookup: lookup, now: now, clock: clock)
         }
     }
 
@@ -228,7 +232,8 @@ public struct MappingSet: Sendable {
     /// A `user` target's user and their devices that pass its filter and the mapping's rules
     /// (``UserRules``), or why there are none. Reads the clock into `now` when a rule needs it.
     private func userDevices(
-        _ mapping: EventMapping, _ event: DecodedEvent, filter: DeviceFilter, lookup: UserLookup?, now: inout Int64?
+        _ mapping: EventMapping, _ event: DecodedEvent, filter: DeviceFilter, lookup: UserLookup?, now: inout Int64?,
+        clock: any WallClock
     ) -> Result<(String, RuleJudgement), MappingFailure> {
         do throws(MappingFailure) {
             guard let user = try mapping.user(in: event) else { return .success(("", RuleJudgement(devices: []))) }
@@ -236,7 +241,7 @@ public struct MappingSet: Sendable {
             let devices = record.devices.filter(filter.admits)
             guard !devices.isEmpty else { throw .noDevices(user: user) }
             guard !mapping.rules.isEmpty else { return .success((user, RuleJudgement(devices: devices))) }
-            let instant = now ?? EpochClock.milliseconds() / 1000
+            let instant = now ?? clock.nowMilliseconds() / 1000
             now = instant
             let judgement = mapping.rules.judge(devices, user: user, preferences: record.preferences, now: instant)
             if let whole = judgement.whole {
@@ -275,14 +280,14 @@ public struct MappingSet: Sendable {
     /// sent. Reads the clock once, in milliseconds, and sets `now` from it, so the age and
     /// `apns-expiration` are measured to the same instant.
     private func age(
-        _ event: DecodedEvent, record: EventRecord, maxAge: MaxAge, now: inout Int64?, check: MaxAgeCheck
+        _ event: DecodedEvent, record: EventRecord, maxAge: MaxAge, now: inout Int64?, clock: any WallClock, check: MaxAgeCheck
     ) -> Result<Int, MappingFailure> {
         guard check == .enforce else { return .success(maxAge.seconds) }
-        let clock = now.map { $0 * 1000 } ?? EpochClock.milliseconds()
-        now = now ?? clock / 1000
+        let instant = now.map { $0 * 1000 } ?? clock.nowMilliseconds()
+        now = now ?? instant / 1000
         do {
             let time = try EventAge.eventTime(event, recordTimestamp: record.timestamp, from: maxAge.eventTime)
-            switch EventAge.judge(eventTime: time, now: clock, maxAgeSeconds: maxAge.seconds) {
+            switch EventAge.judge(eventTime: time, now: instant, maxAgeSeconds: maxAge.seconds) {
             case .fresh(let remaining): return .success(remaining)
             case .tooOld(let age):
                 return .failure(

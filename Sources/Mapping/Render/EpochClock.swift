@@ -1,14 +1,11 @@
-import Foundation
+import Dates
 
-/// The wall clock, in whole seconds since the Unix epoch: the `now` of rendering, which turns a
-/// TTL into `apns-expiration`. Rendering takes it as a parameter, so tests fix it.
+/// The system's wall clock (``SystemWallClock``), in whole seconds or milliseconds since the
+/// Unix epoch, for the commands that render once (`render`, `preview`). The worker renders with
+/// a ``WallClock`` it is given (``MappingSet/render(_:schema:now:clock:maxAge:users:)``).
 public enum EpochClock {
-    public static func seconds() -> Int64 {
-        Int64(Date().timeIntervalSince1970.rounded(.down))
-    }
+    public static func seconds() -> Int64 { milliseconds() / 1000 }
 
     /// The same in milliseconds: an event's age is measured to the millisecond.
-    public static func milliseconds() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-    }
+    public static func milliseconds() -> Int64 { SystemWallClock().nowMilliseconds() }
 }

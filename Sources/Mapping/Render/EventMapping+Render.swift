@@ -1,3 +1,5 @@
+import Dates
+
 extension EventMapping {
     /// The messages for `event`: one, or one per device for a device list.
     ///
@@ -7,18 +9,22 @@ extension EventMapping {
     ///   - now: the time of sending, in seconds since the Unix epoch (nil: the clock's, read
     ///     only when needed): a TTL also sets `apns-expiration`, which APNs reads as an absolute
     ///     time.
+    ///   - clock: read for `now` when it is nil.
     ///   - remainingTTL: for `ttl: remaining`, the seconds left of `max_age` (``EventAge``);
     ///     nil: all of it.
     ///   - devices: for a `user` target, the user's devices that pass its filter (non-empty).
     public func render(
-        _ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil, devices: [UserDevice] = []
+        _ event: DecodedEvent, now: Int64? = nil, clock: any WallClock = SystemWallClock(), remainingTTL: Int? = nil,
+        devices: [UserDevice] = []
     ) -> Result<[FCMMessage], MappingFailure> {
         let remaining = remainingTTL ?? maxAge?.seconds
-        if activity != nil { return render(event, recordTimestamp: nil, now: now, remainingTTL: remaining, devices: devices) }
+        if activity != nil { return render(event, recordTimestamp: nil, now: now, clock: clock, remainingTTL: remaining, devices: devices) }
         do {
-            if let template, let messages = try? template.render(event, now: now, remainingTTL: remaining) { return .success(messages) }
+            if let template, let messages = try? template.render(event, now: now, remainingTTL: remaining, clock: clock) {
+                return .success(messages)
+            }
             // Without a template, or to name the failure as the tree path does.
-            return .success(try renderTree(event, now: now, remainingTTL: remaining, devices: devices))
+            return .success(try renderTree(event, now: now, clock: clock, remainingTTL: remaining, devices: devices))
         } catch {
             return .failure(error)
         }
@@ -27,13 +33,13 @@ extension EventMapping {
     /// A Live Activity mapping's one message; `recordTimestamp` is the event's time unless
     /// `occurred_at` names a field.
     func render(
-        _ event: DecodedEvent, recordTimestamp: Int64?, now: Int64?, remainingTTL: Int?, devices: [UserDevice]
+        _ event: DecodedEvent, recordTimestamp: Int64?, now: Int64?, clock: any WallClock, remainingTTL: Int?, devices: [UserDevice]
     ) -> Result<[FCMMessage], MappingFailure> {
         guard let activity else { return .failure(.noTargets("not a Live Activity mapping")) }
         do throws(MappingFailure) {
             let time = try EventAge.eventTime(event, recordTimestamp: recordTimestamp, from: activity.eventTime)
             return .success(
-                try renderActivity(event, eventTime: time, now: now ?? EpochClock.seconds(), remainingTTL: remainingTTL, devices: devices))
+                try renderActivity(event, eventTime: time, now: now ?? clock.nowMilliseconds() / 1000, remainingTTL: remainingTTL, devices: devices))
         } catch {
             return .failure(error)
         }
@@ -42,9 +48,10 @@ extension EventMapping {
     /// Renders by building the message as a ``JSONValue`` tree. The reference path: templates
     /// are made from it, and mappings without a template use it.
     func renderTree(
-        _ event: DecodedEvent, now: Int64? = nil, remainingTTL: Int? = nil, devices: [UserDevice] = []
+        _ event: DecodedEvent, now: Int64? = nil, clock: any WallClock = SystemWallClock(), remainingTTL: Int? = nil,
+        devices: [UserDevice] = []
     ) throws(MappingFailure) -> [FCMMessage] {
-        let r = Resolver(event: event, now: now, remainingTTL: remainingTTL ?? maxAge?.seconds)
+        let r = Resolver(event: event, now: now, remainingTTL: remainingTTL ?? maxAge?.seconds, clock: clock)
         let shared = try sharedMembers(r)
         let kind = target.kind
         switch target {

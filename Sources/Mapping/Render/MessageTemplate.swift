@@ -1,3 +1,5 @@
+import Dates
+
 /// What a hole needs checked or converted when it is filled.
 enum HoleKind: Sendable, Equatable {
     case string
@@ -125,8 +127,10 @@ final class MessageTemplate: Sendable {
     /// The messages for `event`. Holes are filled in byte order, not in the order the tree path
     /// resolves them, so on a failure the caller asks the tree path which failure it is
     /// (``EventMapping/renderTree(_:)``): the two paths report the same one.
-    func render(_ event: DecodedEvent, now: Int64?, remainingTTL: Int? = nil) throws(MappingFailure) -> [FCMMessage] {
-        let r = Resolver(event: event, now: now, remainingTTL: remainingTTL)
+    func render(
+        _ event: DecodedEvent, now: Int64?, remainingTTL: Int? = nil, clock: any WallClock = SystemWallClock()
+    ) throws(MappingFailure) -> [FCMMessage] {
+        let r = Resolver(event: event, now: now, remainingTTL: remainingTTL, clock: clock)
         var out: [UInt8] = []
         out.reserveCapacity(1024)
         var targetValue = staticTarget?.value

@@ -9,6 +9,8 @@ struct Resolver {
     var remainingTTL: Int? = nil
     /// Set while compiling a template: values from the event become holes.
     var recorder: HoleRecorder? = nil
+    /// Read for ``nowSeconds`` when ``now`` is nil.
+    var clock: any WallClock = SystemWallClock()
 
     func fieldName(_ source: ValueSource) -> String {
         switch source {
@@ -178,7 +180,7 @@ struct Resolver {
     }
 
     /// The time of sending: the one given, else the clock's (most mappings never ask).
-    var nowSeconds: Int64 { now ?? EpochClock.seconds() }
+    var nowSeconds: Int64 { now ?? clock.nowMilliseconds() / 1000 }
 
     /// The seconds of `ttl: remaining` (0 if nothing said: deliver now or never).
     var remaining: Int { remainingTTL ?? 0 }

@@ -25,6 +25,9 @@ public final class EventProcessor: Sendable {
         public var valueFormats: [String: ValueFormat] = [:]
         /// One record per push, or per event that sent none (`topics.outcomes`); nil: none.
         public var outcomeTopic: String?
+        /// The wall clock events are judged by (`max_age`, `apns-expiration`, quiet hours) and
+        /// records are stamped with: the system's, or a test's (`PUSHBRIDGE_TEST_CLOCK`, debug builds).
+        public var clock: any WallClock = SystemWallClock()
 
         public init(deadLetterTopic: String, tokenInvalidationTopic: String) {
             self.deadLetterTopic = deadLetterTopic
@@ -122,7 +125,7 @@ public final class EventProcessor: Sendable {
     func plan(_ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts) -> Plan {
         let rendering: Result<MappingSet.Rendered, MappingFailure>
         switch schema {
-        case .success(let schema): rendering = mappings.render(record, schema: schema, maxAge: options.maxAge, users: lookup)
+        case .success(let schema): rendering = mappings.render(record, schema: schema, clock: options.clock, maxAge: options.maxAge, users: lookup)
         case .failure(.cancelled): return .verdict(EventVerdict(disposition: .abandoned))
         case .failure(.failed(let failure)): rendering = .failure(failure)
         }
@@ -176,7 +179,7 @@ public final class EventProcessor: Sendable {
         results: [(message: FCMMessage, result: FCMClient.SendResult)] = []
     ) async -> Outcome {
         let (eventType, eventID, sent, user) = (facts.eventType, facts.eventID, facts.sent, facts.user)
-        let now = RFC3339.nowMilliseconds()
+        let now = options.clock.nowMilliseconds()
         for invalidation in verdict.invalidations {
             // The user whose device it is: the event's, or for several pushes the push's.
             let owner = sent.first { $0.message.target.value == invalidation.device }?.message.push?.user ?? user

@@ -1,0 +1,176 @@
+import Dates
+import Kafka
+import TestSupport
+import Testing
+
+@testable import Pipeline
+
+/// Timer records (``TimerRecord``), their IDs and partitions, without I/O: the headers of issue
+/// 56 design §1.1 round-trip, a malformed record is refused naming what is wrong, and a quiet-hours
+/// due set across Berlin's spring-forward night is the right UTC instant.
+@Suite("Timer records: headers, IDs, partitions")
+struct TimerRecordTests {
+    static let ladder = TimerLadder()
+    static let source = KafkaMessage(
+        topic: "events", partition: 3, offset: 1_234, key: Array("order-9".utf8), value: Array(#"{"type":"chat","to":"bea"}"#.utf8),
+        headers: [
+            KafkaHeader(name: "traceparent", string: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+            KafkaHeader(name: "empty", value: nil),
+        ],
+        timestamp: KafkaTimestamp(milliseconds: 1_806_193_800_000, kind: .createTime))
+
+    static func scheduled(due: Int64 = 1_806_211_800_000, push: String? = nil) -> TimerRecord {
+        TimerRecord.scheduling(
+            source, subject: Array("bea".utf8), due: due, reason: .quietHours, push: push, level: 14, ladder: ladder, now: 1_806_193_800_000)
+    }
+
+    /// `record` as the timer consumer reads it.
+    static func read(_ record: KafkaProducerRecord, offset: Int64 = 7) -> KafkaMessage {
+        KafkaMessage(
+            topic: record.topic, partition: record.partition ?? -1, offset: offset, key: record.key, value: record.value, headers: record.headers,
+            timestamp: record.timestamp.map { KafkaTimestamp(milliseconds: $0, kind: .createTime) })
+    }
+
+    @Test("a scheduled timer's producer record carries the source's value and headers, then every pushbridge-timer header; read back, equal")
+    func roundTrip() throws {
+        let timer = Self.scheduled(push: "reminder")
+        let layout = TimerLayout()
+        let record = OutputRecords.timer(
+            timer, topic: "pushbridge.workers.timers", partition: layout.partition(key: timer.key, level: 14), nowMilliseconds: 1_806_193_800_000)
+        #expect(record.key == Array("bea".utf8), "keyed by the subject")
+        #expect(record.value == Self.source.value)
+        #expect(record.timestamp == 1_806_193_800_000, "the write time")
+        #expect(Array(record.headers.prefix(2)) == Self.source.headers, "the source's headers first")
+        let names = record.headers.dropFirst(2).map(\.name)
+        #expect(
+            names == [
+                "pushbridge-timer-v", "pushbridge-timer-id", "pushbridge-timer-due", "pushbridge-timer-release", "pushbridge-timer-reason",
+                "pushbridge-timer-push", "pushbridge-timer-created", "pushbridge-timer-hops", "pushbridge-timer-redefers",
+                "pushbridge-event-timestamp", "pushbridge-source-topic", "pushbridge-source-partition", "pushbridge-source-offset",
+            ])
+        let message = Self.read(record)
+        #expect(message.header("pushbridge-timer-release")?.stringValue == String(1_806_193_800_000 + 16_384_000))
+        let back = try TimerRecord(parsing: message)
+        #expect(back == timer)
+        #expect(back.sourceMessage.topic == "events" && back.sourceMessage.partition == 3 && back.sourceMessage.offset == 1_234)
+        #expect(back.sourceMessage.headers == Self.source.headers && back.sourceMessage.timestamp == Self.source.timestamp)
+
+        let next = back.forwarded(release: 1_806_210_184_000)
+        let again = try TimerRecord(parsing: Self.read(OutputRecords.timer(next, topic: "t", partition: 0, nowMilliseconds: 1)))
+        #expect(again.hops == 1 && again.release == 1_806_210_184_000 && again.id == timer.id && again.due == timer.due)
+
+        var retry = Self.scheduled()
+        (retry.reason, retry.targets, retry.redefers, retry.source.timestamp) = (.retry, "token:abc", 2, nil)
+        #expect(try TimerRecord(parsing: Self.read(OutputRecords.timer(retry, topic: "t", partition: 0, nowMilliseconds: 1))) == retry)
+    }
+
+    @Test("a source header named like a timer's own is not carried, so a record never holds one twice")
+    func reservedSourceHeaders() throws {
+        var source = Self.source
+        source.headers += [KafkaHeader(name: "pushbridge-timer-due", string: "1"), KafkaHeader(name: "pushbridge-source-topic", string: "dlq")]
+        let timer = TimerRecord.scheduling(source, subject: nil, due: 5_000, reason: .sendAt, level: 0, ladder: Self.ladder, now: 0)
+        #expect(timer.sourceHeaders == Self.source.headers)
+        let back = try TimerRecord(parsing: Self.read(OutputRecords.timer(timer, topic: "t", partition: 0, nowMilliseconds: 0)))
+        #expect(back.due == 5_000 && back.source.topic == "events" && back.key == nil)
+    }
+
+    @Test("the ID: 32 hex digits, stable for the same source, push and reason; different otherwise")
+    func ids() {
+        let id = TimerID(topic: "events", partition: 3, offset: 1_234, push: nil, reason: "quiet_hours")
+        #expect(id.hex.count == 32 && TimerID(hex: id.hex) == id && TimerID(hex: id.hex.uppercased()) == id)
+        #expect(id == Self.scheduled().id)
+        #expect(id == TimerID(topic: "events", partition: 3, offset: 1_234, push: nil, reason: "quiet_hours"))
+        let others = [
+            TimerID(topic: "events", partition: 3, offset: 1_235, push: nil, reason: "quiet_hours"),
+            TimerID(topic: "events", partition: 31, offset: 234, push: nil, reason: "quiet_hours"),
+            TimerID(topic: "events", partition: 3, offset: 1_234, push: "", reason: "quiet_hours"),
+            TimerID(topic: "events", partition: 3, offset: 1_234, push: nil, reason: "send_at"),
+            TimerID(topic: "event", partition: 3, offset: 1_234, push: nil, reason: "quiet_hours"),
+        ]
+        #expect(Set(others + [id]).count == 6)
+        #expect(TimerID(hex: "0af7651916cd43dd8448eb211c80319") == nil && TimerID(hex: "0af7651916cd43dd8448eb211c80319g") == nil)
+    }
+
+    @Test(
+        "refused, naming the header: missing, repeated, not a number, negative, unknown reason or version, bad id",
+        arguments: [
+            ("pushbridge-timer-v", nil, "malformed_timer", "pushbridge-timer-v is missing"),
+            ("pushbridge-timer-v", "2", "unknown_timer_version", "pushbridge-timer-v is \"2\""),
+            ("pushbridge-timer-id", "xyz", "malformed_timer", "pushbridge-timer-id must be 32 hex digits"),
+            ("pushbridge-timer-due", nil, "malformed_timer", "pushbridge-timer-due is missing"),
+            ("pushbridge-timer-due", "soon", "malformed_timer", "pushbridge-timer-due must be a whole number"),
+            ("pushbridge-timer-due", "-1", "malformed_timer", "pushbridge-timer-due must be a whole number ≥ 0"),
+            ("pushbridge-timer-release", "99999999999999999999", "malformed_timer", "pushbridge-timer-release must be"),
+            ("pushbridge-timer-reason", "later", "malformed_timer", "pushbridge-timer-reason must be send_at, quiet_hours or retry"),
+            ("pushbridge-timer-hops", "+1", "malformed_timer", "pushbridge-timer-hops must be"),
+            ("pushbridge-source-partition", "4294967296", "malformed_timer", "pushbridge-source-partition 4294967296 is not a partition"),
+            ("pushbridge-source-topic", "", "malformed_timer", "pushbridge-source-topic is empty"),
+            ("pushbridge-event-timestamp", "1.5", "malformed_timer", "pushbridge-event-timestamp must be whole milliseconds"),
+        ] as [(String, String?, String, String)])
+    func malformed(header: String, value: String?, code: String, message: String) {
+        var record = OutputRecords.timer(Self.scheduled(), topic: "t", partition: 0, nowMilliseconds: 0)
+        record.headers.removeAll { $0.name == header && header.hasPrefix("pushbridge-") }
+        if let value { record.headers.append(KafkaHeader(name: header, string: value)) }
+        let error = #expect(throws: TimerRecordError.self) { try TimerRecord(parsing: Self.read(record)) }
+        #expect(error?.code.description == code, "\(String(describing: error))")
+        #expect(error?.description.hasPrefix(message) == true, "\(String(describing: error))")
+    }
+
+    @Test("a repeated header, or one without a UTF-8 value, is refused")
+    func repeatedOrBinary() {
+        var record = OutputRecords.timer(Self.scheduled(), topic: "t", partition: 0, nowMilliseconds: 0)
+        record.headers.append(KafkaHeader(name: "pushbridge-timer-due", string: "1"))
+        #expect(throws: TimerRecordError.malformed("pushbridge-timer-due appears twice")) { try TimerRecord(parsing: Self.read(record)) }
+        record.headers.removeLast()
+        record.headers.append(KafkaHeader(name: "pushbridge-timer-push", value: [0xff, 0xfe]))
+        #expect(throws: TimerRecordError.malformed("pushbridge-timer-push has no UTF-8 value")) { try TimerRecord(parsing: Self.read(record)) }
+        #expect(throws: TimerRecordError.self) { try TimerRecord(parsing: KafkaMessage(topic: "t", partition: 0, offset: 0, value: [])) }
+    }
+
+    @Test("partition = bucket × levels + level; a key's 18 partitions are its bucket's, in level order")
+    func partitions() {
+        let layout = TimerLayout(ladder: TimerLadder(levels: 18), buckets: 6)
+        #expect(layout.partitionCount == 108)
+        for user in ["bea", "user-1", "user-2", "Zoë", ""] {
+            let key = Array(user.utf8)
+            let bucket = layout.bucket(key: key)
+            #expect(bucket == Murmur2.partition(key, count: 6))
+            #expect(layout.partitions(key: key) == (0..<18).map { Int32(bucket * 18 + $0) })
+            for level in [0, 9, 17] {
+                let partition = layout.partition(key: key, level: level)
+                #expect(partition == Int32(bucket * 18 + level) && layout.level(ofPartition: partition) == level)
+            }
+        }
+        #expect(layout.bucket(key: nil) == layout.bucket(key: []))
+        #expect(layout.level(ofPartition: 108) == nil && layout.level(ofPartition: -1) == nil)
+        var rng = SplitMix64(seed: 6)
+        let spread = Set((0..<200).map { _ in layout.bucket(key: Array("user-\(UInt32.random(in: 0...UInt32.max, using: &rng))".utf8)) })
+        #expect(spread.count == 6, "users spread over every bucket")
+    }
+
+    /// 2027-03-28, Europe/Berlin: 02:00 CET becomes 03:00 CEST. A chat at 00:30Z (01:30 CET) in
+    /// quiet hours 22:00–07:30 is due when they end: 07:30 CEST = 05:30Z, not 06:30Z.
+    @Test("a quiet-hours due across Berlin's spring-forward night is 05:30Z, reached in 5 hops and kept through the record")
+    func dueAcrossSpringForward() throws {
+        let berlin = try #require(TimeZoneDatabase.shared.zone(named: "Europe/Berlin"))
+        let (from, to) = (ClockTime("22:00"), ClockTime("07:30"))
+        let window = try #require(from.flatMap { from in to.flatMap { QuietWindow(from: from, to: $0) } })
+        let event = try #require(RFC3339.parseMilliseconds("2027-03-28T00:30:00Z"))
+        let end = try #require(window.end(containing: event / 1000, in: berlin))
+        let due = end * 1000
+        #expect(RFC3339.format(milliseconds: due) == "2027-03-28T05:30:00.000Z")
+        #expect(Self.ladder.hops(due: due, from: event) == [14, 10, 9, 6, 4])
+        guard case .forward(let level, let release) = Self.ladder.next(due: due, now: event) else {
+            Issue.record("a 5 h defer is forwarded")
+            return
+        }
+        let timer = TimerRecord.scheduling(
+            Self.source, subject: Array("bea".utf8), due: due, reason: .quietHours, level: level, ladder: Self.ladder, now: event)
+        #expect(timer.release == release && RFC3339.format(milliseconds: release) == "2027-03-28T05:03:04.000Z")
+        let back = try TimerRecord(parsing: Self.read(OutputRecords.timer(timer, topic: "t", partition: 0, nowMilliseconds: event)))
+        #expect(back.due == due)
+        // The fall-back night (2027-10-31, 03:00 CEST → 02:00 CET): 07:30 CET = 06:30Z.
+        let autumn = try #require(RFC3339.parseMilliseconds("2027-10-31T00:30:00Z"))
+        #expect(window.end(containing: autumn / 1000, in: berlin).map { RFC3339.format(milliseconds: $0 * 1000) } == "2027-10-31T06:30:00.000Z")
+    }
+}
