@@ -2,9 +2,10 @@
 import PackageDescription
 
 // Layers, bottom to top (see docs/architecture.md):
-//   CRdKafka, CCurl        C system libraries with typed shims (CSQLite: SQLite, for the registry)
+//   CRdKafka, CCurl        C system libraries with typed shims (CSQLite: SQLite, for the local stores)
 //   Threading              OS threads for blocking C loops; SpawnGuard; ChangeSignal (waits on a change)
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
+//   SQLite                 a SQLite connection and its statements (the only module that imports CSQLite)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps, civil dates and IANA time zones (TZif from the OS tzdata;
 //                          quiet windows) (events' times, Avro/Protobuf times, logs, users' local time)
@@ -17,7 +18,7 @@ import PackageDescription
 //   FCMEmulator            FCM on loopback: the oracle for tests and the demo
 //   Operations             config, logs, metrics, the ops HTTP endpoint
 //   SchemaRegistry         writer schemas by ID from a Confluent-compatible Schema Registry (over HTTP2)
-//   DeviceRegistry         the device registry: a Kafka topic in a local SQLite file (C calls in SQLite/)
+//   DeviceRegistry         the device registry: a Kafka topic in a local SQLite file (its schema and SQL in SQLite/)
 //   EventTracing           W3C trace context from Kafka headers and CloudEvents, an event's spans, OTLP/HTTP JSON export
 //   Pipeline               consume -> map -> send -> commit after ack; replay; offsets
 //   ProcessHarness         servers as child processes on free ports, for tests and the bench
@@ -75,6 +76,8 @@ let package = Package(
             dependencies: ["CRdKafka", "Threading", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(name: "HTTP2", dependencies: ["CCurl", "Threading"]),
+        // One SQLite connection and its prepared statements, for the stores on local disk.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
 
         // MARK: Pure mapping core
         // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
@@ -144,11 +147,11 @@ let package = Package(
         ),
 
         // MARK: Device registry
-        // The registry topic materialized in a local SQLite file (C calls only in SQLite/), and
-        // the follower that keeps it current.
+        // The registry topic materialized in a local SQLite file (its schema and SQL in SQLite/),
+        // and the follower that keeps it current.
         .target(
             name: "DeviceRegistry",
-            dependencies: ["CSQLite", "Kafka", "JSON", "Dates", "Preferences", "Threading", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SQLite", "Kafka", "JSON", "Dates", "Preferences", "Threading", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: Schema Registry client
