@@ -9,6 +9,7 @@ import PackageDescription
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps, civil dates and IANA time zones (TZif from the OS tzdata;
 //                          quiet windows) (events' times, Avro/Protobuf times, logs, users' local time)
+//   Rules                  pure: caps and dedup state (facts, their merge, verdicts, the in-flight table; not wired yet)
 //   Preferences            pure: what a user chose (muted categories, time zone, quiet hours); the registry stores it, the rules read it
 //   FCMTargets             what an FCM message goes to (fid, token, topic, condition): Mapping renders it, FCM sends to it
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
@@ -85,6 +86,9 @@ let package = Package(
         .target(name: "Dates"),
         // What a user chose (muted categories, time zone, quiet hours): the registry stores it, the rules read it.
         .target(name: "Preferences", dependencies: ["Dates"]),
+        // Caps and "no repeated pushes": the changelog's facts and their binary codec, their merge
+        // (a lattice), cap and dedup verdicts, the in-flight table (docs/rules-state.md; not wired yet).
+        .target(name: "Rules", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // What an FCM message goes to: Mapping renders it, FCM backs off a throttled one (neither depends on the other).
         .target(name: "FCMTargets"),
         // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
@@ -243,6 +247,8 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         // TZif files written byte by byte, the machine's /usr/share/zoneinfo, Foundation's ICU zones as an oracle.
         .testTarget(name: "DatesTests", dependencies: ["Dates", "TestSupport"]),
+        // The fact codec and lattice, the verdicts, and the ownership model (owners, claims, crashes, zombies).
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "TestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),
