@@ -2,12 +2,14 @@
 import PackageDescription
 
 // Layers, bottom to top (see docs/architecture.md):
-//   CRdKafka, CCurl        C system libraries with typed shims (CSQLite: SQLite, for the registry)
+//   CRdKafka, CCurl        C system libraries with typed shims (CSQLite: SQLite, for the local stores)
 //   Threading              OS threads for blocking C loops; SpawnGuard; ChangeSignal (waits on a change)
 //   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
+//   SQLite                 a SQLite connection and its statements (the only module that imports CSQLite)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps, civil dates and IANA time zones (TZif from the OS tzdata;
 //                          quiet windows) (events' times, Avro/Protobuf times, logs, users' local time)
+//   Rules                  pure: caps and dedup state (facts, their merge, verdicts, the in-flight table; not wired yet)
 //   Preferences            pure: what a user chose (muted categories, time zone, quiet hours); the registry stores it, the rules read it
 //   FCMTargets             what an FCM message goes to (fid, token, topic, condition): Mapping renders it, FCM sends to it
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
@@ -17,7 +19,7 @@ import PackageDescription
 //   FCMEmulator            FCM on loopback: the oracle for tests and the demo
 //   Operations             config, logs, metrics, the ops HTTP endpoint
 //   SchemaRegistry         writer schemas by ID from a Confluent-compatible Schema Registry (over HTTP2)
-//   DeviceRegistry         the device registry: a Kafka topic in a local SQLite file (C calls in SQLite/)
+//   DeviceRegistry         the device registry: a Kafka topic in a local SQLite file (its schema and SQL in SQLite/)
 //   EventTracing           W3C trace context from Kafka headers and CloudEvents, an event's spans, OTLP/HTTP JSON export
 //   Pipeline               consume -> map -> send -> commit after ack; replay; offsets
 //   ProcessHarness         servers as child processes on free ports, for tests and the bench
@@ -75,6 +77,8 @@ let package = Package(
             dependencies: ["CRdKafka", "Threading", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(name: "HTTP2", dependencies: ["CCurl", "Threading"]),
+        // One SQLite connection and its prepared statements, for the stores on local disk.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
 
         // MARK: Pure mapping core
         // A strict JSON parser/writer with exact numbers, shared by mapping, FCM and the emulator.
@@ -82,6 +86,9 @@ let package = Package(
         .target(name: "Dates"),
         // What a user chose (muted categories, time zone, quiet hours): the registry stores it, the rules read it.
         .target(name: "Preferences", dependencies: ["Dates"]),
+        // Caps and "no repeated pushes": the changelog's facts and their binary codec, their merge
+        // (a lattice), cap and dedup verdicts, the in-flight table (docs/rules-state.md; not wired yet).
+        .target(name: "Rules", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // What an FCM message goes to: Mapping renders it, FCM backs off a throttled one (neither depends on the other).
         .target(name: "FCMTargets"),
         // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
@@ -144,11 +151,11 @@ let package = Package(
         ),
 
         // MARK: Device registry
-        // The registry topic materialized in a local SQLite file (C calls only in SQLite/), and
-        // the follower that keeps it current.
+        // The registry topic materialized in a local SQLite file (its schema and SQL in SQLite/),
+        // and the follower that keeps it current.
         .target(
             name: "DeviceRegistry",
-            dependencies: ["CSQLite", "Kafka", "JSON", "Dates", "Preferences", "Threading", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SQLite", "Kafka", "JSON", "Dates", "Preferences", "Threading", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: Schema Registry client
@@ -241,6 +248,8 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         // TZif files written byte by byte, the machine's /usr/share/zoneinfo, Foundation's ICU zones as an oracle.
         .testTarget(name: "DatesTests", dependencies: ["Dates", "TestSupport"]),
+        // The fact codec and lattice, the verdicts, and the ownership model (owners, claims, crashes, zombies).
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "TestSupport"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),

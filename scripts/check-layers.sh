@@ -2,7 +2,7 @@
 # Each C library is imported by one folder only (docs/architecture.md, "Layers"):
 #   CRdKafka (librdkafka) under Sources/Kafka/RDKafka/
 #   CCurl (libcurl)       under Sources/HTTP2/Curl/
-#   CSQLite (SQLite)      under Sources/DeviceRegistry/SQLite/
+#   CSQLite (SQLite)      under Sources/SQLite/
 # Everything else reaches them through those folders' Swift types. Run by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,6 @@ check() {  # MODULE FOLDER
 }
 check CRdKafka Sources/Kafka/RDKafka/
 check CCurl Sources/HTTP2/Curl/
-check CSQLite Sources/DeviceRegistry/SQLite/
-[ "$status" -eq 0 ] && echo "check-layers: ok (CRdKafka only in Sources/Kafka/RDKafka/, CCurl only in Sources/HTTP2/Curl/, CSQLite only in Sources/DeviceRegistry/SQLite/)"
+check CSQLite Sources/SQLite/
+[ "$status" -eq 0 ] && echo "check-layers: ok (CRdKafka only in Sources/Kafka/RDKafka/, CCurl only in Sources/HTTP2/Curl/, CSQLite only in Sources/SQLite/)"
 exit "$status"

@@ -1,3 +1,5 @@
+import SQLite
+
 /// A reading connection with its lookup prepared. ``RegistryStore`` keeps several, each behind
 /// its own `Mutex`, so lookups from many tasks run side by side (WAL readers do not block each
 /// other or the writer).
@@ -8,11 +10,11 @@ final class RegistryReader: @unchecked Sendable {
     private let selectDevices: SQLiteStatement
 
     init(path: String, cacheKiB: Int, readOnly: Bool) throws(RegistryError) {
-        let c = try SQLiteConnection(path: path, readOnly: readOnly)
+        let c = try sqlite { () throws(SQLiteError) in try SQLiteConnection(path: path, readOnly: readOnly) }
         try RegistrySchema.configure(c, cacheKiB: cacheKiB)
         if readOnly { try RegistrySchema.check(reader: c) }
         connection = c
-        selectDevices = try c.prepare("SELECT devices FROM users WHERE user = ?1")
+        selectDevices = try sqlite { () throws(SQLiteError) in try c.prepare("SELECT devices FROM users WHERE user = ?1") }
     }
 
     /// The user's devices; nil for a user the registry does not know.
@@ -22,10 +24,14 @@ final class RegistryReader: @unchecked Sendable {
 
     /// The user's devices and preferences; nil for a user the registry does not know.
     func user(_ user: String) throws(RegistryError) -> RegisteredUser? {
-        try selectDevices.bind(.text(user))
         // Reset ends the read transaction, so the WAL can be checkpointed past it.
         defer { selectDevices.reset() }
-        guard try selectDevices.step() else { return nil }
+        guard
+            try sqlite({ () throws(SQLiteError) in
+                try selectDevices.bind(.text(user))
+                return try selectDevices.step()
+            })
+        else { return nil }
         return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decodeUser(bytes) }
     }
 
@@ -34,10 +40,12 @@ final class RegistryReader: @unchecked Sendable {
     }
 
     func offsets() throws(RegistryError) -> [String: [Int32: Int64]] {
-        let s = try connection.prepare("SELECT topic, partition, next FROM offsets")
-        defer { s.reset() }
-        var result: [String: [Int32: Int64]] = [:]
-        while try s.step() { result[s.text(0), default: [:]][Int32(truncatingIfNeeded: s.int64(1))] = s.int64(2) }
-        return result
+        try sqlite { () throws(SQLiteError) in
+            let s = try connection.prepare("SELECT topic, partition, next FROM offsets")
+            defer { s.reset() }
+            var result: [String: [Int32: Int64]] = [:]
+            while try s.step() { result[s.text(0), default: [:]][Int32(truncatingIfNeeded: s.int64(1))] = s.int64(2) }
+            return result
+        }
     }
 }

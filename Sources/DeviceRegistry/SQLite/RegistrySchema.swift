@@ -1,3 +1,5 @@
+import SQLite
+
 /// The store's tables, created on first open, and the checks on a file that exists.
 ///
 /// `users` holds one row per user, its devices in ``DeviceListCodec``'s form; `offsets` the next
@@ -28,7 +30,9 @@ enum RegistrySchema {
     /// Settings every connection gets: a bounded page cache of `cacheKiB`, no memory mapping
     /// (mapped pages would count as the process's resident memory), waits on a busy file.
     static func configure(_ c: SQLiteConnection, cacheKiB: Int) throws(RegistryError) {
-        try c.execute("PRAGMA cache_size = -\(max(cacheKiB, 256)); PRAGMA mmap_size = 0; PRAGMA busy_timeout = 10000")
+        try sqlite { () throws(SQLiteError) in
+            try c.execute("PRAGMA cache_size = -\(max(cacheKiB, 256)); PRAGMA mmap_size = 0; PRAGMA busy_timeout = 10000")
+        }
     }
 
     /// Makes a new file ready, or checks one that exists: WAL journal, `synchronous=NORMAL` (a
@@ -41,7 +45,7 @@ enum RegistrySchema {
                 throw RegistryError(code: .unusableFile, message: "\(c.path) is a SQLite database of something else, not a registry file")
             }
             // page_size only takes effect before the first table and before WAL.
-            try c.execute("PRAGMA page_size = \(pageSize)")
+            try sqlite { () throws(SQLiteError) in try c.execute("PRAGMA page_size = \(pageSize)") }
         } else if version != self.version {
             throw RegistryError(
                 code: .unusableFile,
@@ -49,12 +53,14 @@ enum RegistrySchema {
                     "\(c.path) has registry format \(version); this pushbridge writes format \(self.version). Delete the file: it is loaded again from the topic"
             )
         }
-        try c.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-        try c.execute(tables)
-        if version == 0 {
-            try c.execute("PRAGMA user_version = \(self.version)")
-            // A new file stores preferences from its first record (RegistryWriter.rereadForPreferences).
-            try c.execute("INSERT OR IGNORE INTO counts (name, value) VALUES ('\(preferencesMark)', 1)")
+        try sqlite { () throws(SQLiteError) in
+            try c.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+            try c.execute(tables)
+            if version == 0 {
+                try c.execute("PRAGMA user_version = \(self.version)")
+                // A new file stores preferences from its first record (RegistryWriter.rereadForPreferences).
+                try c.execute("INSERT OR IGNORE INTO counts (name, value) VALUES ('\(preferencesMark)', 1)")
+            }
         }
     }
 
@@ -67,14 +73,19 @@ enum RegistrySchema {
     }
 
     private static func tableCount(_ c: SQLiteConnection) throws(RegistryError) -> Int64 {
-        let s = try c.prepare("SELECT count(*) FROM sqlite_schema")
-        defer { s.reset() }
-        return try s.step() ? s.int64(0) : 0
+        try integer(c, "SELECT count(*) FROM sqlite_schema")
     }
 
     private static func userVersion(_ c: SQLiteConnection) throws(RegistryError) -> Int64 {
-        let s = try c.prepare("PRAGMA user_version")
-        defer { s.reset() }
-        return try s.step() ? s.int64(0) : 0
+        try integer(c, "PRAGMA user_version")
+    }
+
+    /// The first column of the first row of `sql`, 0 when there is none.
+    private static func integer(_ c: SQLiteConnection, _ sql: String) throws(RegistryError) -> Int64 {
+        try sqlite { () throws(SQLiteError) in
+            let s = try c.prepare(sql)
+            defer { s.reset() }
+            return try s.step() ? s.int64(0) : 0
+        }
     }
 }

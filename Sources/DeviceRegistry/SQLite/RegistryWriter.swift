@@ -1,3 +1,5 @@
+import SQLite
+
 /// The store's one writing connection: applies records and offsets, drops dead devices.
 ///
 /// `@unchecked Sendable`: ``RegistryStore`` keeps it behind a `Mutex` (``Locked``) and uses it
@@ -19,34 +21,43 @@ final class RegistryWriter: @unchecked Sendable {
     private(set) var counts: RegistryCounts
 
     init(path: String, cacheKiB: Int) throws(RegistryError) {
-        let c = try SQLiteConnection(path: path, readOnly: false)
+        let c = try sqlite { () throws(SQLiteError) in try SQLiteConnection(path: path, readOnly: false) }
         try RegistrySchema.configure(c, cacheKiB: cacheKiB)
         try RegistrySchema.prepare(writer: c)
         connection = c
-        selectDevices = try c.prepare("SELECT devices FROM users WHERE user = ?1")
-        upsertUser = try c.prepare("INSERT INTO users (user, devices) VALUES (?1, ?2) ON CONFLICT (user) DO UPDATE SET devices = excluded.devices")
-        deleteUser = try c.prepare("DELETE FROM users WHERE user = ?1")
-        upsertOffset = try c.prepare(
-            "INSERT INTO offsets (topic, partition, next) VALUES (?1, ?2, ?3) ON CONFLICT (topic, partition) DO UPDATE SET next = excluded.next")
-        selectOffsets = try c.prepare("SELECT topic, partition, next FROM offsets")
-        insertDead = try c.prepare("INSERT OR IGNORE INTO dead_devices (user, id) VALUES (?1, ?2)")
-        deleteDead = try c.prepare("DELETE FROM dead_devices WHERE user = ?1 AND id = ?2")
-        deleteDeadOfUser = try c.prepare("DELETE FROM dead_devices WHERE user = ?1")
-        upsertCount = try c.prepare("INSERT INTO counts (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+        do throws(SQLiteError) {
+            selectDevices = try c.prepare("SELECT devices FROM users WHERE user = ?1")
+            upsertUser = try c.prepare(
+                "INSERT INTO users (user, devices) VALUES (?1, ?2) ON CONFLICT (user) DO UPDATE SET devices = excluded.devices")
+            deleteUser = try c.prepare("DELETE FROM users WHERE user = ?1")
+            upsertOffset = try c.prepare(
+                "INSERT INTO offsets (topic, partition, next) VALUES (?1, ?2, ?3) ON CONFLICT (topic, partition) DO UPDATE SET next = excluded.next")
+            selectOffsets = try c.prepare("SELECT topic, partition, next FROM offsets")
+            insertDead = try c.prepare("INSERT OR IGNORE INTO dead_devices (user, id) VALUES (?1, ?2)")
+            deleteDead = try c.prepare("DELETE FROM dead_devices WHERE user = ?1 AND id = ?2")
+            deleteDeadOfUser = try c.prepare("DELETE FROM dead_devices WHERE user = ?1")
+            upsertCount = try c.prepare("INSERT INTO counts (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+        } catch { throw RegistryError(error) }
         counts = try RegistryCounts.read(c)
-        let deadRows = try c.prepare("SELECT user, id FROM dead_devices")
-        defer { deadRows.reset() }
-        while try deadRows.step() { dead[deadRows.text(0), default: []].insert(deadRows.text(1)) }
+        dead = try sqlite { () throws(SQLiteError) in
+            let rows = try c.prepare("SELECT user, id FROM dead_devices")
+            defer { rows.reset() }
+            var dead: [String: Set<String>] = [:]
+            while try rows.step() { dead[rows.text(0), default: []].insert(rows.text(1)) }
+            return dead
+        }
     }
 
     /// Every stored offset: topic → partition → next offset to read.
     func offsets() throws(RegistryError) -> [String: [Int32: Int64]] {
         defer { selectOffsets.reset() }
-        var result: [String: [Int32: Int64]] = [:]
-        while try selectOffsets.step() {
-            result[selectOffsets.text(0), default: [:]][Int32(truncatingIfNeeded: selectOffsets.int64(1))] = selectOffsets.int64(2)
+        return try sqlite { () throws(SQLiteError) in
+            var result: [String: [Int32: Int64]] = [:]
+            while try selectOffsets.step() {
+                result[selectOffsets.text(0), default: [:]][Int32(truncatingIfNeeded: selectOffsets.int64(1))] = selectOffsets.int64(2)
+            }
+            return result
         }
-        return result
     }
 
     /// Applies `updates` in order and stores `offsets`, all in one transaction.
@@ -61,22 +72,26 @@ final class RegistryWriter: @unchecked Sendable {
                 let before = try storedCount(of: update.user)
                 guard var devices = update.devices else {
                     if let before {
-                        try deleteUser.run(.text(update.user))
+                        try sqlite { () throws(SQLiteError) in try deleteUser.run(.text(update.user)) }
                         counts.users -= 1
                         counts.devices -= before
                     }
-                    if dead.removeValue(forKey: update.user) != nil { try deleteDeadOfUser.run(.text(update.user)) }
+                    if dead.removeValue(forKey: update.user) != nil {
+                        try sqlite { () throws(SQLiteError) in try deleteDeadOfUser.run(.text(update.user)) }
+                    }
                     continue
                 }
                 if let gone = dead[update.user] {
                     devices = try dropDead(gone, from: devices, of: update.user, dead: &dead)
                 }
-                try upsertUser.run(.text(update.user), .blob(DeviceListCodec.encode(devices, preferences: update.preferences)))
+                try sqlite { () throws(SQLiteError) in
+                    try upsertUser.run(.text(update.user), .blob(DeviceListCodec.encode(devices, preferences: update.preferences)))
+                }
                 counts.users += before == nil ? 1 : 0
                 counts.devices += devices.count - (before ?? 0)
             }
-            for (partition, next) in offsets {
-                try upsertOffset.run(.text(topic), .integer(Int64(partition)), .integer(next))
+            try sqlite { () throws(SQLiteError) in
+                for (partition, next) in offsets { try upsertOffset.run(.text(topic), .integer(Int64(partition)), .integer(next)) }
             }
             try counts.write(with: upsertCount)
         }
@@ -92,7 +107,7 @@ final class RegistryWriter: @unchecked Sendable {
     ) throws(RegistryError) -> [RegisteredDevice] {
         let listed = Set(devices.map(\.id))
         for id in gone where !listed.contains(id) {
-            try deleteDead.run(.text(user), .text(id))
+            try sqlite { () throws(SQLiteError) in try deleteDead.run(.text(user), .text(id)) }
             dead[user]?.remove(id)
         }
         if dead[user]?.isEmpty == true { dead[user] = nil }
@@ -103,14 +118,18 @@ final class RegistryWriter: @unchecked Sendable {
     /// existed has its offsets forgotten, so the follower reads the topic again from the start
     /// (its rows stay, and serve lookups meanwhile). True when it did so.
     func rereadForPreferences() throws(RegistryError) -> Bool {
-        let marked = try connection.prepare("SELECT 1 FROM counts WHERE name = '\(RegistrySchema.preferencesMark)'")
-        let hasMark = try marked.step()
-        marked.reset()
+        let hasMark = try sqlite { () throws(SQLiteError) -> Bool in
+            let marked = try connection.prepare("SELECT 1 FROM counts WHERE name = '\(RegistrySchema.preferencesMark)'")
+            defer { marked.reset() }
+            return try marked.step()
+        }
         guard !hasMark else { return false }
         let hadOffsets = try !offsets().isEmpty
         try connection.transaction { () throws(RegistryError) in
-            try connection.execute("DELETE FROM offsets")
-            try upsertCount.run(.text(RegistrySchema.preferencesMark), .integer(1))
+            try sqlite { () throws(SQLiteError) in
+                try connection.execute("DELETE FROM offsets")
+                try upsertCount.run(.text(RegistrySchema.preferencesMark), .integer(1))
+            }
         }
         return hadOffsets
     }
@@ -120,12 +139,14 @@ final class RegistryWriter: @unchecked Sendable {
     func removeDevice(_ id: String, of user: String) throws(RegistryError) -> Bool {
         var counts = self.counts
         let removed = try connection.transaction { () throws(RegistryError) -> Bool in
-            try insertDead.run(.text(user), .text(id))
+            try sqlite { () throws(SQLiteError) in try insertDead.run(.text(user), .text(id)) }
             guard let stored = try storedUser(user) else { return false }
             let devices = stored.devices
             let kept = devices.filter { $0.id != id }
             guard kept.count < devices.count else { return false }
-            try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(kept, preferences: stored.preferences)))
+            try sqlite { () throws(SQLiteError) in
+                try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(kept, preferences: stored.preferences)))
+            }
             counts.devices -= devices.count - kept.count
             try counts.write(with: upsertCount)
             return true
@@ -146,22 +167,34 @@ final class RegistryWriter: @unchecked Sendable {
                 stored.devices[i].pushToStart = stored.devices[i].pushToStart.filter { $0.value != token }
                 removed = true
             }
-            if removed { try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(stored.devices, preferences: stored.preferences))) }
+            if removed {
+                try sqlite { () throws(SQLiteError) in
+                    try upsertUser.run(.text(user), .blob(DeviceListCodec.encode(stored.devices, preferences: stored.preferences)))
+                }
+            }
             return removed
         }
     }
 
     private func storedCount(of user: String) throws(RegistryError) -> Int? {
-        try selectDevices.bind(.text(user))
         defer { selectDevices.reset() }
-        guard try selectDevices.step() else { return nil }
+        guard
+            try sqlite({ () throws(SQLiteError) in
+                try selectDevices.bind(.text(user))
+                return try selectDevices.step()
+            })
+        else { return nil }
         return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.count(bytes) }
     }
 
     private func storedUser(_ user: String) throws(RegistryError) -> RegisteredUser? {
-        try selectDevices.bind(.text(user))
         defer { selectDevices.reset() }
-        guard try selectDevices.step() else { return nil }
+        guard
+            try sqlite({ () throws(SQLiteError) in
+                try selectDevices.bind(.text(user))
+                return try selectDevices.step()
+            })
+        else { return nil }
         return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decodeUser(bytes) }
     }
 }
@@ -172,21 +205,25 @@ struct RegistryCounts: Sendable, Equatable {
     var devices = 0
 
     static func read(_ c: SQLiteConnection) throws(RegistryError) -> RegistryCounts {
-        let s = try c.prepare("SELECT name, value FROM counts")
-        defer { s.reset() }
-        var counts = RegistryCounts()
-        while try s.step() {
-            switch s.text(0) {
-            case "users": counts.users = Int(s.int64(1))
-            case "devices": counts.devices = Int(s.int64(1))
-            default: break
+        try sqlite { () throws(SQLiteError) in
+            let s = try c.prepare("SELECT name, value FROM counts")
+            defer { s.reset() }
+            var counts = RegistryCounts()
+            while try s.step() {
+                switch s.text(0) {
+                case "users": counts.users = Int(s.int64(1))
+                case "devices": counts.devices = Int(s.int64(1))
+                default: break
+                }
             }
+            return counts
         }
-        return counts
     }
 
     func write(with upsert: SQLiteStatement) throws(RegistryError) {
-        try upsert.run(.text("users"), .integer(Int64(users)))
-        try upsert.run(.text("devices"), .integer(Int64(devices)))
+        try sqlite { () throws(SQLiteError) in
+            try upsert.run(.text("users"), .integer(Int64(users)))
+            try upsert.run(.text("devices"), .integer(Int64(devices)))
+        }
     }
 }

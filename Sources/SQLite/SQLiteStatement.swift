@@ -2,7 +2,7 @@ import CSQLite
 
 /// A prepared statement (`sqlite3_stmt*`), finalized in `deinit`. Used by the thread that
 /// holds its connection; it keeps the connection alive.
-final class SQLiteStatement {
+package final class SQLiteStatement {
     private let handle: OpaquePointer
     private let connection: SQLiteConnection
 
@@ -16,12 +16,12 @@ final class SQLiteStatement {
     }
 
     /// Binds `values` to the parameters `?1`, `?2`, … in order.
-    func bind(_ values: SQLiteValue...) throws(RegistryError) {
+    package func bind(_ values: SQLiteValue...) throws(SQLiteError) {
         for (i, value) in values.enumerated() { try bindValue(value, index: Int32(i + 1)) }
     }
 
     /// Steps once: true when a row is ready to read, false when the statement is done.
-    func step() throws(RegistryError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -31,13 +31,13 @@ final class SQLiteStatement {
     }
 
     /// Runs a statement that returns no rows, then resets it.
-    func run(_ values: SQLiteValue...) throws(RegistryError) {
+    package func run(_ values: SQLiteValue...) throws(SQLiteError) {
         defer { reset() }
         for (i, value) in values.enumerated() { try bindValue(value, index: Int32(i + 1)) }
         _ = try step()
     }
 
-    private func bindValue(_ value: SQLiteValue, index: Int32) throws(RegistryError) {
+    private func bindValue(_ value: SQLiteValue, index: Int32) throws(SQLiteError) {
         let rc: Int32
         switch value {
         case .integer(let n):
@@ -61,21 +61,21 @@ final class SQLiteStatement {
     }
 
     /// Ends the statement's read (so a WAL reader holds no snapshot) and clears its bindings.
-    func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)
     }
 
     /// Lends the column's bytes to `body` without copying them; valid only inside `body`.
-    func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(RegistryError) -> T) throws(RegistryError) -> T {
+    package func withBlob<T, Failure: Error>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(Failure) -> T) throws(Failure) -> T {
         let p = sqlite3_column_blob(handle, column)
         let count = Int(sqlite3_column_bytes(handle, column))
         return try body(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : count))
@@ -83,7 +83,7 @@ final class SQLiteStatement {
 }
 
 /// A value bound to a statement's parameter.
-enum SQLiteValue {
+package enum SQLiteValue {
     case integer(Int64)
     case text(String)
     case blob([UInt8])

@@ -3,14 +3,15 @@ import CSQLite
 /// One SQLite connection (`sqlite3*`), closed in `deinit`.
 ///
 /// Not `Sendable`: opened in multi-thread mode (`SQLITE_OPEN_NOMUTEX`), a connection and its
-/// statements are used by one thread at a time. ``RegistryStore`` keeps each one behind a `Mutex`.
-final class SQLiteConnection {
+/// statements are used by one thread at a time. Its owner keeps it behind a lock (the registry's
+/// `RegistryStore` keeps each one behind a `Mutex`).
+package final class SQLiteConnection {
     private let handle: OpaquePointer
-    let path: String
+    package let path: String
 
     /// Opens (or, unless `readOnly`, creates) the database at `path`.
-    /// - Throws: ``RegistryError`` when SQLite cannot open it.
-    init(path: String, readOnly: Bool) throws(RegistryError) {
+    /// - Throws: ``SQLiteError`` when SQLite cannot open it.
+    package init(path: String, readOnly: Bool) throws(SQLiteError) {
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -30,7 +31,7 @@ final class SQLiteConnection {
     }
 
     /// Runs one or more statements that return no rows.
-    func execute(_ sql: String) throws(RegistryError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
@@ -40,7 +41,7 @@ final class SQLiteConnection {
         }
     }
 
-    func prepare(_ sql: String) throws(RegistryError) -> SQLiteStatement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard rc == SQLITE_OK, let statement else {
@@ -51,12 +52,12 @@ final class SQLiteConnection {
     }
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): committed when it returns,
-    /// rolled back when it throws.
-    func transaction<T>(_ body: () throws(RegistryError) -> T) throws(RegistryError) -> T {
-        try execute("BEGIN IMMEDIATE")
-        do {
+    /// rolled back when it throws. `BEGIN` and `COMMIT` failures are reported as `Failure`.
+    package func transaction<T, Failure: SQLiteFailure>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        do { try execute("BEGIN IMMEDIATE") } catch { throw Failure(error) }
+        do throws(Failure) {
             let result = try body()
-            try execute("COMMIT")
+            do { try execute("COMMIT") } catch { throw Failure(error) }
             return result
         } catch {
             if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
@@ -66,17 +67,17 @@ final class SQLiteConnection {
 
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
-    func error(_ rc: Int32, _ message: String) -> RegistryError {
+    func error(_ rc: Int32, _ message: String) -> SQLiteError {
         SQLiteConnection.error(rc, "\(path): \(message)")
     }
 
-    /// Maps a SQLite result code to the registry's error codes.
-    static func error(_ rc: Int32, _ message: String) -> RegistryError {
+    /// Sorts a SQLite result code into ``SQLiteError/Code``.
+    static func error(_ rc: Int32, _ message: String) -> SQLiteError {
         switch rc & 0xff {
         case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_FORMAT:
-            return RegistryError(code: .unusableFile, message: message)
+            return SQLiteError(code: .unusableFile, message: message, resultCode: rc)
         default:
-            return RegistryError(code: .io, message: message)
+            return SQLiteError(code: .io, message: message, resultCode: rc)
         }
     }
 }

@@ -1,0 +1,91 @@
+import Crypto
+
+/// A notification's identity: `N = H(event ID, mapping, subject)`, the first 16 bytes of a
+/// SHA-256 over the three fields, each prefixed with its length (so `("ab", "c")` and
+/// `("a", "bc")` differ) after a domain label. The same event of the same mapping for the same
+/// subject is one notification, however often it is read (replays, producer duplicates,
+/// redelivery after a crash): its facts merge, and a cap counts it once.
+///
+/// The key of the changelog's records (docs/rules-state.md).
+public struct NotificationID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The 16 bytes, big-endian in two halves.
+    public let high: UInt64
+    public let low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// N of an event of `mapping` (the event type) for `subject` (the user, or the target value
+    /// of a mapping without a user; docs/rules-state.md).
+    public init(eventID: String, mapping: String, subject: String) {
+        let digest = RuleHash.sha256(label: "pushbridge.notification.v1", fields: [eventID, mapping, subject])
+        self.init(high: RuleHash.uint64(digest, at: 0), low: RuleHash.uint64(digest, at: 8))
+    }
+
+    /// The 16 bytes as the changelog's record key carries them.
+    public var bytes: [UInt8] { RuleHash.bytes(high) + RuleHash.bytes(low) }
+
+    public static func < (a: NotificationID, b: NotificationID) -> Bool { (a.high, a.low) < (b.high, b.low) }
+
+    public var description: String { RuleHash.hex(high) + RuleHash.hex(low) }
+}
+
+/// One device push of a notification: the first 8 bytes of SHA-256(N ‖ target). What a `sent`
+/// fact lists as acknowledged and dedup looks up.
+public struct DevicePushID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let value: UInt64
+
+    public init(_ value: UInt64) { self.value = value }
+
+    /// The push of `notification` to `target` (the FCM target's kind and value, `fid:…`,
+    /// `token:…`, so a fid and a token with the same text differ).
+    public init(notification: NotificationID, target: String) {
+        let digest = RuleHash.sha256(label: "pushbridge.device-push.v1", fields: [notification.description, target])
+        value = RuleHash.uint64(digest, at: 0)
+    }
+
+    public static func < (a: DevicePushID, b: DevicePushID) -> Bool { a.value < b.value }
+
+    public var description: String { RuleHash.hex(value) }
+}
+
+/// A device as a `[device]` cap key names it: the first 8 bytes of SHA-256 of its target
+/// (`fid:…`), so a reservation carries 8 bytes per device instead of a 160-byte token.
+public struct DeviceKey: Hashable, Sendable, Comparable {
+    public let value: UInt64
+
+    public init(_ value: UInt64) { self.value = value }
+
+    public init(target: String) {
+        value = RuleHash.uint64(RuleHash.sha256(label: "pushbridge.device.v1", fields: [target]), at: 0)
+    }
+
+    public static func < (a: DeviceKey, b: DeviceKey) -> Bool { a.value < b.value }
+}
+
+enum RuleHash {
+    static func sha256(label: String, fields: [String]) -> [UInt8] {
+        var hasher = SHA256()
+        for field in [label] + fields {
+            let utf8 = Array(field.utf8)
+            hasher.update(data: bytes(UInt64(utf8.count)))
+            hasher.update(data: utf8)
+        }
+        return Array(hasher.finalize())
+    }
+
+    static func uint64(_ bytes: [UInt8], at start: Int) -> UInt64 {
+        bytes[start..<start + 8].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    static func bytes(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

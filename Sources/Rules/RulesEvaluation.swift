@@ -1,0 +1,59 @@
+/// A cap's verdict for one notification.
+public enum CapVerdict: Hashable, Sendable {
+    /// Room: reserve and send.
+    case allow
+    /// Counted plus in flight here reach `max` and some are in flight: wait until one resolves
+    /// (``InFlightTable``), then decide again, instead of guessing.
+    case wait(on: Set<NotificationID>)
+    /// `max` notifications acknowledged or in doubt in the window for `key`: withheld as `cap`.
+    case withhold(key: CapKey, counted: Int)
+}
+
+/// The stateful rules' verdicts, pure over a ``RulesState`` and this owner's ``InFlightTable``
+/// (design §5.1, §5.5, §6.1: dedup, then caps).
+public enum RulesEvaluation {
+    /// Splits `targets` into those to send and those whose push of `notification` FCM
+    /// acknowledged within `window` (ms) before `now` (withheld as `duplicate`).
+    public static func dedup(
+        _ notification: NotificationID, targets: [String], now: Int64, window: Int64, state: some RulesState
+    ) -> (send: [String], duplicates: [String]) {
+        var send: [String] = []
+        var duplicates: [String] = []
+        for target in targets {
+            let push = DevicePushID(notification: notification, target: target)
+            if let at = state.acknowledgement(of: push), at > now &- window {
+                duplicates.append(target)
+            } else {
+                send.append(target)
+            }
+        }
+        return (send, duplicates)
+    }
+
+    /// `cap`'s verdict for `notification` (which is `subject`) at `now`: a notification counts
+    /// in the window `(now − per, now]` while ``NotificationState/countsUntil(sendLimit:)`` is
+    /// inside it; one in flight here counts as in flight, not as settled. Withheld only when
+    /// `max` settled ones exist for one of its keys.
+    ///
+    /// The notification itself is never counted: a re-processed or re-sent one (already counted
+    /// by an earlier attempt) is checked against the others only. It is still checked: its new
+    /// delivery may fall in windows its earlier one has left (found by the ownership model).
+    public static func cap(
+        _ cap: CapRule, notification: NotificationID, subject: CapSubject, now: Int64, state: some RulesState, inFlight: InFlightTable,
+        policy: RulesPolicy
+    ) -> CapVerdict {
+        let since = now &- cap.per
+        var waitOn: Set<NotificationID> = []
+        for key in cap.keys(of: subject) {
+            var counted: Set<NotificationID> = []
+            for (n, s) in state.notifications(of: key, countingAfter: since, policy: policy) where n != notification {
+                if let until = s.countsUntil(sendLimit: policy.sendLimit), until > since { counted.insert(n) }
+            }
+            let flying = inFlight.notifications(countingToward: key).subtracting([notification])
+            let settled = counted.subtracting(flying)
+            if settled.count >= cap.max { return .withhold(key: key, counted: settled.count) }
+            if settled.count + flying.count >= cap.max { waitOn.formUnion(flying) }
+        }
+        return waitOn.isEmpty ? .allow : .wait(on: waitOn)
+    }
+}

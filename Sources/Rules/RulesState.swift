@@ -1,0 +1,38 @@
+/// The state a worker reads its verdicts from: what the rules store will answer from SQLite,
+/// and ``InMemoryRulesState`` from a dictionary (tests, the simulation).
+public protocol RulesState {
+    /// The merged facts of `notification`, nil for one never seen.
+    func state(of notification: NotificationID) -> NotificationState?
+    /// Every notification whose subject `key` matches and that counts until after `since`
+    /// (``NotificationState/countsUntil(sendLimit:)``); it may return more (the evaluation
+    /// filters again), never fewer.
+    func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) -> [(NotificationID, NotificationState)]
+    /// When FCM last acknowledged `push`, nil if never (or not within what the store keeps).
+    func acknowledgement(of push: DevicePushID) -> Int64?
+}
+
+/// ``RulesState`` in memory: facts merged by N, device pushes indexed. Claims are not
+/// notification state and are ignored here (the owner's tail handles them).
+public struct InMemoryRulesState: RulesState, Sendable, Equatable {
+    public private(set) var notifications: [NotificationID: NotificationState] = [:]
+    private var pushes: [DevicePushID: Int64] = [:]
+
+    public init() {}
+
+    public mutating func apply(_ fact: Fact) {
+        guard case .notification(let f) = fact else { return }
+        notifications[f.notification, default: NotificationState()].apply(f)
+        for d in f.devices { pushes[d] = max(pushes[d] ?? .min, f.at) }
+    }
+
+    public func state(of notification: NotificationID) -> NotificationState? { notifications[notification] }
+
+    public func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) -> [(NotificationID, NotificationState)] {
+        notifications.filter { _, state in
+            guard let subject = state.subject, key.matches(subject), let until = state.countsUntil(sendLimit: policy.sendLimit) else { return false }
+            return until > since
+        }.map { ($0.key, $0.value) }
+    }
+
+    public func acknowledgement(of push: DevicePushID) -> Int64? { pushes[push] }
+}

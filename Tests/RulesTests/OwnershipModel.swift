@@ -1,0 +1,296 @@
+import Rules
+
+/// What FCM does with one device push in the model.
+enum FCMAnswer: Hashable {
+    /// Delivered and acknowledged.
+    case accepted
+    /// Delivered, but the answer was lost (a 503 after delivering): the owner is in doubt.
+    case lostAnswer
+    /// Definitively refused: not delivered.
+    case refused
+}
+
+/// The ownership model of design §5.4–§5.5 and §8.1: one state partition, its changelog (a
+/// shared log of encoded facts), the by-subject records one subject's events arrive on, and
+/// members that own the partition in turn. Every step of an owner is one choice point, as are
+/// crashes (the owner stops between any two steps), rebalances (the old owner runs on as a
+/// zombie for `zombieSteps` steps), and FCM's answers. The owners use the real ``FactCodec``,
+/// ``InMemoryRulesState`` and ``RulesEvaluation``; the model records what FCM truly delivered,
+/// and checks the invariants against it.
+struct OwnershipModel<C: Chooser> {
+    struct Config {
+        /// Event IDs on the partition in order; a repeated ID is a producer duplicate or a replay.
+        var events: [String]
+        var devices = ["fid:a"]
+        var cap = CapRule(max: 2, per: 1_000, by: [.user])
+        var dedupWindow: Int64 = 1_000
+        var policy = RulesPolicy(sendLimit: 4)
+        var crashes = 1
+        var rebalances = 1
+        var zombieSteps = 3
+        var answers: [FCMAnswer] = [.accepted, .lostAnswer, .refused]
+        var maxSteps = 400
+        /// Off only to show the model catches a broken protocol: owners then send without
+        /// checking for a foreign claim at the read-back.
+        var fencing = true
+    }
+
+    struct Delivery {
+        var notification: NotificationID
+        var target: String
+        var time: Int64
+        var answer: FCMAnswer
+        /// The log offset of the `sent` fact that lists it, once written.
+        var recordedAt: Int?
+    }
+
+    struct Work {
+        var notification: NotificationID
+        var subject: CapSubject
+        var targets: [String]
+        var attempt: UInt32 = 0
+        var reservedAt: Int64 = 0
+        var sentAt: Int64 = 0
+        /// The log prefix the owner had read when it last checked dedup (at the read-back).
+        var view = 0
+        var deliveries: [Int] = []
+    }
+
+    enum Phase {
+        case claim, evaluate, commit
+        case reserve(Work)
+        case readBack(Work, offset: Int)
+        case send(Work)
+        case outcome(Work, [String: FCMAnswer])
+    }
+
+    struct Member {
+        let id: String
+        var claim: Int?
+        var applied = 0
+        var state = InMemoryRulesState()
+        var next = 0
+        var phase = Phase.claim
+        /// Steps a zombie still takes before it learns of its eviction; nil for the owner.
+        var stepsLeft: Int?
+        var stopped = false
+    }
+
+    let config: Config
+    var chooser: C
+    var log: [[UInt8]] = []
+    var committed = 0
+    var now: Int64 = 0
+    var members: [Member] = []
+    var owner = 0
+    var deliveries: [Delivery] = []
+    var crashesLeft: Int
+    var rebalancesLeft: Int
+    var stats = ModelStats()
+
+    init(_ config: Config, chooser: C) {
+        self.config = config
+        self.chooser = chooser
+        crashesLeft = config.crashes
+        rebalancesLeft = config.rebalances
+        members = [Member(id: "m0:1")]
+    }
+
+    /// Runs to the end: every event done by the owner and no zombie left with steps.
+    mutating func run() {
+        while stats.steps < config.maxSteps {
+            let runnable = members.indices.filter(canStep)
+            guard !runnable.isEmpty else { break }
+            let ownerBusy = runnable.contains(owner)
+            let crash = ownerBusy && crashesLeft > 0
+            let rebalance = ownerBusy && rebalancesLeft > 0
+            let pick = chooser.choose(runnable.count + (crash ? 1 : 0) + (rebalance ? 1 : 0))
+            now += 1
+            stats.steps += 1
+            if pick < runnable.count {
+                step(runnable[pick])
+            } else if crash && pick == runnable.count {
+                crashesLeft -= 1
+                members[owner].stopped = true
+                handOver()
+            } else {
+                rebalancesLeft -= 1
+                members[owner].stepsLeft = config.zombieSteps
+                handOver()
+            }
+        }
+        if committed < config.events.count && stats.steps < config.maxSteps {
+            stats.violations.append("events left undone: committed \(committed) of \(config.events.count)")
+        }
+        stats.truncated += stats.steps >= config.maxSteps ? 1 : 0
+        checkWindows()
+    }
+
+    private mutating func handOver() {
+        members.append(Member(id: "m\(members.count):\(members.count + 1)"))
+        owner = members.count - 1
+    }
+
+    private func canStep(_ i: Int) -> Bool {
+        let m = members[i]
+        if m.stopped || (i != owner && (m.stepsLeft ?? 0) <= 0) { return false }
+        if case .evaluate = m.phase { return m.next < config.events.count }
+        return true
+    }
+
+    private mutating func step(_ i: Int) {
+        if i != owner {
+            members[i].stepsLeft! -= 1
+            if members[i].stepsLeft == 0 { members[i].stopped = true }
+        }
+        catchUp(i)
+        var m = members[i]
+        switch m.phase {
+        case .claim:
+            // Restore from the start: a re-claim after being fenced must see the foreign
+            // reservations its tail left out after its old claim (the late claimer's sends).
+            m.state = InMemoryRulesState()
+            m.applied = 0
+            m.claim = append(.claim(Claim(at: now, owner: m.id, partitionCount: 1)))
+            members[i] = m
+            catchUp(i)
+            m = members[i]
+            m.next = committed
+            m.phase = .evaluate
+        case .evaluate:
+            m.phase = evaluate(m)
+        case .reserve(var w):
+            w.attempt = (m.state.state(of: w.notification)?.attempt ?? 0) + 1
+            w.reservedAt = now
+            let fact = NotificationFact(
+                notification: w.notification, status: .reserved, attempt: w.attempt, at: now, expires: now + config.cap.per, owner: m.id,
+                subject: w.subject)
+            m.phase = .readBack(w, offset: append(.notification(fact)))
+        case .readBack(var w, let r):
+            if config.fencing, log[(m.claim! + 1)..<r].contains(where: { isForeignClaim($0, of: m.id) }) {
+                stats.fenced += 1
+                // A zombie stops. The owner the group assigns the partition to was fenced by a
+                // zombie's late claim: it claims again and restores (its events are re-read).
+                if i == owner { m.phase = .claim } else { m.stopped = true }
+            } else {
+                w.targets = RulesEvaluation.dedup(w.notification, targets: w.targets, now: now, window: config.dedupWindow, state: m.state).send
+                w.view = m.applied
+                m.phase = w.targets.isEmpty ? .outcome(w, [:]) : .send(w)
+            }
+        case .send(var w):
+            var answers: [String: FCMAnswer] = [:]
+            if now <= w.reservedAt + config.policy.sendLimit {
+                w.sentAt = now
+                for target in w.targets {
+                    let answer = config.answers[chooser.choose(config.answers.count)]
+                    answers[target] = answer
+                    if answer != .refused { w.deliveries.append(deliver(w.notification, target, answer, view: w.view)) }
+                }
+            }
+            m.phase = .outcome(w, answers)
+        case .outcome(let w, let answers):
+            let acked = w.targets.filter { answers[$0] == .accepted }
+            let status: FactStatus = !acked.isEmpty ? .sent : answers.values.contains(.lostAnswer) ? .inDoubt : .released
+            let fact = NotificationFact(
+                notification: w.notification, status: status, attempt: w.attempt, at: status == .sent ? w.sentAt : now,
+                expires: now + config.cap.per, owner: m.id, devices: acked.map { DevicePushID(notification: w.notification, target: $0) })
+            let offset = append(.notification(fact))
+            for d in w.deliveries where deliveries[d].answer == .accepted { deliveries[d].recordedAt = offset }
+            stats.inDoubt += status == .inDoubt ? 1 : 0
+            m.phase = .commit
+        case .commit:
+            if i == owner { committed = max(committed, m.next + 1) }
+            m.next += 1
+            m.phase = .evaluate
+        }
+        members[i] = m
+    }
+
+    /// Dedup, then the cap (design §6.1), for the event at `m.next`.
+    private mutating func evaluate(_ m: Member) -> Phase {
+        let n = NotificationID(eventID: config.events[m.next], mapping: "chat.message", subject: "u1")
+        let subject = CapSubject(user: "u1", category: "social", mapping: "chat.message", devices: config.devices.map { DeviceKey(target: $0) })
+        let targets = RulesEvaluation.dedup(n, targets: config.devices, now: now, window: config.dedupWindow, state: m.state).send
+        guard !targets.isEmpty else {
+            stats.withheldDuplicate += 1
+            return .commit
+        }
+        let verdict = RulesEvaluation.cap(
+            config.cap, notification: n, subject: subject, now: now, state: m.state, inFlight: InFlightTable(), policy: config.policy)
+        switch verdict {
+        case .withhold:
+            stats.withheldCap += 1
+            checkWithheld(n, view: m.state)
+            return .commit
+        case .wait:
+            stats.violations.append("a wait with nothing in flight at step \(now)")
+            return .commit
+        case .allow:
+            return .reserve(Work(notification: n, subject: subject, targets: targets))
+        }
+    }
+
+    private mutating func append(_ fact: Fact) -> Int {
+        log.append(FactCodec.encode(fact))
+        return log.count - 1
+    }
+
+    /// The member's tail: applies what it has not read, leaving out foreign reservations after
+    /// its own claim (never acted upon: their writers are fenced).
+    private mutating func catchUp(_ i: Int) {
+        while members[i].applied < log.count {
+            let offset = members[i].applied
+            members[i].applied += 1
+            let fact: Fact
+            do { fact = try FactCodec.decode(log[offset]) } catch {
+                stats.violations.append("fact at \(offset) does not decode: \(error)")
+                continue
+            }
+            if case .notification(let f) = fact, f.status == .reserved, f.owner != members[i].id, let c = members[i].claim, offset > c {
+                continue
+            }
+            members[i].state.apply(fact)
+        }
+    }
+
+    private func isForeignClaim(_ bytes: [UInt8], of id: String) -> Bool {
+        if case .claim(let c)? = try? FactCodec.decode(bytes) { return c.owner != id }
+        return false
+    }
+}
+
+/// What the runs did and found.
+struct ModelStats {
+    var runs = 0
+    var steps = 0
+    var deliveries = 0
+    var withheldCap = 0
+    var withheldDuplicate = 0
+    var fenced = 0
+    var inDoubt = 0
+    /// Same device push delivered again because its acknowledgement was not recorded yet (the
+    /// step-5 window: a crash or a zombie between FCM's answer and the outcome fact).
+    var duplicatesInWindow = 0
+    /// Same device push delivered again after an answer lost in flight.
+    var duplicatesAfterLostAnswer = 0
+    /// Runs cut at `maxSteps`.
+    var truncated = 0
+    /// The most distinct notifications delivered in one window (shows the cap was reached).
+    var maxInWindow = 0
+    var violations: [String] = []
+
+    mutating func add(_ other: ModelStats) {
+        runs += 1
+        steps += other.steps
+        deliveries += other.deliveries
+        withheldCap += other.withheldCap
+        withheldDuplicate += other.withheldDuplicate
+        fenced += other.fenced
+        inDoubt += other.inDoubt
+        duplicatesInWindow += other.duplicatesInWindow
+        duplicatesAfterLostAnswer += other.duplicatesAfterLostAnswer
+        truncated += other.truncated
+        maxInWindow = max(maxInWindow, other.maxInWindow)
+        violations += other.violations
+    }
+}
