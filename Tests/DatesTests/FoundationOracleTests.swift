@@ -35,19 +35,32 @@ struct FoundationOracleTests {
     }
 
     @Test("every zone's offsets from 1900 to 2100 (seeded samples, and each side of each transition)")
-    func offsets() throws {
+    func offsets() async throws {
         let names = try Self.zoneNames()
         let canonical = try Self.canonicalNames()
         #expect(names.count > 300)
         #expect(canonical.count > 300 && canonical.isSubset(of: Set(names)))
+        // Over 100,000 comparisons: on a thread of its own, not on the test runner's cooperative
+        // threads, which other suites' async tests need meanwhile.
+        let (compared, disagreements) = try await offPool { Self.compare(names, canonical: canonical) }
+        #expect(compared > 100_000)
+        #expect(disagreements.isEmpty, "\(disagreements.count) of \(compared): \(disagreements.prefix(40).joined(separator: "\n"))")
+    }
+
+    /// Our offsets against Foundation's at seeded instants and each side of each transition:
+    /// how many were compared, and each disagreement (or zone one side does not know).
+    static func compare(_ names: [String], canonical: Set<String>) -> (Int, [String]) {
         let database = TimeZoneDatabase(directory: "/usr/share/zoneinfo")
         var rng = SplitMix64(seed: 8536)
         var compared = 0
         var disagreements: [String] = []
         for name in names where !["WET", "EET"].contains(name) {
-            let zone = try #require(database.zone(named: name), "\(name)")
+            guard let zone = database.zone(named: name) else {
+                disagreements.append("pushbridge does not read \(name)")
+                continue
+            }
             guard let oracle = TimeZone(identifier: name) else {
-                Issue.record("Foundation does not know \(name)")
+                disagreements.append("Foundation does not know \(name)")
                 continue
             }
             let from = canonical.contains(name) ? utc(1900, 1, 1) : utc(1970, 1, 1)
@@ -68,7 +81,6 @@ struct FoundationOracleTests {
                 }
             }
         }
-        #expect(compared > 100_000)
-        #expect(disagreements.isEmpty, "\(disagreements.count) of \(compared): \(disagreements.prefix(40).joined(separator: "\n"))")
+        return (compared, disagreements)
     }
 }

@@ -260,7 +260,7 @@ struct OwnershipModel<C: Chooser> {
 }
 
 /// What the runs did and found.
-struct ModelStats {
+struct ModelStats: Sendable {
     var runs = 0
     var steps = 0
     var deliveries = 0
