@@ -14,7 +14,7 @@ final class RegistryReader: @unchecked Sendable {
         try RegistrySchema.configure(c, cacheKiB: cacheKiB)
         if readOnly { try RegistrySchema.check(reader: c) }
         connection = c
-        selectDevices = try sqlite { () throws(SQLiteError) in try c.prepare("SELECT devices FROM users WHERE user = ?1") }
+        selectDevices = try sqlite { () throws(SQLiteError) in try c.prepare(RegistrySchema.selectDevices) }
     }
 
     /// The user's devices; nil for a user the registry does not know.
@@ -24,15 +24,7 @@ final class RegistryReader: @unchecked Sendable {
 
     /// The user's devices and preferences; nil for a user the registry does not know.
     func user(_ user: String) throws(RegistryError) -> RegisteredUser? {
-        // Reset ends the read transaction, so the WAL can be checkpointed past it.
-        defer { selectDevices.reset() }
-        guard
-            try sqlite({ () throws(SQLiteError) in
-                try selectDevices.bind(.text(user))
-                return try selectDevices.step()
-            })
-        else { return nil }
-        return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decodeUser(bytes) }
+        try selectDevices.devicesRow(of: user) { bytes throws(RegistryError) in try DeviceListCodec.decodeUser(bytes) }
     }
 
     func counts() throws(RegistryError) -> RegistryCounts {

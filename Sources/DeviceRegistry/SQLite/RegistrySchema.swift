@@ -14,6 +14,9 @@ enum RegistrySchema {
     /// SQLite's documentation puts the limit for WITHOUT ROWID tables.
     static let pageSize = 8192
 
+    /// A user's row: read with ``SQLiteStatement/devicesRow(of:_:)``.
+    static let selectDevices = "SELECT devices FROM users WHERE user = ?1"
+
     /// The `counts` row of a file whose every record was stored with its preferences: a file
     /// filled by a pushbridge before preferences existed lacks it.
     static let preferencesMark = "preferences"
@@ -87,5 +90,21 @@ enum RegistrySchema {
             defer { s.reset() }
             return try s.step() ? s.int64(0) : 0
         }
+    }
+}
+
+extension SQLiteStatement {
+    /// ``RegistrySchema/selectDevices``, prepared: `read` of `user`'s row (its devices blob,
+    /// ``DeviceListCodec``'s form), or nil for a user the store does not know. Reset afterwards,
+    /// which ends a reader's read transaction, so the WAL can be checkpointed past it.
+    func devicesRow<T>(of user: String, _ read: (UnsafeRawBufferPointer) throws(RegistryError) -> T) throws(RegistryError) -> T? {
+        defer { reset() }
+        guard
+            try sqlite({ () throws(SQLiteError) in
+                try bind(.text(user))
+                return try step()
+            })
+        else { return nil }
+        return try withBlob(0, read)
     }
 }

@@ -26,7 +26,7 @@ final class RegistryWriter: @unchecked Sendable {
         try RegistrySchema.prepare(writer: c)
         connection = c
         do throws(SQLiteError) {
-            selectDevices = try c.prepare("SELECT devices FROM users WHERE user = ?1")
+            selectDevices = try c.prepare(RegistrySchema.selectDevices)
             upsertUser = try c.prepare(
                 "INSERT INTO users (user, devices) VALUES (?1, ?2) ON CONFLICT (user) DO UPDATE SET devices = excluded.devices")
             deleteUser = try c.prepare("DELETE FROM users WHERE user = ?1")
@@ -177,25 +177,11 @@ final class RegistryWriter: @unchecked Sendable {
     }
 
     private func storedCount(of user: String) throws(RegistryError) -> Int? {
-        defer { selectDevices.reset() }
-        guard
-            try sqlite({ () throws(SQLiteError) in
-                try selectDevices.bind(.text(user))
-                return try selectDevices.step()
-            })
-        else { return nil }
-        return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.count(bytes) }
+        try selectDevices.devicesRow(of: user) { bytes throws(RegistryError) in try DeviceListCodec.count(bytes) }
     }
 
     private func storedUser(_ user: String) throws(RegistryError) -> RegisteredUser? {
-        defer { selectDevices.reset() }
-        guard
-            try sqlite({ () throws(SQLiteError) in
-                try selectDevices.bind(.text(user))
-                return try selectDevices.step()
-            })
-        else { return nil }
-        return try selectDevices.withBlob(0) { bytes throws(RegistryError) in try DeviceListCodec.decodeUser(bytes) }
+        try selectDevices.devicesRow(of: user) { bytes throws(RegistryError) in try DeviceListCodec.decodeUser(bytes) }
     }
 }
 
