@@ -214,11 +214,7 @@ extension MappingLoader {
         }
         if m["title"] == nil {
             if m["body"] == nil { fail(n, "activity.alert has neither `title` nor `body`") }
-            loadWarnings.append(
-                MappingLoadError(
-                    file: file, line: n.mark?.line ?? 1, column: n.mark?.column ?? 1,
-                    message: "an alert without a title may not show (observed by OneSignal's users)", hint: "add a `title`",
-                    severity: .warning))
+            warn(n, "an alert without a title may not show (observed by OneSignal's users)", hint: "add a `title`")
         }
         return alert
     }

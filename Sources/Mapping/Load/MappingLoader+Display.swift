@@ -20,11 +20,9 @@ extension MappingLoader {
             if let level = n.scalar.flatMap({ EventMapping.InterruptionLevel(rawValue: $0.string) }) {
                 mapping.interruption = level
                 if level == .critical {
-                    loadWarnings.append(
-                        MappingLoadError(
-                            file: file, line: n.mark?.line ?? 1, column: n.mark?.column ?? 1,
-                            message: "a critical alert needs Apple's Critical Alerts entitlement in the app",
-                            hint: "without it, use time-sensitive: it breaks through Focus when the user allows it", severity: .warning))
+                    warn(
+                        n, "a critical alert needs Apple's Critical Alerts entitlement in the app",
+                        hint: "without it, use time-sensitive: it breaks through Focus when the user allows it")
                 }
             } else {
                 fail(

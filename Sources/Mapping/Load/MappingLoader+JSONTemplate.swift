@@ -8,11 +8,9 @@ extension MappingLoader {
         switch node {
         case .scalar(let s):
             if s.style == .plain, ["yes", "no", "on", "off", "y", "n"].contains(s.string.lowercased()) {
-                loadWarnings.append(
-                    MappingLoadError(
-                        file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1,
-                        message: "\(what) is the string \"\(s.string)\", not a boolean (YAML 1.2)",
-                        hint: "write true or false for a boolean, or quote it to keep the string", severity: .warning))
+                warn(
+                    node, "\(what) is the string \"\(s.string)\", not a boolean (YAML 1.2)",
+                    hint: "write true or false for a boolean, or quote it to keep the string")
             }
             return .json(Self.coreJSON(s))
         case .sequence(let list):

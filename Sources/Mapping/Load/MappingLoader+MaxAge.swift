@@ -32,12 +32,10 @@ extension MappingLoader {
                 hint: "use at most 4w, or a ttl of its own")
         }
         if case .seconds(let ttlSeconds)? = ttl, ttlSeconds > seconds, let n = m["ttl"] {
-            loadWarnings.append(
-                MappingLoadError(
-                    file: file, line: n.mark?.line ?? 1, column: n.mark?.column ?? 1,
-                    message:
-                        "ttl \(n.scalar?.string ?? "") outlives max_age \(text): a push sent in time can still reach a phone that comes online up to \(n.scalar?.string ?? "") later",
-                    hint: "`ttl: remaining` ends the push when max_age runs out", severity: .warning))
+            warn(
+                n,
+                "ttl \(n.scalar?.string ?? "") outlives max_age \(text): a push sent in time can still reach a phone that comes online up to \(n.scalar?.string ?? "") later",
+                hint: "`ttl: remaining` ends the push when max_age runs out")
         }
         if let (name, n) = occurredAt(m), let time = eventTime(n, name: name) { maxAge.eventTime = time }
         if let n = m["too_old"] {
@@ -58,11 +56,9 @@ extension MappingLoader {
         switch (m["occurred_at"], m["event_time"]) {
         case (let n?, nil): return ("occurred_at", n)
         case (nil, let old?):
-            loadWarnings.append(
-                MappingLoadError(
-                    file: file, line: old.mark?.line ?? 1, column: old.mark?.column ?? 1,
-                    message: "`event_time` is now `occurred_at`: FCM's own event_time is the time an Android notification shows",
-                    hint: "write `occurred_at:` with the same value", severity: .warning))
+            warn(
+                old, "`event_time` is now `occurred_at`: FCM's own event_time is the time an Android notification shows",
+                hint: "write `occurred_at:` with the same value")
             return ("event_time", old)
         case (_?, let old?):
             fail(old, "`event_time` and `occurred_at` are both given", hint: "`event_time` is the old name of `occurred_at`: keep `occurred_at`")

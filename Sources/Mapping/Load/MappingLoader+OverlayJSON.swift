@@ -43,11 +43,9 @@ extension MappingLoader {
             }
             if let web, type == nil {
                 let hint = Self.closest(key, among: web.keys.sorted()).map { "did you mean `\($0)`?" }
-                loadWarnings.append(
-                    MappingLoadError(
-                        file: file, line: k.mark?.line ?? 1, column: k.mark?.column ?? 1,
-                        message: "`\(key)` is not an option of the Web Notification API, so browsers ignore it in `fcm.\(dotted)`",
-                        hint: hint ?? "the options: " + web.keys.sorted().joined(separator: ", "), severity: .warning))
+                warn(
+                    k, "`\(key)` is not an option of the Web Notification API, so browsers ignore it in `fcm.\(dotted)`",
+                    hint: hint ?? "the options: " + web.keys.sorted().joined(separator: ", "))
             }
             guard var value = freeJSON(v, path: path + [key], leaves: &leaves) else { continue }
             // A key's value from the event is converted to its type per event, as a literal is checked here.

@@ -207,11 +207,9 @@ extension MappingLoader {
             volume = v.scalar.flatMap { Double($0.string) }
             if !(0...1).contains(volume ?? -1) { fail(v, "apns.sound.volume must be a number from 0 to 1") }
         }
-        loadWarnings.append(
-            MappingLoadError(
-                file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1,
-                message: "a critical alert needs Apple's Critical Alerts entitlement in the app",
-                hint: "without it, use a plain sound and `interruption: time-sensitive`", severity: .warning))
+        warn(
+            node, "a critical alert needs Apple's Critical Alerts entitlement in the app",
+            hint: "without it, use a plain sound and `interruption: time-sensitive`")
         return EventMapping.CriticalSound(name: name, volume: volume)
     }
 
@@ -223,11 +221,9 @@ extension MappingLoader {
     mutating func checkPlatforms(_ mapping: EventMapping, _ m: Node.Mapping) {
         for (name, platform) in [("android", Platform.android), ("apns", .ios), ("web", .web)] where !mapping.platforms.contains(platform) {
             guard let n = m[name] else { continue }
-            loadWarnings.append(
-                MappingLoadError(
-                    file: file, line: n.mark?.line ?? 1, column: n.mark?.column ?? 1,
-                    message: "`\(name)` is not sent: this push does not go to \(platform.rawValue)",
-                    hint: "add \(platform.rawValue) to `platforms`, or remove `\(name)`", severity: .warning))
+            warn(
+                n, "`\(name)` is not sent: this push does not go to \(platform.rawValue)",
+                hint: "add \(platform.rawValue) to `platforms`, or remove `\(name)`")
         }
         if mapping.platforms.contains(.web), !mapping.silent {
             for (name, shared, own) in [("title", mapping.title, mapping.web.title), ("body", mapping.body, mapping.web.body)] {

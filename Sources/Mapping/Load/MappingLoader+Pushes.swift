@@ -76,12 +76,10 @@ extension MappingLoader {
     private mutating func warnSharedReplaceIDs(_ pushes: [Push], _ list: [Node]) {
         let byEventID = pushes.filter { $0.mappings.contains { $0.replaceID == .eventID } }
         guard byEventID.count > 1, let second = list.first(where: { $0.mapping?["name"]?.scalar?.string == byEventID[1].name }) else { return }
-        loadWarnings.append(
-            MappingLoadError(
-                file: file, line: second.mark?.line ?? 1, column: second.mark?.column ?? 1,
-                message:
-                    "pushes \(byEventID.map { "\"\($0.name)\"" }.joined(separator: " and ")) share replace_id {from: event_id}: on a device both reach, one replaces the other",
-                hint: "use `replace_id: {from: push_id}` (the event ID and the push's name)", severity: .warning))
+        warn(
+            second,
+            "pushes \(byEventID.map { "\"\($0.name)\"" }.joined(separator: " and ")) share replace_id {from: event_id}: on a device both reach, one replaces the other",
+            hint: "use `replace_id: {from: push_id}` (the event ID and the push's name)")
     }
 
     /// The defaults with a push's keys: a push key replaces the default's, except in

@@ -92,10 +92,4 @@ extension MappingLoader {
         }
         return .window(window)
     }
-
-    mutating func warn(_ node: Node, _ message: String, hint: String? = nil) {
-        loadWarnings.append(
-            MappingLoadError(
-                file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1, message: message, hint: hint, severity: .warning))
-    }
 }

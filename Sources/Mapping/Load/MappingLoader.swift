@@ -135,11 +135,7 @@ struct MappingLoader {
             mapping.target = .user(user, filter)
         }
         if let n = m["subtitle"], !mapping.platforms.contains(.ios) {
-            loadWarnings.append(
-                MappingLoadError(
-                    file: file, line: n.mark?.line ?? 1, column: n.mark?.column ?? 1,
-                    message: "`subtitle` shows only on iOS, and this push does not go to iOS", hint: "remove it, or add ios to `platforms`",
-                    severity: .warning))
+            warn(n, "`subtitle` shows only on iOS, and this push does not go to iOS", hint: "remove it, or add ios to `platforms`")
         }
         if let n = m["ttl"] { mapping.ttl = ttl(n) }
         mapping.maxAge = loadMaxAge(m, ttl: mapping.ttl)
@@ -261,12 +257,9 @@ struct MappingLoader {
                     fail(k, "data key \"\(key)\" is reserved by FCM", hint: ReservedDataKey.refusedHint)
                     continue
                 case .droppedOnAndroid:
-                    loadWarnings.append(
-                        MappingLoadError(
-                            file: file, line: k.mark?.line ?? 1, column: k.mark?.column ?? 1,
-                            message: "data key \"\(key)\" never reaches an Android app: its SDK drops it from RemoteMessage.getData()",
-                            hint: "rename it (iOS and web apps still get it); FCM's own collapse key is the mapping's `collapse_key`",
-                            severity: .warning))
+                    warn(
+                        k, "data key \"\(key)\" never reaches an Android app: its SDK drops it from RemoteMessage.getData()",
+                        hint: "rename it (iOS and web apps still get it); FCM's own collapse key is the mapping's `collapse_key`")
                 }
             }
             if let s = source(v, "\(what).\(key)") { out.append((key, s)) }
@@ -351,6 +344,13 @@ struct MappingLoader {
                 fail(key, "`\(name)` is given twice in \(what)")
             }
         }
+    }
+
+    /// What loads but is likely a mistake, at `node`'s line and column.
+    mutating func warn(_ node: Node, _ message: String, hint: String? = nil) {
+        loadWarnings.append(
+            MappingLoadError(
+                file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1, message: message, hint: hint, severity: .warning))
     }
 
     mutating func fail(_ node: Node?, _ message: String, hint: String? = nil) {
