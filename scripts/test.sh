@@ -59,6 +59,17 @@ watchdog() {  # NAME LOG: after $limit seconds, report and kill the test process
     [ -n "$pid" ] && kill -9 "$pid"
 }
 
+# The one crash tolerated: after Swift Testing reported every test passed (and none failed),
+# the process died at exit in OpenSSL's thread cleanup (`init_thread_deregister`, statically
+# linked into .tools' librdkafka 2.16; its symbols are hidden, so the tests cannot switch its
+# atexit cleanup off). The executable leaves with _exit for the same reason (Pushbridge.main).
+died_after_passing() {  # LOG
+    local log=$1
+    grep -aq -E '^✔ Test run with [0-9]+ tests? .*passed' "$log" &&
+        ! grep -aq -E '^✘ |^Test Suite .* failed' "$log" &&
+        sed -n '/^✔ Test run with /,$p' "$log" | grep -aq -E 'init_thread_deregister|init_thread_destructor'
+}
+
 run_tests() {  # NAME ARGS...: swift test, teed to $logs/NAME.log, under the watchdog
     local name=$1; shift
     local status=0
@@ -69,6 +80,11 @@ run_tests() {  # NAME ARGS...: swift test, teed to $logs/NAME.log, under the wat
     pkill -P "$dog" sleep 2>/dev/null || true
     kill "$dog" 2>/dev/null || true
     wait "$dog" 2>/dev/null || true
+    if [ "$status" -ne 0 ] && died_after_passing "$logs/$name.log"; then
+        echo "== $name: every test passed, then the test process crashed at exit in OpenSSL's"
+        echo "   thread cleanup (the bundled librdkafka's, see docs/testing.md); counted as passed"
+        status=0
+    fi
     if [ "$status" -ne 0 ]; then
         echo "== FAILED ($name, exit $status); the failures, from $logs/$name.log:"
         grep -a -A4 -E '^✘|error:|Fatal error|Crash' "$logs/$name.log" | grep -av '|FAIL|' | head -150

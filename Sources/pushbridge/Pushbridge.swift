@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Jobs
 
 @main
@@ -25,4 +26,36 @@ struct Pushbridge: AsyncParsableCommand {
             RenderCommand.self, LintCommand.self, PreviewCommand.self,
         ]
     )
+
+    /// ArgumentParser's own `main`, but the process then leaves with `_exit` once stdout and
+    /// stderr are flushed, skipping the C libraries' `atexit` cleanup. OpenSSL's cleanup frees
+    /// its list of registered threads while threads that used it (librdkafka's, libcurl's, the
+    /// dispatch pool's) may still be exiting, and a thread's exit then deregisters itself from
+    /// the freed list: "double free or corruption" in `init_thread_deregister`, once in many
+    /// runs, after the worker had stopped cleanly (docs/testing.md). Every command has released
+    /// its resources when it returns; nothing the cleanup does is needed at exit.
+    static func main() async {
+        var status = ExitCode.success
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            status = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                if status.isSuccess {
+                    print(message)
+                } else {
+                    FileHandle.standardError.write(Data("\(message)\n".utf8))
+                }
+            }
+        }
+        fflush(nil)
+        _exit(status.rawValue)
+    }
 }
+
