@@ -58,4 +58,3 @@ struct Pushbridge: AsyncParsableCommand {
         _exit(status.rawValue)
     }
 }
-
