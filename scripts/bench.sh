@@ -13,6 +13,11 @@
 #   scripts/bench.sh rules      rules_off/on_microseconds_per_event: an event to a user's two devices mapped
 #                               without and with per-user rules (a category, quiet hours in Europe/Berlin);
 #                               rules_added_microseconds_per_event, what the rules add (docs/rules.md)
+#   scripts/bench.sh rekey      the spike of caps/dedup's re-key hop on tansu (issue 55, design §5.2): CPU per event of
+#                               reading the source (rekey_source_*), of re-keying it by user into a second topic
+#                               (stage1), and of reading that with a reserved and a sent fact written to a changelog and
+#                               read back (stage2); rekey_added_cpu_us_per_event = stage1 + stage2 - source, the
+#                               broker's the same; rekey_readback_p50/p99_ms, reservation to read-back
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
@@ -147,6 +152,12 @@ if [ "$which" = all ] || [ "$which" = kafka ]; then
     start_tansu bench
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" kafka --bootstrap "127.0.0.1:$tansu_port" --topic bench \
         --messages "${KAFKA_BENCH_MESSAGES:-200000}"
+fi
+
+if [ "$which" = all ] || [ "$which" = rekey ]; then
+    start_tansu rekey-source rekey-by-subject rekey-changelog
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" rekey --bootstrap "127.0.0.1:$tansu_port" \
+        --topics rekey-source,rekey-by-subject,rekey-changelog --events "${REKEY_BENCH_EVENTS:-100000}" --broker-pid "${pids[-1]}"
 fi
 
 if [ "$which" = all ] || [ "$which" = http2 ]; then

@@ -8,6 +8,7 @@ let usage = """
            pushbridge-bench mapping [--events N] [--rounds N] [--format json|avro|protobuf]
            pushbridge-bench dates [--lookups N] [--rounds N]
            pushbridge-bench rules [--events N] [--rounds N]
+           pushbridge-bench rekey --bootstrap HOST:PORT --topics SOURCE,BY_SUBJECT,CHANGELOG [--events N] [--users N] [--broker-pid PID]
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR [--outcomes TOPIC]
@@ -75,6 +76,16 @@ do {
                 events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!, format: option("--format", "json")!))
     case "rules":
         emit(try RulesBenchmark.run(events: Int(option("--events", "100000")!)!, rounds: Int(option("--rounds", "5")!)!))
+    case "rekey":
+        let topics = option("--topics", "")!.split(separator: ",").map(String.init)
+        guard let bootstrap = option("--bootstrap"), topics.count == 3 else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try await RekeyBenchmark.run(
+                bootstrap: bootstrap, topics: .init(source: topics[0], bySubject: topics[1], changelog: topics[2]),
+                events: Int(option("--events", "100000")!)!, users: Int(option("--users", "10000")!)!, brokerPID: option("--broker-pid")))
     case "dates":
         emit(try DatesBenchmark.run(lookups: Int(option("--lookups", "2000000")!)!, rounds: Int(option("--rounds", "5")!)!))
     case "fcm":
