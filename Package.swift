@@ -231,7 +231,8 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "Preferences", "Rules", "FCM", "FCMEmulator", "ProcessHarness", "DeviceRegistry",
+                "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "Preferences", "Rules", "Threading", "FCM", "FCMEmulator", "ProcessHarness",
+                "DeviceRegistry",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

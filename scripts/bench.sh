@@ -17,7 +17,8 @@
 #                               reading the source (rekey_source_*), of re-keying it by user into a second topic
 #                               (stage1), and of reading that with a reserved and a sent fact written to a changelog and
 #                               read back (stage2); rekey_added_cpu_us_per_event = stage1 + stage2 - source, the
-#                               broker's the same; rekey_readback_p50/p99_ms, reservation to read-back
+#                               broker's the same; rekey_readback_p50/p99_ms, reservation to read-back; rekey_callbacks_*: the same with
+#                               KafkaProducer.send(_:onDelivery:), no task or continuation per record
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s

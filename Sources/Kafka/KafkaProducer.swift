@@ -78,6 +78,20 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Produces one record without waiting for its acknowledgement: `onDelivery` runs once, on
+    /// the producer's poll thread, with the broker's acknowledgement or the failure, and must
+    /// not block (hand the result on). For callers that keep many records in flight without a
+    /// task each: no task and no continuation per record (docs/benchmarks.md, the re-key hop).
+    /// - Throws: ``KafkaError`` at once when the record is refused (librdkafka's queue is full:
+    ///   `queueFull`, try again after deliveries; the producer is closed); `onDelivery` never
+    ///   runs then.
+    public func send(
+        _ record: KafkaProducerRecord, onDelivery: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
+    ) throws(KafkaError) {
+        if closed.withLock({ $0 }) { throw KafkaError.closed("the producer") }
+        if let error = core.produce(record, then: onDelivery) { throw error }
+    }
+
     /// Waits until every record produced so far is delivered or failed.
     public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         try await core.flush(timeout: timeout)

@@ -3,6 +3,7 @@ import Kafka
 import ProcessHarness
 import Rules
 import Synchronization
+import Threading
 
 /// The spike of issue 55's plan step 9 (docs/design/per-user-rules.md §5.2, §7): what the
 /// re-key hop and the changelog facts of caps and deduplication cost a worker, before they are
@@ -19,7 +20,8 @@ import Synchronization
 ///    is the latency a capped push would wait.
 ///
 /// The worker's added cost of a stateful event is stage 1 + stage 2 − source. No FCM sends, no
-/// mapping: those are the same with or without the hop.
+/// mapping: those are the same with or without the hop. Stages 1 and 2 run twice: with a task
+/// and an awaited `send` per record, and with `send(_:onDelivery:)` (no task, no continuation).
 enum RekeyBenchmark {
     struct Topics {
         var source: String
@@ -69,6 +71,30 @@ enum RekeyBenchmark {
             }
         }
         try await tail
+        // The same two stages with ``KafkaProducer/send(_:onDelivery:)``: no task and no
+        // continuation per record; the sent fact is produced from the reservation's callback.
+        let stage1Callbacks = try await meter.measure {
+            let window = Window(limit: 5_000)
+            try await consume(bootstrap: bootstrap, topic: topics.source, events: events, meter: meter) { message in
+                await window.enter()
+                try producer.send(rekeyed(message, to: topics.bySubject), onDelivery: window.leave)
+            }
+            try await window.drain()
+        }
+        let stage2Callbacks = try await meter.measure {
+            let window = Window(limit: 2_000)
+            var index = 0
+            try await consume(bootstrap: bootstrap, topic: topics.bySubject, events: events, meter: meter) { message in
+                await window.enter()
+                index += 1
+                let (reserved, sent) = facts(message, index: index, changelog: topics.changelog)
+                try producer.send(reserved) { result in
+                    guard case .success = result else { return window.leave(result) }
+                    do throws(KafkaError) { try producer.send(sent, onDelivery: window.leave) } catch { window.leave(.failure(error)) }
+                }
+            }
+            try await window.drain()
+        }
         await producer.close()
 
         let latencies = readBack.latencies.sorted()
@@ -81,6 +107,9 @@ enum RekeyBenchmark {
             ("rekey_broker_source_cpu_us_per_event", per(source.brokerCPU)),
             ("rekey_broker_added_cpu_us_per_event", per(stage1.brokerCPU + stage2.brokerCPU - source.brokerCPU)),
             ("rekey_stage2_events_per_second", Double(events) / stage2.seconds),
+            ("rekey_callbacks_stage1_cpu_us_per_event", per(stage1Callbacks.cpu)),
+            ("rekey_callbacks_stage2_cpu_us_per_event", per(stage2Callbacks.cpu)),
+            ("rekey_callbacks_added_cpu_us_per_event", per(stage1Callbacks.cpu + stage2Callbacks.cpu - source.cpu)),
             ("rekey_readback_p50_ms", percentile(latencies, 0.5)),
             ("rekey_readback_p99_ms", percentile(latencies, 0.99)),
         ]
@@ -148,6 +177,13 @@ enum RekeyBenchmark {
 
     /// The owner's writes for one event: its reservation, acknowledged, then its outcome.
     static func record(_ message: KafkaMessage, index: Int, changelog: String, producer: KafkaProducer) async throws {
+        let (reserved, sent) = facts(message, index: index, changelog: changelog)
+        _ = try await producer.send(reserved)
+        _ = try await producer.send(sent)
+    }
+
+    /// The `reserved` and `sent` facts of one event, to the changelog partition of its partition.
+    static func facts(_ message: KafkaMessage, index: Int, changelog: String) -> (KafkaProducerRecord, KafkaProducerRecord) {
         let user = String(decoding: message.key ?? [], as: UTF8.self)
         let n = NotificationID(eventID: "\(message.partition)/\(message.offset)", mapping: "chat.message", subject: user)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -155,14 +191,45 @@ enum RekeyBenchmark {
         let reserved = NotificationFact(
             notification: n, status: .reserved, attempt: 1, at: now, expires: now + 86_400_000, owner: owner,
             subject: CapSubject(user: user, category: "social", mapping: "chat.message", devices: [DeviceKey(target: "fid:\(user)-a")]))
-        let key = Array(withUnsafeBytes(of: (n.high.bigEndian, n.low.bigEndian)) { Array($0) })
-        _ = try await producer.send(
-            KafkaProducerRecord(topic: changelog, partition: message.partition, key: key, value: FactCodec.encode(.notification(reserved))))
         let sent = NotificationFact(
             notification: n, status: .sent, attempt: 1, at: now + 1, expires: now + 86_400_001, owner: owner,
             devices: [DevicePushID(notification: n, target: "fid:\(user)-a")])
-        _ = try await producer.send(
-            KafkaProducerRecord(topic: changelog, partition: message.partition, key: key, value: FactCodec.encode(.notification(sent))))
+        let key = withUnsafeBytes(of: (n.high.bigEndian, n.low.bigEndian)) { Array($0) }
+        return (
+            KafkaProducerRecord(topic: changelog, partition: message.partition, key: key, value: FactCodec.encode(.notification(reserved))),
+            KafkaProducerRecord(topic: changelog, partition: message.partition, key: key, value: FactCodec.encode(.notification(sent)))
+        )
+    }
+
+    /// Records in flight without a task each: ``enter()`` waits for room, a delivery callback
+    /// ``leave(_:)``s, ``drain()`` waits for the last and throws the first failure.
+    final class Window: Sendable {
+        let limit: Int
+        private let open = Atomic<Int>(0)
+        private let changed = ChangeSignal()
+        private let failure = Mutex<KafkaError?>(nil)
+
+        init(limit: Int) { self.limit = limit }
+
+        /// Waits, when the window is full, until half of it is free: one wake-up per half a
+        /// window of deliveries, not one per record.
+        func enter() async {
+            if open.load(ordering: .acquiring) >= limit {
+                _ = await changed.wait { open.load(ordering: .acquiring) <= limit / 2 }
+            }
+            open.add(1, ordering: .acquiringAndReleasing)
+        }
+
+        @Sendable func leave(_ result: Result<KafkaDeliveryReport, KafkaError>) {
+            if case .failure(let error) = result { failure.withLock { $0 = $0 ?? error } }
+            let left = open.subtract(1, ordering: .acquiringAndReleasing).newValue
+            if left == limit / 2 || left == 0 { changed.notify() }
+        }
+
+        func drain() async throws {
+            _ = await changed.wait { open.load(ordering: .acquiring) == 0 }
+            if let error = failure.withLock({ $0 }) { throw error }
+        }
     }
 
     /// Milliseconds from each reservation's `at` to its read-back by the tail.

@@ -55,6 +55,51 @@ struct KafkaProducerTests {
         await producer.close()
     }
 
+    /// `send(_:onDelivery:)` keeps records in flight without a task each: every callback runs
+    /// once, with the record's own offset or its failure; a refused record throws and never calls.
+    @Test("send with a delivery callback: each callback once, with its record's offset; a failure as a failure; refused after close")
+    func deliveryCallbacks() async throws {
+        let broker = try await TestBroker.start(.mock)
+        let topic = try await broker.makeTopic(partitions: 1)
+        var config = KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers])
+        config.enableIdempotence = false
+        let producer = try KafkaProducer(configuration: config)
+        let (stream, continuation) = AsyncStream.makeStream(of: (Int, Result<KafkaDeliveryReport, KafkaError>).self)
+        for i in 0..<50 {
+            try producer.send(KafkaProducerRecord(topic: topic, partition: 0, key: Array("\(i)".utf8), value: Array("v\(i)".utf8))) {
+                continuation.yield((i, $0))
+            }
+        }
+        var results: [Int: Result<KafkaDeliveryReport, KafkaError>] = [:]
+        for await (i, result) in stream {
+            #expect(results.updateValue(result, forKey: i) == nil, "record \(i) called back twice")
+            if results.count == 50 { break }
+        }
+        let offsets = results.mapValues { try? $0.get().offset }
+        #expect(Set(offsets.values.compactMap { $0 }) == Set(0..<50), "50 records, each acknowledged once")
+        // Offsets follow the order of the sends on one partition.
+        #expect((0..<50).allSatisfy { offsets[$0] == Int64($0) }, "\(offsets.sorted { $0.key < $1.key }.prefix(5))")
+
+        // A record that cannot be delivered comes back as a failure.
+        var slow = config
+        slow.deliveryTimeout = .seconds(1)
+        let doomed = try KafkaProducer(configuration: slow)
+        for id: Int32 in 1...3 { try broker.mock!.setBrokerDown(id) }
+        let failure = await withCheckedContinuation { (c: CheckedContinuation<Result<KafkaDeliveryReport, KafkaError>, Never>) in
+            do throws(KafkaError) {
+                try doomed.send(KafkaProducerRecord(topic: topic, partition: 0, value: Array("x".utf8))) { c.resume(returning: $0) }
+            } catch {
+                c.resume(returning: .failure(error))
+            }
+        }
+        #expect(throws: KafkaError.self) { try failure.get() }
+        await doomed.close()
+        await producer.close()
+        #expect(throws: KafkaError.self) {
+            try producer.send(KafkaProducerRecord(topic: topic, value: [])) { _ in Issue.record("a refused record called back") }
+        }
+    }
+
     @Test("a send that cannot be delivered fails with a typed error instead of hanging")
     func undeliverable() async throws {
         let broker = try await TestBroker.start(.mock)

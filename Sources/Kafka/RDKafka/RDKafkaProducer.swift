@@ -7,15 +7,15 @@ import Threading
 /// that serves delivery reports, as ``RDKafkaConsumer`` does for the consumer.
 ///
 /// `@unchecked Sendable`: librdkafka's producer API is thread-safe and the Swift state is in
-/// `Mutex`es or atomics. The delivery callback finds each record's continuation through its
-/// per-message opaque, a `passRetained` box released exactly once, in the delivery report or
-/// when produce fails.
+/// `Mutex`es or atomics. The delivery callback finds each record's completion (a continuation's,
+/// or the caller's callback) through its per-message opaque, a `passRetained` box released
+/// exactly once, in the delivery report or when produce fails.
 final class RDKafkaProducer: @unchecked Sendable {
     typealias Outcome = Result<KafkaDeliveryReport, KafkaError>
 
     private final class Delivery {
-        let continuation: CheckedContinuation<Outcome, Never>
-        init(_ c: CheckedContinuation<Outcome, Never>) { continuation = c }
+        let complete: @Sendable (Outcome) -> Void
+        init(_ complete: @escaping @Sendable (Outcome) -> Void) { self.complete = complete }
     }
 
     private let client: RDKafkaClient
@@ -60,12 +60,20 @@ final class RDKafkaProducer: @unchecked Sendable {
     /// Produces one record and waits for its delivery report (or the reason it was refused).
     func produce(_ record: KafkaProducerRecord) async -> Outcome {
         await withCheckedContinuation { continuation in
-            let box = Unmanaged.passRetained(Delivery(continuation))
-            if let error = enqueue(record, opaque: box.toOpaque()) {
-                box.release()
+            if let error = produce(record, then: { continuation.resume(returning: $0) }) {
                 continuation.resume(returning: .failure(error))
             }
         }
+    }
+
+    /// Enqueues one record without waiting: `complete` runs on the poll thread with its
+    /// delivery report, unless the record is refused at once (the error returned; `complete`
+    /// never runs then).
+    func produce(_ record: KafkaProducerRecord, then complete: @escaping @Sendable (Outcome) -> Void) -> KafkaError? {
+        let box = Unmanaged.passRetained(Delivery(complete))
+        guard let error = enqueue(record, opaque: box.toOpaque()) else { return nil }
+        box.release()
+        return error
     }
 
     private func enqueue(_ record: KafkaProducerRecord, opaque: UnsafeMutableRawPointer) -> KafkaError? {
@@ -140,9 +148,9 @@ final class RDKafkaProducer: @unchecked Sendable {
         let m = message.pointee
         if m.err == RD_KAFKA_RESP_ERR_NO_ERROR {
             let topic = String(cString: rd_kafka_topic_name(m.rkt))
-            delivery.continuation.resume(returning: .success(KafkaDeliveryReport(topic: topic, partition: m.partition, offset: m.offset)))
+            delivery.complete(.success(KafkaDeliveryReport(topic: topic, partition: m.partition, offset: m.offset)))
         } else {
-            delivery.continuation.resume(returning: .failure(KafkaError(m.err, context: "delivery")))
+            delivery.complete(.failure(KafkaError(m.err, context: "delivery")))
         }
     }
 }
