@@ -2,12 +2,16 @@ import Kafka
 
 /// What must have become of every event a reliability run produced (docs/reliability.md): each
 /// good event accepted by FCM (the emulator) for its token, each poison event in the dead-letter
-/// topic with a right reason. Nothing missing; duplicates counted.
+/// topic with a right reason, each push a user's rule withholds neither. Nothing missing;
+/// duplicates counted.
 struct Ledger: Sendable {
     /// Good events: the token, which is also the record key.
     var tokens: [String] = []
     /// Poison events by record key: the dead-letter reason codes that are right for each.
     var poison: [String: Set<String>] = [:]
+    /// Events whose push the user's preferences withhold (a muted category): by token, which is
+    /// also the record key. Done (their offsets committed) yet neither sent nor dead-lettered.
+    var withheld: [String] = []
 
     struct Settlement {
         /// Events neither accepted nor dead-lettered.
@@ -20,9 +24,13 @@ struct Ledger: Sendable {
         /// Good events dead-lettered instead of delivered, each with the record's reason code
         /// and reason (`r13-2: fcm_retries_exhausted (gave up after …)`).
         var goodDeadLettered: [String]
+        /// Withheld pushes, counted apart from lost ones: neither sent nor dead-lettered.
+        var withheld: Int
+        /// Pushes a rule should have withheld that FCM accepted, or that were dead-lettered.
+        var wronglySent: [String]
     }
 
-    var events: Int { tokens.count + poison.count }
+    var events: Int { tokens.count + poison.count + withheld.count }
 
     func settle(accepted: [String: Int], deadLetters: [KafkaMessage]) -> Settlement {
         var dead: [String: [String]] = [:]
@@ -43,8 +51,11 @@ struct Ledger: Sendable {
             guard let codes = dead[key], !Set(codes).isSubset(of: allowed) else { return nil }
             return "\(key): \(codes.joined(separator: ",")) (expected one of \(allowed.sorted().joined(separator: ",")))"
         }
+        let wronglySent = withheld.filter { accepted[$0] != nil || dead[$0] != nil }
+            .map { "\($0): accepted \(accepted[$0] ?? 0), dead-lettered \(reasons[$0, default: []].joined(separator: "; "))" }
         return Settlement(
             lost: lost, duplicates: duplicates, deadLettered: poison.keys.filter { dead[$0] != nil }.count + goodDeadLettered.count,
-            wrongReason: wrongReason, goodDeadLettered: goodDeadLettered)
+            wrongReason: wrongReason, goodDeadLettered: goodDeadLettered,
+            withheld: withheld.count { accepted[$0] == nil && dead[$0] == nil }, wronglySent: wronglySent)
     }
 }

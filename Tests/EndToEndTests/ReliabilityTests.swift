@@ -69,12 +69,15 @@ struct ReliabilityTests {
         if broker == .mock { size.events = min(size.events, 20_000) }  // the mock keeps a few MB per partition
         let started = ContinuousClock.now
         let e = try await EndToEnd(partitions: 8, broker: broker, brokers: broker == .mock ? 3 : 1)
+        try await Self.prepareRules(e)
         var rng = SplitMix64(seed: size.seed)
         let onMock = broker == .mock
+        var starts = 0
         func start(_ i: Int) async throws -> WorkerProcess {
-            try await e.startWorker(
+            starts += 1
+            return try await e.startWorker(
                 group: Self.group, delivery: Self.delivery, instanceID: onMock ? "worker-\(i)" : nil,
-                assignment: onMock ? "cooperative-sticky" : "range")
+                assignment: onMock ? "cooperative-sticky" : "range", sections: Self.registrySection(e, start: starts))
         }
         var workers: [WorkerProcess] = []
         for i in 0..<Self.workers { workers.append(try await start(i)) }
@@ -86,7 +89,9 @@ struct ReliabilityTests {
         // in flight; kills come every 2.3 s on average, or spread over a longer production.
         let killGap = max(2.3, Double(size.events) / Double(size.rate) / Double(max(1, size.kills)))
         let chaosSeconds = Double(size.kills) * killGap + (onMock ? Double(Self.workers) * 3 : 0) + 5
-        let producer = Task { try await Self.produce(size, into: e, over: chaosSeconds, maxPoisonBytes: onMock ? 8_000 : 100_000) }
+        let producer = Task {
+            try await Self.produce(size, into: e, over: chaosSeconds, maxPoisonBytes: onMock ? 8_000 : 100_000, nudges: true)
+        }
         let storms = Task { await Self.storms(e.emulator, seed: size.seed) }
         let kafkaFaults = Task { if let cluster = e.mock { await Self.kafkaFaults(cluster, seed: size.seed) } }
 
@@ -168,8 +173,11 @@ struct ReliabilityTests {
     // MARK: Parts
 
     /// Produces `size.events` good events and 1% poison ones (malformed events whose dead-letter
-    /// reason is known), in batches spread over `seconds`.
-    static func produce(_ size: Size, into e: EndToEnd, over seconds: Double, maxPoisonBytes: Int = 100_000) async throws -> Ledger {
+    /// reason is known), in batches spread over `seconds`; with `nudges`, 1% more whose users'
+    /// preferences send or withhold them (``prepareRules(_:)``).
+    static func produce(
+        _ size: Size, into e: EndToEnd, over seconds: Double, maxPoisonBytes: Int = 100_000, nudges: Bool = false
+    ) async throws -> Ledger {
         var ledger = Ledger()
         var rng = SplitMix64(seed: size.seed ^ 0xB0B)
         let batch = 1_000
@@ -193,6 +201,12 @@ struct ReliabilityTests {
                     KafkaProducerRecord(
                         topic: e.topic, key: Array(key.utf8), value: input.value,
                         headers: input.headers.map { KafkaHeader(name: $0.name, value: $0.value) }))
+            }
+            if nudges {
+                let nudged = Self.nudges(batch: b, count: max(1, n / 100), topic: e.topic)
+                records += nudged.records
+                ledger.tokens += nudged.sent
+                ledger.withheld += nudged.withheld
             }
             try await e.events.produce(records: records)
             progress("produced batch \(b + 1)/\(batches)", since: nil)
@@ -290,12 +304,15 @@ struct ReliabilityTests {
             \(name)_duplicates_per_crash: \(s.duplicates / crashes)
             \(name)_duplicate_window_per_crash: \(window)
             \(name)_dead_lettered: \(s.deadLettered)
+            \(name)_withheld: \(s.withheld)
+            \(name)_withheld_but_sent: \(s.wronglySent.count)
             \(name)_wall_time_s: \(Int((ContinuousClock.now - started).components.seconds))
             """)
         #expect(s.lost.isEmpty, "lost: \(s.lost.prefix(20))")
         #expect(s.wrongReason.isEmpty, "\(s.wrongReason.prefix(10))")
         for line in s.goodDeadLettered { FileHandle.standardError.write(Data("[reliability] good event dead-lettered: \(line)\n".utf8)) }
         #expect(s.goodDeadLettered.isEmpty, "good events dead-lettered: \(s.goodDeadLettered.prefix(10))")
+        #expect(s.wronglySent.isEmpty, "pushes a muted category should have withheld: \(s.wronglySent.prefix(10))")
         return s
     }
 }
