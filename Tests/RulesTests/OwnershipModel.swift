@@ -66,14 +66,22 @@ struct OwnershipModel<C: Chooser> {
 
     struct Member {
         let id: String
-        var claim: Int?
-        var applied = 0
+        /// Its tail of the changelog (the production ``ChangelogTail``): its claim, what its
+        /// state takes, its fencing check. Each claim has an owner ID of its own (`id#n`).
+        var tail: ChangelogTail
+        var claims = 0
+        var applied: Int { Int(tail.next) }
         var state = InMemoryRulesState()
         var next = 0
         var phase = Phase.claim
         /// Steps a zombie still takes before it learns of its eviction; nil for the owner.
         var stepsLeft: Int?
         var stopped = false
+
+        init(id: String) {
+            self.id = id
+            tail = ChangelogTail(owner: "\(id)#0")
+        }
     }
 
     let config: Config
@@ -150,8 +158,9 @@ struct OwnershipModel<C: Chooser> {
             // Restore from the start: a re-claim after being fenced must see the foreign
             // reservations its tail left out after its old claim (the late claimer's sends).
             m.state = InMemoryRulesState()
-            m.applied = 0
-            m.claim = append(.claim(Claim(at: now, owner: m.id, partitionCount: 1)))
+            m.claims += 1
+            m.tail.reclaim(as: "\(m.id)#\(m.claims)")
+            _ = append(.claim(Claim(at: now, owner: m.tail.owner, partitionCount: 1)))
             members[i] = m
             catchUp(i)
             m = members[i]
@@ -163,11 +172,13 @@ struct OwnershipModel<C: Chooser> {
             w.attempt = (m.state.state(of: w.notification)?.attempt ?? 0) + 1
             w.reservedAt = now
             let fact = NotificationFact(
-                notification: w.notification, status: .reserved, attempt: w.attempt, at: now, expires: now + config.cap.per, owner: m.id,
-                subject: w.subject)
+                notification: w.notification, status: .reserved, attempt: w.attempt, at: now, expires: now + config.cap.per,
+                owner: m.tail.owner, subject: w.subject)
             m.phase = .readBack(w, offset: append(.notification(fact)))
         case .readBack(var w, let r):
-            if config.fencing, log[(m.claim! + 1)..<r].contains(where: { isForeignClaim($0, of: m.id) }) {
+            let readBack = m.tail.readBack(ofReservationAt: Int64(r))
+            if readBack == .notYet { stats.violations.append("a reservation not read back after a catch-up, at step \(now)") }
+            if config.fencing, case .fenced = readBack {
                 stats.fenced += 1
                 // A zombie stops. The owner the group assigns the partition to was fenced by a
                 // zombie's late claim: it claims again and restores (its events are re-read).
@@ -193,7 +204,7 @@ struct OwnershipModel<C: Chooser> {
             let status: FactStatus = !acked.isEmpty ? .sent : answers.values.contains(.lostAnswer) ? .inDoubt : .released
             let fact = NotificationFact(
                 notification: w.notification, status: status, attempt: w.attempt, at: status == .sent ? w.sentAt : now,
-                expires: now + config.cap.per, owner: m.id, devices: acked.map { DevicePushID(notification: w.notification, target: $0) })
+                expires: now + config.cap.per, owner: m.tail.owner, devices: acked.map { DevicePushID(notification: w.notification, target: $0) })
             let offset = append(.notification(fact))
             for d in w.deliveries where deliveries[d].answer == .accepted { deliveries[d].recordedAt = offset }
             stats.inDoubt += status == .inDoubt ? 1 : 0
@@ -235,27 +246,19 @@ struct OwnershipModel<C: Chooser> {
         return log.count - 1
     }
 
-    /// The member's tail: applies what it has not read, leaving out foreign reservations after
-    /// its own claim (never acted upon: their writers are fenced).
+    /// The member's tail: applies what its ``ChangelogTail`` admits (every fact but a foreign
+    /// reservation after its own claim, never acted upon: its writer is fenced).
     private mutating func catchUp(_ i: Int) {
         while members[i].applied < log.count {
             let offset = members[i].applied
-            members[i].applied += 1
-            let fact: Fact
-            do { fact = try FactCodec.decode(log[offset]) } catch {
+            do {
+                let fact = try FactCodec.decode(log[offset])
+                if members[i].tail.read(fact, at: Int64(offset)) == .apply { members[i].state.apply(fact) }
+            } catch {
                 stats.violations.append("fact at \(offset) does not decode: \(error)")
-                continue
+                members[i].tail.skip(Int64(offset))
             }
-            if case .notification(let f) = fact, f.status == .reserved, f.owner != members[i].id, let c = members[i].claim, offset > c {
-                continue
-            }
-            members[i].state.apply(fact)
         }
-    }
-
-    private func isForeignClaim(_ bytes: [UInt8], of id: String) -> Bool {
-        if case .claim(let c)? = try? FactCodec.decode(bytes) { return c.owner != id }
-        return false
     }
 }
 
