@@ -188,7 +188,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Kafka", "FCM", "Mapping", "Dates", "Threading", "EventTracing",
+                "Kafka", "FCM", "Mapping", "Dates", "Rules", "Threading", "EventTracing",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -308,7 +308,7 @@ let package = Package(
         .testTarget(
             name: "PipelineIntegrationTests",
             dependencies: [
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Threading", "TestSupport", "PipelineTestSupport",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Rules", "Threading", "TestSupport", "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
