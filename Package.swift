@@ -308,7 +308,8 @@ let package = Package(
         .testTarget(
             name: "PipelineIntegrationTests",
             dependencies: [
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Rules", "Threading", "TestSupport", "PipelineTestSupport",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "JSON", "Mapping", "Dates", "Rules", "Threading", "TestSupport",
+                "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]

@@ -165,6 +165,17 @@ extension SchemaSource {
 /// Writes one record to Kafka and waits until the broker has it.
 public protocol RecordProducing: Sendable {
     func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport
+
+    /// Writes one record without a task waiting: `then` gets the broker's acknowledgement or the
+    /// failure, once, on the producer's thread, and must not block. False (and `then` never
+    /// runs): not now, or this producer cannot (the default: a fake in tests); use ``send(_:)``.
+    func start(_ record: KafkaProducerRecord, then: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) -> Bool
+}
+
+extension RecordProducing {
+    public func start(_ record: KafkaProducerRecord, then: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) -> Bool {
+        false
+    }
 }
 
 extension KafkaConsumer: MessageSource {
@@ -232,4 +243,15 @@ extension FCMProjects: PushSending {
         clients[project]?.setProjectShare(sendsPerSecond: sendsPerSecond)
     }
 }
-extension KafkaProducer: RecordProducing {}
+extension KafkaProducer: RecordProducing {
+    /// ``send(_:onDelivery:)``; false when librdkafka refuses the record now (its queue is full,
+    /// the producer is closed): the caller's task path waits and retries.
+    public func start(_ record: KafkaProducerRecord, then: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) -> Bool {
+        do {
+            try send(record, onDelivery: then)
+            return true
+        } catch {
+            return false
+        }
+    }
+}

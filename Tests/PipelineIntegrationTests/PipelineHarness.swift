@@ -57,14 +57,15 @@ final class PipelineHarness: Sendable {
     }
 
     func pipeline(
-        group: String, client: FCMClient, instanceID: String? = nil,
+        group: String, client: FCMClient, instanceID: String? = nil, outcomeTopic: String? = nil, metrics: PipelineMetrics = PipelineMetrics(),
         configure: (inout Pipeline.Configuration) -> Void = { _ in }
     ) throws -> Pipeline {
         var logger = Logger(label: "pipeline-test")
         logger.logLevel = .error
-        let options = EventProcessor.Options(deadLetterTopic: deadLetterTopic, tokenInvalidationTopic: invalidationTopic)
+        var options = EventProcessor.Options(deadLetterTopic: deadLetterTopic, tokenInvalidationTopic: invalidationTopic)
+        options.outcomeTopic = outcomeTopic
         let processor = EventProcessor(
-            mappings: mappings, sender: FCMProjects(single: client), producer: producer, options: options, metrics: PipelineMetrics(), logger: logger)
+            mappings: mappings, sender: FCMProjects(single: client), producer: producer, options: options, metrics: metrics, logger: logger)
         var consumer = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: group)
         consumer.groupInstanceID = instanceID
         consumer.sessionTimeout = .seconds(6)

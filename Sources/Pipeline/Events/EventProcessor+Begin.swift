@@ -55,7 +55,8 @@ extension EventProcessor {
     }
 
     /// Renders `message` and, when it makes a single send that can go now, begins it.
-    /// `then` runs at most once, on the FCM client's thread, only for `.sending`.
+    /// `then` runs at most once, on the FCM client's thread (or the record producer's, after
+    /// an outcome record), only for `.sending`.
     ///
     /// - Parameter orderActivities: a Live Activity push is returned as `.activity`, not sent.
     public func begin(_ message: KafkaMessage, orderActivities: Bool = false, then: @escaping @Sendable (Ending) -> Void) -> Begun {
@@ -107,12 +108,15 @@ extension EventProcessor {
         ) { [self] first in
             switch first {
             case .finished(let result):
-                then(ended(message, prepared, result: result, projectID: projectID, started: started))
+                ended(message, prepared, result: result, projectID: projectID, started: started, then: then)
             case .unfinished(let rest):
                 then(
                     .rest { [self] in
                         let result = await rest()
-                        switch ended(message, prepared, result: result, projectID: projectID, started: started) {
+                        let ending = await withCheckedContinuation { continuation in
+                            ended(message, prepared, result: result, projectID: projectID, started: started) { continuation.resume(returning: $0) }
+                        }
+                        switch ending {
                         case .outcome(let outcome): return outcome
                         case .rest(let rest): return await rest()
                         }
@@ -163,28 +167,35 @@ extension EventProcessor {
         }
     }
 
-    /// The end of a begun event's one send: counted and done at once when it calls for no
-    /// record; otherwise the records are left for a task.
+    /// The end of a begun event's one send, told to `then` once: counted and done at once when
+    /// it calls for no record; done when Kafka acknowledged its outcome record, when that is its
+    /// only record; otherwise the records are left for a task.
     private func ended(
-        _ message: KafkaMessage, _ prepared: Prepared, result: FCMClient.SendResult, projectID: String, started: ContinuousClock.Instant
-    ) -> Ending {
+        _ message: KafkaMessage, _ prepared: Prepared, result: FCMClient.SendResult, projectID: String, started: ContinuousClock.Instant,
+        then: @escaping @Sendable (Ending) -> Void
+    ) {
         let fcmMessage = prepared.facts.sent[0].message
         record(result, of: fcmMessage, projectID: projectID, started: started)
         prepared.trace?.sent(result, project: projectID)
         let verdict = EventVerdict.sends([(fcmMessage, result)])
         switch verdict.disposition {
         case .delivered where verdict.invalidations.isEmpty && options.outcomeTopic == nil:
-            return .outcome(
-                traced(
-                    counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant, rules: prepared.facts.rules),
-                    prepared.trace,
-                    message))
+            then(
+                .outcome(
+                    traced(
+                        counted(verdict, eventType: prepared.facts.eventType, variant: prepared.facts.variant, rules: prepared.facts.rules),
+                        prepared.trace,
+                        message)))
         case .abandoned:
-            return .outcome(traced(Outcome(verdict: verdict, done: false), prepared.trace, message))
+            then(.outcome(traced(Outcome(verdict: verdict, done: false), prepared.trace, message)))
         default:
-            return .rest { [self] in
-                traced(await conclude(message, verdict, prepared.facts, results: [(fcmMessage, result)]), prepared.trace, message)
+            if case .delivered = verdict.disposition, endWithOutcomeRecord(message, prepared, verdict, results: [(fcmMessage, result)], then: then) {
+                return
             }
+            then(
+                .rest { [self] in
+                    traced(await conclude(message, verdict, prepared.facts, results: [(fcmMessage, result)]), prepared.trace, message)
+                })
         }
     }
 }

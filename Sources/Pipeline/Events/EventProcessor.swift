@@ -231,44 +231,6 @@ public final class EventProcessor: Sendable {
         return counted(verdict, eventType: eventType, variant: facts.variant, rules: facts.rules)
     }
 
-    /// Writes the event's outcome records (`topics.outcomes`): one per send, or one for an event
-    /// that sent none. False when one could not be written before the worker stopped.
-    func writeOutcomes(
-        _ message: KafkaMessage, _ verdict: EventVerdict, _ facts: EventFacts, results: [(message: FCMMessage, result: FCMClient.SendResult)],
-        now: Int64
-    ) async -> Bool {
-        guard let topic = options.outcomeTopic else { return true }
-        var deadLetter: DeadLetterReason?
-        var outcomes: [(PushOutcome, (message: FCMMessage, projectID: String)?, attempts: Int)] = []
-        switch verdict.disposition {
-        case .deadLetter(let reason): deadLetter = reason
-        case .skipped(let reason) where facts.rules.withheld.isEmpty:
-            outcomes.append((.skipped(reasonCode: verdict.skipCode ?? "skipped", reason: reason), nil, 0))
-        case .skipped, .delivered, .fatal, .abandoned: break
-        }
-        if results.isEmpty, let deadLetter {
-            outcomes.append((.deadLettered(reasonCode: deadLetter.code, reason: deadLetter.reason), nil, deadLetter.attempts))
-        }
-        for (sent, result) in results {
-            let projectID = facts.sent.first { $0.message.target == sent.target }?.projectID ?? ""
-            outcomes.append((PushOutcome.of(result, target: sent.target, deadLetter: deadLetter), (sent, projectID), result.attempts))
-        }
-        var records: [(PushOutcome, KafkaProducerRecord)] = outcomes.map { outcome, push, attempts in
-            (
-                outcome,
-                OutputRecords.outcome(
-                    outcome, topic: topic, source: message, eventType: facts.eventType, eventID: facts.eventID, push: push, user: facts.user,
-                    variant: facts.variant, attempts: attempts, nowMilliseconds: now, traceParent: facts.traceParent ?? Self.traceParent(of: message))
-            )
-        }
-        records += withheldOutcomes(message, facts, now: now)
-        for (outcome, record) in records {
-            guard await write(record, for: message) else { return false }
-            metrics.outcomeRecord(result: outcome.name)
-        }
-        return true
-    }
-
     /// Counts a verdict whose records (if any) are written: the event is done.
     func counted(_ verdict: EventVerdict, eventType: String?, variant: String? = nil, rules: RuleFacts = .init()) -> Outcome {
         switch verdict.disposition {
@@ -363,7 +325,7 @@ public final class EventProcessor: Sendable {
 
     /// Writes `record` until Kafka acknowledges it, backing off between failures. Gives up only
     /// when the task is cancelled (the worker is stopping), leaving the event unfinished.
-    private func write(_ record: KafkaProducerRecord, for source: KafkaMessage) async -> Bool {
+    func write(_ record: KafkaProducerRecord, for source: KafkaMessage) async -> Bool {
         var backoff = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
