@@ -84,6 +84,17 @@ final class TimerHarness: Sendable {
 
     var fired: [Fired] { fires.withLock { $0 } }
 
+    /// Returns once `engine` reads (a timer due in a virtual second fired and everything is
+    /// committed), and forgets that fire: a group join and the first fetch take seconds, which
+    /// are minutes of virtual time, so timers are scheduled after it.
+    func warmUp(_ engine: TimerPipeline, group: String) async throws -> Bool {
+        let warmUp = try await schedule(user: "warm-up", dueIn: 1_000, offset: 999)
+        let fired = try await eventually(.seconds(180)) { self.fired.contains { $0.timer.id == warmUp.id } }
+        let committed = try await eventually { try await committedAll(group: group) }
+        fires.withLock { $0.removeAll { $0.timer.id == warmUp.id } }
+        return fired && committed
+    }
+
     /// Every partition of the timer topic.
     var partitions: [TopicPartition] { (0..<layout.partitionCount).map { TopicPartition(topic: topic, partition: $0) } }
 

@@ -15,11 +15,7 @@ struct TimerPipelineTests {
     func forwardsAndFires() async throws {
         let h = try TimerHarness(rate: 10)
         let run = RunningTimers(try h.engine(group: "timers-basic"))
-        // Scheduled once the engine reads (a warm-up timer fired): a group join and the first
-        // fetch take seconds, which are minutes of virtual time.
-        let warmUp = try await h.schedule(user: "warm-up", dueIn: 1_000, offset: 99)
-        #expect(try await h.eventually { h.fired.contains { $0.timer.id == warmUp.id } })
-        h.fires.withLock { $0.removeAll() }
+        #expect(try await h.warmUp(run.engine, group: "timers-basic"))
         var scheduled: [TimerRecord] = []
         for (i, delay) in Self.delays.enumerated() {
             scheduled.append(try await h.schedule(user: "u\(i)", dueIn: delay, offset: Int64(i)))
@@ -98,14 +94,16 @@ struct TimerPipelineTests {
     @Test("a stopped engine gives its waiting records up; the next one reads them again and fires each once, none early")
     func restart() async throws {
         let h = try TimerHarness(rate: 5)
+        let first = RunningTimers(try h.engine(group: "timers-restart"))
+        #expect(try await h.warmUp(first.engine, group: "timers-restart"))
+        let base = try await h.committed(group: "timers-restart").values.reduce(0, +)
         var scheduled: [TimerRecord] = []
         for (i, delay) in [56_000, 58_000, 60_000, 63_000].enumerated() {
             scheduled.append(try await h.schedule(user: "r\(i)", dueIn: Int64(delay), offset: Int64(i)))
         }
-        let first = RunningTimers(try h.engine(group: "timers-restart"))
         // The first hop (32 virtual s = 6.4 s real) is forwarded and committed; the next waits
         // (the first fire is at 11.2 s real).
-        #expect(try await h.eventually { try await h.committed(group: "timers-restart").values.reduce(0, +) >= 4 })
+        #expect(try await h.eventually { try await h.committed(group: "timers-restart").values.reduce(0, +) >= base + 4 })
         #expect(try await h.eventually { first.engine.waiting > 0 })
         let stopping = ContinuousClock.now
         try await first.stop()
@@ -123,17 +121,18 @@ struct TimerPipelineTests {
     @Test("a member joining takes partitions before any record is released: the revoke gives waiting records up; all fire once their due")
     func revoke() async throws {
         let h = try TimerHarness(rate: 6)
+        let slow: (inout TimerPipeline.Configuration) -> Void = {
+            $0.engine.revokeTimeout = .seconds(60)
+            $0.engine.consumer.assignmentStrategy = .range
+        }
+        let a = RunningTimers(try h.engine(group: "timers-revoke", configure: slow))
+        #expect(try await h.warmUp(a.engine, group: "timers-revoke"))
         var scheduled: [TimerRecord] = []
         // First released from level 7 (128 virtual s) at 21.3 s real; due under a second later.
         for i in 0..<12 { scheduled.append(try await h.schedule(user: "v\(i)", dueIn: 128_000 + Int64(i) * 50, offset: Int64(i))) }
         let firstRelease = scheduled.map(\.release).min()!
         #expect(Set(scheduled.map { h.layout.bucket(key: $0.key) }) == [0, 1], "timers in both buckets")
         // Range: the joiner takes bucket 1 (partitions 8–15), whose records were waiting in the first member.
-        let slow: (inout TimerPipeline.Configuration) -> Void = {
-            $0.engine.revokeTimeout = .seconds(60)
-            $0.engine.consumer.assignmentStrategy = .range
-        }
-        let a = RunningTimers(try h.engine(group: "timers-revoke", configure: slow))
         #expect(try await h.eventually { a.engine.waiting == scheduled.count })
         let b = RunningTimers(try h.engine(group: "timers-revoke", configure: slow))
         #expect(try await h.eventually { !b.engine.assignment.isEmpty })
