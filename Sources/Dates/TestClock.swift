@@ -28,6 +28,12 @@
 
         public func nowMilliseconds() -> Int64 { virtual(atReal: real()) }
 
+        /// The virtual difference at this clock's rate, rounded up to a real millisecond.
+        public func realDuration(untilMilliseconds target: Int64) -> Duration {
+            let virtual = max(0, target - nowMilliseconds())
+            return .milliseconds(Int64((Double(virtual) / rate).rounded(.up)))
+        }
+
         /// The virtual instant at a real one.
         public func virtual(atReal realMilliseconds: Int64) -> Int64 {
             virtualStart + Int64((Double(realMilliseconds - realAnchor) * rate).rounded(.down)) + skewMilliseconds

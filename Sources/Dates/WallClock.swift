@@ -5,6 +5,16 @@
 public protocol WallClock: Sendable {
     /// Milliseconds since the Unix epoch, now.
     func nowMilliseconds() -> Int64
+    /// How long a task sleeps (on the real, monotonic clock) until this clock reads `target`
+    /// (zero when it has already passed): a timer engine's wait for its next release.
+    func realDuration(untilMilliseconds target: Int64) -> Duration
+}
+
+extension WallClock {
+    /// A clock that runs at the real rate: the difference, in real milliseconds.
+    public func realDuration(untilMilliseconds target: Int64) -> Duration {
+        .milliseconds(max(0, target - nowMilliseconds()))
+    }
 }
 
 /// The operating system's real-time clock (`CLOCK_REALTIME` through Foundation's `Date`).

@@ -187,21 +187,9 @@ public final class Pipeline: Sendable {
     // MARK: Commits
 
     /// Commits every `commitInterval`, and sooner when `commitEveryEvents` events finished
-    /// (woken by the coordinator, not polling it). After a commit that failed, or that found
-    /// nothing to commit while events wait behind an unfinished one, the next comes at the
-    /// interval: "due" would hold at once again, and commits would follow each other unpaced.
+    /// (``PipelineCoordinator/commitLoop(every:commit:)``).
     func commitLoop() async {
-        var paced = false
-        while !Task.isCancelled {
-            let next = ContinuousClock.now + configuration.commitInterval
-            if paced {
-                try? await Task.sleep(until: next)
-            } else {
-                _ = await coordinator.commitBecameDue.wait(until: next) { coordinator.commitDue }
-            }
-            if Task.isCancelled { return }
-            paced = await commitNow(nil) != .committed
-        }
+        await coordinator.commitLoop(every: configuration.commitInterval) { await commitNow(nil) }
     }
 
     /// Commits what is done in `partitions` (all if nil) and waits for the broker.

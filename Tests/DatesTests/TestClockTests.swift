@@ -12,6 +12,16 @@ struct TestClockTests {
         #expect(fixed.nowMilliseconds() == 52, "rate 1 by default")
     }
 
+    @Test("a wait for a virtual instant lasts the virtual difference over the rate, rounded up; none once it passed")
+    func realDuration() {
+        let clock = TestClock(virtualStart: 1_000, realAnchor: 0, rate: 600, real: { 0 })
+        #expect(clock.realDuration(untilMilliseconds: 61_000) == .milliseconds(100))
+        #expect(clock.realDuration(untilMilliseconds: 1_001) == .milliseconds(1), "under a real millisecond: one")
+        #expect(clock.realDuration(untilMilliseconds: 500) == .zero)
+        let real = TestClock(virtualStart: 1_000, realAnchor: 0, real: { 0 })
+        #expect(real.realDuration(untilMilliseconds: 3_500) == .milliseconds(2_500))
+    }
+
     @Test("parses every member; real defaults to the moment of parsing")
     func parsing() throws {
         let full = try TestClock(parsing: "virtual=2027-03-27T21:00:00Z, real=1795000000000,rate=600,skew_ms=-250")

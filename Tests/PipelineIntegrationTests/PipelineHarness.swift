@@ -93,18 +93,30 @@ final class PipelineHarness: Sendable {
     }
 }
 
-/// Runs `pipeline` in a task; ``stop()`` waits for it.
-struct RunningPipeline {
-    let pipeline: Pipeline
+/// An engine that runs until asked to stop: a ``Pipeline`` or a ``TimerPipeline``.
+protocol RunsUntilStopped: Sendable {
+    func run() async throws
+    func stop()
+}
+
+extension Pipeline: RunsUntilStopped {}
+extension TimerPipeline: RunsUntilStopped {}
+
+/// Runs `engine` in a task; ``stop()`` waits for it.
+struct Running<Engine: RunsUntilStopped> {
+    let engine: Engine
     let task: Task<Void, any Error>
 
-    init(_ pipeline: Pipeline) {
-        self.pipeline = pipeline
-        self.task = Task { try await pipeline.run() }
+    init(_ engine: Engine) {
+        self.engine = engine
+        self.task = Task { try await engine.run() }
     }
 
     func stop() async throws {
-        pipeline.stop()
+        engine.stop()
         try await task.value
     }
 }
+
+typealias RunningPipeline = Running<Pipeline>
+typealias RunningTimers = Running<TimerPipeline>

@@ -26,6 +26,14 @@ struct TimerLadderTests {
         #expect(TimerLadder(levels: 4).level(remainingMilliseconds: 3_600_000) == 3)
     }
 
+    @Test("wake: a record is taken up at its release, or at its due time when under a second would be left then, or when due first")
+    func wake() {
+        #expect(ladder.wake(due: 10_000, release: 9_000) == 9_000, "a second left: released, then fired")
+        #expect(ladder.wake(due: 10_000, release: 9_001) == 10_000, "under a second: waited in memory to the due time")
+        #expect(ladder.wake(due: 10_000, release: 12_000) == 10_000, "due before its release: never late")
+        #expect(ladder.wake(due: 100_000, release: 36_000) == 36_000)
+    }
+
     @Test("next: fire when due or past, wait in memory under a second, else forward to the level of what is left")
     func next() {
         let now: Int64 = 1_800_000_000_000

@@ -19,8 +19,9 @@ protocol EngineWork: Sendable {
     func process(_ message: KafkaMessage, runner: RunnerHandle) async
     /// The source failed; the run ends with `reason` (the engine records it).
     func readFailed(_ error: any Error)
-    /// Runs beside the read until cancelled: commits on their interval, progress reports.
-    func background() async
+    /// Runs beside the read until cancelled: commits on their interval, progress reports, a
+    /// timer engine's releases (handed to runners through `runner`).
+    func background(_ runner: RunnerHandle) async
     /// Waits until no admitted event is in flight, or `deadline` passes (then says what is left).
     func drain(until deadline: ContinuousClock.Instant) async
     /// `count` admitted events were dropped from the queue without being started: never
@@ -120,12 +121,12 @@ final class DeliveryEngine: Sendable {
     func run(_ work: some EngineWork) async throws(AlreadyRan) {
         guard lifecycle.withLock({ $0.start() }) else { throw AlreadyRan() }
         await withDiscardingTaskGroup { group in
-            group.addTask { await work.background() }
             // The reader, and events' rests, ask for a runner by a yield (the group is the
             // body's to add to); until the drain ends, as rests come while events finish.
             let (runnerRequests, requestRunner) = AsyncStream<Void>.makeStream()
             let runner = RunnerHandle(
                 queue: queue, waitingRunners: waitingRunners, requestRunner: { requestRunner.yield() }, dropped: { work.dropped(1) })
+            group.addTask { await work.background(runner) }
             group.addTask {
                 await self.readUntilEnded(work) { requestRunner.yield() }
                 self.lifecycle.withLock { $0.readEnded() }

@@ -42,11 +42,30 @@ extension PipelineCoordinator {
         }
     }
 
-    /// Waits until no event of `partitions` (all if nil) is in flight: true; false when
-    /// `timeout` passes first, or the waiting task is cancelled.
-    func waitUntilDrained(_ partitions: [TopicPartition]?, timeout: Duration) async -> Bool {
+    /// Waits until no event of `partitions` (all if nil) is in flight but the `abandoned` ones
+    /// (which never finish here: a timer engine's records that waited for their release): true;
+    /// false when `timeout` passes first, or the waiting task is cancelled.
+    func waitUntilDrained(_ partitions: [TopicPartition]?, timeout: Duration, abandoned: () -> Int = { 0 }) async -> Bool {
         await drained.wait(until: .now + timeout) {
-            (partitions.map { inFlight($0) } ?? inFlight) == 0
+            (partitions.map { inFlight($0) } ?? inFlight) <= abandoned()
+        }
+    }
+
+    /// Calls `commit` every `interval`, and sooner when `commitEveryEvents` events finished
+    /// (woken by ``commitBecameDue``, not polling). After a commit that failed, or that found
+    /// nothing to commit while events wait behind an unfinished one, the next comes at the
+    /// interval: "due" would hold at once again, and commits would follow each other unpaced.
+    func commitLoop(every interval: Duration, commit: () async -> CommitResult) async {
+        var paced = false
+        while !Task.isCancelled {
+            let next = ContinuousClock.now + interval
+            if paced {
+                try? await Task.sleep(until: next)
+            } else {
+                _ = await commitBecameDue.wait(until: next) { commitDue }
+            }
+            if Task.isCancelled { return }
+            paced = await commit() != .committed
         }
     }
 }

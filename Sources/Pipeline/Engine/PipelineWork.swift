@@ -187,7 +187,7 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
         pipeline.logger.critical("the consumer failed: \(error)")
     }
 
-    func background() async {
+    func background(_ runner: RunnerHandle) async {
         await pipeline.commitLoop()
     }
 

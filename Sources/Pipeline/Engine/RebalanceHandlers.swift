@@ -7,10 +7,16 @@ import Synchronization
 /// - assigned: read the committed offsets and their offset maps, and start tracking;
 /// - revoked: stop taking their work, let in-flight events finish (bounded), commit, forget;
 /// - lost: forget at once (another member may own them already; a commit would fail).
+///
+/// A timer engine's records waiting for their release are given up at once on revoke
+/// (``AbandonsOnRevoke``): only begun work is drained.
 final class RebalanceHandlers: Sendable {
     let coordinator: PipelineCoordinator
     let configuration: Pipeline.Configuration
-    let sender: any PushSending
+    /// Given its share of each project's send rate; nil: an engine that sends nothing itself.
+    let sender: (any PushSending)?
+    /// Work in flight a revoke does not wait for; nil: none.
+    let waiting: (any AbandonsOnRevoke)?
     let metrics: PipelineMetrics
     let logger: Logger
     /// Where commit failures go (the pipeline's).
@@ -21,9 +27,10 @@ final class RebalanceHandlers: Sendable {
     let consumer = Mutex<(any MessageSource)?>(nil)
 
     init(
-        coordinator: PipelineCoordinator, configuration: Pipeline.Configuration, sender: any PushSending, metrics: PipelineMetrics,
-        logger: Logger, failures: LogSummary, tracer: PushTracer?
+        coordinator: PipelineCoordinator, configuration: Pipeline.Configuration, sender: (any PushSending)?, metrics: PipelineMetrics,
+        logger: Logger, failures: LogSummary, tracer: PushTracer?, waiting: (any AbandonsOnRevoke)? = nil
     ) {
+        self.waiting = waiting
         self.failures = failures
         self.tracer = tracer
         self.coordinator = coordinator
@@ -52,6 +59,7 @@ final class RebalanceHandlers: Sendable {
                 "cannot read committed offsets; the offset map is not used this time",
                 metadata: ["error": "\(error)", "partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         }
+        waiting?.assigned(partitions)
         coordinator.assign(offsets)
         metrics.assignedPartitions.record(coordinator.partitions.count)
         logger.info("assigned", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
@@ -61,9 +69,12 @@ final class RebalanceHandlers: Sendable {
     private func revoked(_ partitions: [TopicPartition]) async {
         guard let consumer = consumer.withLock({ $0 }) else { return }
         coordinator.beginRevoke(partitions)
-        let drained = await coordinator.waitUntilDrained(partitions, timeout: configuration.revokeTimeout)
+        waiting?.abandon(partitions)
+        let drained = await coordinator.waitUntilDrained(partitions, timeout: configuration.revokeTimeout) {
+            waiting?.abandoned(partitions) ?? 0
+        }
         if !drained {
-            let left = coordinator.inFlight(partitions)
+            let left = coordinator.inFlight(partitions) - (waiting?.abandoned(partitions) ?? 0)
             logger.warning(
                 "revoke: events still in flight are given up; the new owner sends them again",
                 metadata: ["in_flight": "\(left)", "partitions": "\(partitions.map(\.description).joined(separator: ","))"])
@@ -75,6 +86,7 @@ final class RebalanceHandlers: Sendable {
     }
 
     private func lost(_ partitions: [TopicPartition]) async {
+        waiting?.abandon(partitions)
         release(partitions)
         logger.warning("lost", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         if let consumer = consumer.withLock({ $0 }) { await shareProjectQuota(consumer) }
@@ -84,7 +96,7 @@ final class RebalanceHandlers: Sendable {
     /// (``ProjectQuotaShare``) for the partitions it holds now, out of those of its topics. When
     /// the partition counts cannot be read, the last shares stay.
     private func shareProjectQuota(_ consumer: any MessageSource) async {
-        guard !configuration.projectQuotas.isEmpty else { return }
+        guard let sender, !configuration.projectQuotas.isEmpty else { return }
         // A pattern's topics are not all known here: a member holding only some of them would
         // count too few partitions and take more than its share. No split then.
         guard !configuration.topics.contains(where: { $0.hasPrefix("^") }) else {
@@ -122,4 +134,15 @@ final class RebalanceHandlers: Sendable {
         metrics.forget(partitions)
         metrics.assignedPartitions.record(coordinator.partitions.count)
     }
+}
+
+/// Work in flight that a revoke does not wait for: a timer engine's records waiting for their
+/// release (they may wait hours; the next owner reads them again from the committed offset).
+protocol AbandonsOnRevoke: Sendable {
+    /// `partitions` were assigned: they start afresh.
+    func assigned(_ partitions: [TopicPartition])
+    /// `partitions` are being given up: their waiting work is dropped, never finished here.
+    func abandon(_ partitions: [TopicPartition])
+    /// How many of the events in flight in `partitions` were abandoned.
+    func abandoned(_ partitions: [TopicPartition]) -> Int
 }

@@ -326,23 +326,14 @@ public final class EventProcessor: Sendable {
     /// Writes `record` until Kafka acknowledges it, backing off between failures. Gives up only
     /// when the task is cancelled (the worker is stopping), leaving the event unfinished.
     func write(_ record: KafkaProducerRecord, for source: KafkaMessage) async -> Bool {
-        var backoff = Duration.milliseconds(100)
-        while !Task.isCancelled {
-            do {
-                _ = try await producer.send(record)
-                return true
-            } catch {
-                metrics.recordWriteErrors.increment()
-                failures.log(
-                    .error, "cannot write to \(record.topic), will retry", kind: "write \(record.topic)",
-                    metadata: [
-                        "source": "\(source.topic)/\(source.partition)/\(source.offset)", "error": "\(error)",
-                    ])
-                try? await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(5))
-            }
+        await producer.writeUntilAcknowledged(record) { error in
+            metrics.recordWriteErrors.increment()
+            failures.log(
+                .error, "cannot write to \(record.topic), will retry", kind: "write \(record.topic)",
+                metadata: [
+                    "source": "\(source.topic)/\(source.partition)/\(source.offset)", "error": "\(error)",
+                ])
         }
-        return false
     }
 }
 

@@ -22,3 +22,23 @@ extension OutputRecords {
         return configuration
     }
 }
+
+extension RecordProducing {
+    /// Writes `record` until Kafka acknowledges it: true. Each failure is passed to `failed`,
+    /// then the write is retried after a backoff (100 ms, doubling to 5 s); false only when the
+    /// task is cancelled first (the caller's work stays unfinished, never committed past).
+    func writeUntilAcknowledged(_ record: KafkaProducerRecord, failed: (KafkaError) -> Void) async -> Bool {
+        var backoff = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                _ = try await send(record)
+                return true
+            } catch {
+                failed(error)
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+            }
+        }
+        return false
+    }
+}

@@ -100,7 +100,7 @@ struct ReplayWork: EngineWork {
     /// while every slot is taken (an FCM slower than `idleCheck`). Checked then, a position at
     /// the end would end ranges whose last messages were never read, and the replay would
     /// report them done.
-    func background() async {
+    func background(_ runner: RunnerHandle) async {
         var nextReport = started + configuration.progressInterval
         var lastCheck = started
         while !Task.isCancelled {

@@ -44,6 +44,11 @@ public struct TimerLadder: Sendable, Equatable {
         return .forward(level: level, release: now + holdMilliseconds(level: level))
     }
 
+    /// When a record read from a level is taken up again: its release, or its due time when less
+    /// than a second would be left at the release (it waits in memory for the due time, not a
+    /// second in another level) or when it is due before it (never fired late).
+    public func wake(due: Int64, release: Int64) -> Int64 { due - release < 1000 ? due : release }
+
     /// The levels a timer visits from `now` to `due` when each release is handled on time: the
     /// hop sequence (its count is the writes a timer costs).
     public func hops(due: Int64, from now: Int64) -> [Int] {
