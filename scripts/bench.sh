@@ -13,6 +13,10 @@
 #   scripts/bench.sh rules      rules_off/on_microseconds_per_event: an event to a user's two devices mapped
 #                               without and with per-user rules (a category, quiet hours in Europe/Berlin);
 #                               rules_added_microseconds_per_event, what the rules add (docs/rules.md)
+#   scripts/bench.sh rules-store the rules store (docs/benchmarks.md#rules-store): RULES_STORE_BENCH_NOTIFICATIONS
+#                               (default 500,000: 1M facts) restored into an empty file in batches of 500
+#                               (restore seconds per million facts), the tail's facts/s on the filled file,
+#                               bytes per notification, cap query and dedup lookup latency (µs)
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
@@ -106,6 +110,9 @@ fi
 
 if [ "$which" = all ] || [ "$which" = rules ]; then
     "$bench" rules --events "${RULES_BENCH_EVENTS:-100000}" --rounds 5
+fi
+if [ "$which" = all ] || [ "$which" = rules-store ]; then
+    "$bench" rules-store --dir "${RULES_STORE_BENCH_DIR:-$work}" --notifications "${RULES_STORE_BENCH_NOTIFICATIONS:-500000}"
 fi
 
 start_tansu() {  # sets tansu_port; creates the topics given
