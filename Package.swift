@@ -255,8 +255,10 @@ let package = Package(
         .testTarget(name: "DatesTests", dependencies: ["Dates", "TestSupport"]),
         // The fact codec and lattice, the verdicts, and the ownership model (owners, claims, crashes, zombies).
         .testTarget(name: "RulesTests", dependencies: ["Rules", "TestSupport"]),
-        // The rules store on real SQLite files, against InMemoryRulesState.
-        .testTarget(name: "RulesStoreTests", dependencies: ["RulesStore", "Rules", "SQLite", "TestSupport"]),
+        // The rules store on real SQLite files, against InMemoryRulesState, and killed mid-write.
+        .testTarget(name: "RulesStoreTests", dependencies: ["RulesStore", "Rules", "SQLite", "TestSupport", "rules-store-crash-writer"]),
+        // A writer RulesStoreCrashTests kill with SIGKILL while it applies batches; in no product.
+        .executableTarget(name: "rules-store-crash-writer", dependencies: ["RulesStore", "Rules"], path: "Tests/RulesStoreCrashWriter"),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),

@@ -115,17 +115,21 @@ final class RulesConnection: @unchecked Sendable {
 
     /// The query for keys of `key`'s shape. Parameters: ?1 device, ?2 user, ?3 category,
     /// ?4 mapping, ?5 the least `latest`; a shape leaves out those it does not use.
+    ///
+    /// One index leads, the most selective the key has: the device's, else `(user, latest)`,
+    /// else category's, else mapping's; a `+` keeps SQLite off the others (without statistics
+    /// it may take `category = 'social'`, a scan of every user's notifications).
     private func keyQuery(_ key: CapKey) throws(RulesStoreError) -> SQLiteStatement {
+        let lead = key.device != nil ? "device" : key.user != nil ? "user" : key.category != nil ? "category" : key.mapping != nil ? "mapping" : ""
+        func term(_ name: String, _ condition: String) -> String { (lead == name ? " AND t." : " AND +t.") + name + condition }
         var sql = "SELECT t.n, t.part, t.state FROM "
-        sql += key.device == nil ? "notifications t WHERE 1" : "subject_devices sd JOIN notifications t USING (n, part) WHERE sd.device = ?1"
-        func column(_ name: String, _ value: String??, _ parameter: Int) {
-            guard let value else { return }
-            sql += value == nil ? " AND t.\(name) IS NULL" : " AND t.\(name) = ?\(parameter)"
-        }
-        column("user", key.user, 2)
-        column("category", key.category, 3)
-        if key.mapping != nil { sql += " AND t.mapping = ?4" }
-        sql += " AND t.mapping IS NOT NULL AND t.latest > ?5"
+        sql +=
+            key.device == nil
+            ? "notifications t WHERE 1" : "subject_devices sd CROSS JOIN notifications t USING (n, part) WHERE sd.device = ?1"
+        if let user = key.user { sql += term("user", user == nil ? " IS NULL" : " = ?2") }
+        if let category = key.category { sql += term("category", category == nil ? " IS NULL" : " = ?3") }
+        if key.mapping != nil { sql += term("mapping", " = ?4") }
+        sql += " AND +t.mapping IS NOT NULL" + (lead == "device" ? " AND +t.latest > ?5" : " AND t.latest > ?5")
         if let prepared = keyQueries[sql] { return prepared }
         let prepared = try sqlite { () throws(SQLiteError) in try connection.prepare(sql) }
         keyQueries[sql] = prepared
