@@ -17,6 +17,7 @@
 #                               (default 500,000: 1M facts) restored into an empty file in batches of 500
 #                               (restore seconds per million facts), the tail's facts/s on the filled file,
 #                               bytes per notification, cap query and dedup lookup latency (µs)
+#                               (pushbridge-bench rules-store --cache-mb N: another page cache than 16 MB)
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s

@@ -15,6 +15,7 @@ enum RulesStoreBenchmark {
         var notifications: Int
         var batch: Int
         var queries: Int
+        var cacheMegabytes = 16
     }
 
     static let day: Int64 = 86_400_000
@@ -72,7 +73,7 @@ enum RulesStoreBenchmark {
         var clock = ContinuousClock.now
         var facts = 0
         do {
-            let store = try RulesStore(path: path)
+            let store = try RulesStore(path: path, cacheMegabytes: o.cacheMegabytes)
             facts = try apply(store, log, batch: o.batch)
             let restore = RegistryBenchmark.seconds(since: clock)
             figures.append(("rules_store_restore_seconds_per_million_facts", restore * 1e6 / Double(facts)))

@@ -8,7 +8,7 @@ let usage = """
            pushbridge-bench mapping [--events N] [--rounds N] [--format json|avro|protobuf]
            pushbridge-bench dates [--lookups N] [--rounds N]
            pushbridge-bench rules [--events N] [--rounds N]
-           pushbridge-bench rules-store --dir DIR [--notifications N] [--batch N] [--queries N]
+           pushbridge-bench rules-store --dir DIR [--notifications N] [--batch N] [--queries N] [--cache-mb N]
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR [--outcomes TOPIC]
@@ -85,7 +85,7 @@ do {
             try RulesStoreBenchmark.run(
                 .init(
                     directory: dir, notifications: Int(option("--notifications", "500000")!)!, batch: Int(option("--batch", "500")!)!,
-                    queries: Int(option("--queries", "20000")!)!)))
+                    queries: Int(option("--queries", "20000")!)!, cacheMegabytes: Int(option("--cache-mb", "16")!)!)))
     case "dates":
         emit(try DatesBenchmark.run(lookups: Int(option("--lookups", "2000000")!)!, rounds: Int(option("--rounds", "5")!)!))
     case "fcm":
