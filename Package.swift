@@ -10,6 +10,7 @@ import PackageDescription
 //   Dates                  pure: RFC 3339 timestamps, civil dates and IANA time zones (TZif from the OS tzdata;
 //                          quiet windows) (events' times, Avro/Protobuf times, logs, users' local time)
 //   Rules                  pure: caps and dedup state (facts, their merge, verdicts, the in-flight table; not wired yet)
+//   RulesStore             the rules' state partitions in a local SQLite file (over SQLite; not wired yet)
 //   Preferences            pure: what a user chose (muted categories, time zone, quiet hours); the registry stores it, the rules read it
 //   FCMTargets             what an FCM message goes to (fid, token, topic, condition): Mapping renders it, FCM sends to it
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
@@ -89,6 +90,9 @@ let package = Package(
         // Caps and "no repeated pushes": the changelog's facts and their binary codec, their merge
         // (a lattice), cap and dedup verdicts, the in-flight table (docs/rules-state.md; not wired yet).
         .target(name: "Rules", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The state partitions of the rules in one SQLite file per worker: facts applied in changelog
+        // order with their offsets, the overlay of facts not read back, claims, expiry (docs/rules-state.md).
+        .target(name: "RulesStore", dependencies: ["SQLite", "Rules"]),
         // What an FCM message goes to: Mapping renders it, FCM backs off a throttled one (neither depends on the other).
         .target(name: "FCMTargets"),
         // Avro, Protobuf and Confluent's wire format: Schema Registry records to JSONValue.
@@ -231,8 +235,8 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-bench",
             dependencies: [
-                "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "Preferences", "Rules", "Threading", "FCM", "FCMEmulator", "ProcessHarness",
-                "DeviceRegistry",
+                "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "Preferences", "Rules", "RulesStore", "Threading", "FCM", "FCMEmulator",
+                "ProcessHarness", "DeviceRegistry",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -251,6 +255,10 @@ let package = Package(
         .testTarget(name: "DatesTests", dependencies: ["Dates", "TestSupport"]),
         // The fact codec and lattice, the verdicts, and the ownership model (owners, claims, crashes, zombies).
         .testTarget(name: "RulesTests", dependencies: ["Rules", "TestSupport"]),
+        // The rules store on real SQLite files, against InMemoryRulesState, and killed mid-write.
+        .testTarget(name: "RulesStoreTests", dependencies: ["RulesStore", "Rules", "SQLite", "TestSupport", "rules-store-crash-writer"]),
+        // A writer RulesStoreCrashTests kill with SIGKILL while it applies batches; in no product.
+        .executableTarget(name: "rules-store-crash-writer", dependencies: ["RulesStore", "Rules"], path: "Tests/RulesStoreCrashWriter"),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading", "TestSupport"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "TestSupport"]),
         .testTarget(name: "FCMTests", dependencies: ["FCM", "FCMEmulator", "HTTP2", "TestSupport"]),

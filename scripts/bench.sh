@@ -19,6 +19,11 @@
 #                               read back (stage2); rekey_added_cpu_us_per_event = stage1 + stage2 - source, the
 #                               broker's the same; rekey_readback_p50/p99_ms, reservation to read-back; rekey_callbacks_*: the same with
 #                               KafkaProducer.send(_:onDelivery:), no task or continuation per record
+#   scripts/bench.sh rules-store the rules store (docs/benchmarks.md#rules-store): RULES_STORE_BENCH_NOTIFICATIONS
+#                               (default 500,000: 1M facts) restored into an empty file in batches of 500
+#                               (restore seconds per million facts), the tail's facts/s on the filled file,
+#                               bytes per notification, cap query and dedup lookup latency (µs)
+#                               (pushbridge-bench rules-store --cache-mb N: another page cache than 16 MB)
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
@@ -112,6 +117,9 @@ fi
 
 if [ "$which" = all ] || [ "$which" = rules ]; then
     "$bench" rules --events "${RULES_BENCH_EVENTS:-100000}" --rounds 5
+fi
+if [ "$which" = all ] || [ "$which" = rules-store ]; then
+    "$bench" rules-store --dir "${RULES_STORE_BENCH_DIR:-$work}" --notifications "${RULES_STORE_BENCH_NOTIFICATIONS:-500000}"
 fi
 
 start_tansu() {  # sets tansu_port; creates the topics given

@@ -2,7 +2,7 @@
 # Each C library is imported by one folder only (docs/architecture.md, "Layers"):
 #   CRdKafka (librdkafka) under Sources/Kafka/RDKafka/
 #   CCurl (libcurl)       under Sources/HTTP2/Curl/
-#   CSQLite (SQLite)      under Sources/SQLite/
+#   CSQLite (SQLite)      under Sources/SQLite/ (DeviceRegistry and RulesStore use it through the SQLite module)
 # Everything else reaches them through those folders' Swift types. Run by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

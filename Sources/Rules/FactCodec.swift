@@ -122,12 +122,12 @@ public enum FactCodec {
 /// Why bytes are not a fact.
 public struct FactCodecError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
-    init(_ message: String) { self.message = message }
+    public init(_ message: String) { self.message = message }
     public var description: String { "damaged rules fact: \(message)" }
 }
 
 extension [UInt8] {
-    fileprivate mutating func appendVarint(_ value: UInt64) {
+    mutating func appendVarint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
             append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -136,13 +136,13 @@ extension [UInt8] {
         append(UInt8(v))
     }
 
-    fileprivate mutating func appendZigzag(_ value: Int64) {
+    mutating func appendZigzag(_ value: Int64) {
         appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
     /// A string past ``FactCodec/maxStringBytes`` is cut at a character boundary (an ID that
     /// long is not one pushbridge's inputs allow; the fact stays decodable).
-    fileprivate mutating func appendString(_ s: String) {
+    mutating func appendString(_ s: String) {
         var text = Substring(s)
         while text.utf8.count > FactCodec.maxStringBytes { text = text.dropLast() }
         appendVarint(UInt64(text.utf8.count))
@@ -150,7 +150,7 @@ extension [UInt8] {
     }
 }
 
-private struct FactReader {
+struct FactReader {
     let bytes: [UInt8]
     var index = 0
 

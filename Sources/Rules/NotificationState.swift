@@ -10,13 +10,13 @@
 /// owner died while sending: that one stays unresolved and keeps counting.
 public struct NotificationState: Hashable, Sendable {
     /// Per attempt number: its greatest status and that status's latest time.
-    public private(set) var attempts: [UInt32: AttemptState] = [:]
+    public internal(set) var attempts: [UInt32: AttemptState] = [:]
     /// Acknowledged device pushes, each with its latest acknowledgement.
-    public private(set) var devices: [DevicePushID: Int64] = [:]
+    public internal(set) var devices: [DevicePushID: Int64] = [:]
     /// What the notification is (from its reservations; the least if they disagree).
-    public private(set) var subject: CapSubject?
+    public internal(set) var subject: CapSubject?
     /// The latest expiry of its facts.
-    public private(set) var expires: Int64 = .min
+    public internal(set) var expires: Int64 = .min
 
     public struct AttemptState: Hashable, Sendable, Comparable {
         public var status: FactStatus

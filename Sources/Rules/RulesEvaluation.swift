@@ -14,14 +14,14 @@ public enum CapVerdict: Hashable, Sendable {
 public enum RulesEvaluation {
     /// Splits `targets` into those to send and those whose push of `notification` FCM
     /// acknowledged within `window` (ms) before `now` (withheld as `duplicate`).
-    public static func dedup(
-        _ notification: NotificationID, targets: [String], now: Int64, window: Int64, state: some RulesState
-    ) -> (send: [String], duplicates: [String]) {
+    public static func dedup<State: RulesState>(
+        _ notification: NotificationID, targets: [String], now: Int64, window: Int64, state: State
+    ) throws(State.Failure) -> (send: [String], duplicates: [String]) {
         var send: [String] = []
         var duplicates: [String] = []
         for target in targets {
             let push = DevicePushID(notification: notification, target: target)
-            if let at = state.acknowledgement(of: push), at > now &- window {
+            if let at = try state.acknowledgement(of: push), at > now &- window {
                 duplicates.append(target)
             } else {
                 send.append(target)
@@ -38,15 +38,15 @@ public enum RulesEvaluation {
     /// The notification itself is never counted: a re-processed or re-sent one (already counted
     /// by an earlier attempt) is checked against the others only. It is still checked: its new
     /// delivery may fall in windows its earlier one has left (found by the ownership model).
-    public static func cap(
-        _ cap: CapRule, notification: NotificationID, subject: CapSubject, now: Int64, state: some RulesState, inFlight: InFlightTable,
+    public static func cap<State: RulesState>(
+        _ cap: CapRule, notification: NotificationID, subject: CapSubject, now: Int64, state: State, inFlight: InFlightTable,
         policy: RulesPolicy
-    ) -> CapVerdict {
+    ) throws(State.Failure) -> CapVerdict {
         let since = now &- cap.per
         var waitOn: Set<NotificationID> = []
         for key in cap.keys(of: subject) {
             var counted: Set<NotificationID> = []
-            for (n, s) in state.notifications(of: key, countingAfter: since, policy: policy) where n != notification {
+            for (n, s) in try state.notifications(of: key, countingAfter: since, policy: policy) where n != notification {
                 if let until = s.countsUntil(sendLimit: policy.sendLimit), until > since { counted.insert(n) }
             }
             let flying = inFlight.notifications(countingToward: key).subtracting([notification])

@@ -1,14 +1,18 @@
-/// The state a worker reads its verdicts from: what the rules store will answer from SQLite,
-/// and ``InMemoryRulesState`` from a dictionary (tests, the simulation).
+/// The state a worker reads its verdicts from: what the rules store (`RulesStore`) answers
+/// from SQLite, and ``InMemoryRulesState`` from a dictionary (tests, the simulation).
+///
+/// `Failure` is what a read may throw: `Never` in memory (its callers need no `try`), the
+/// store's error for a file that cannot be read or holds a damaged row.
 public protocol RulesState {
+    associatedtype Failure: Error = Never
     /// The merged facts of `notification`, nil for one never seen.
-    func state(of notification: NotificationID) -> NotificationState?
+    func state(of notification: NotificationID) throws(Failure) -> NotificationState?
     /// Every notification whose subject `key` matches and that counts until after `since`
     /// (``NotificationState/countsUntil(sendLimit:)``); it may return more (the evaluation
     /// filters again), never fewer.
-    func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) -> [(NotificationID, NotificationState)]
+    func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) throws(Failure) -> [(NotificationID, NotificationState)]
     /// When FCM last acknowledged `push`, nil if never (or not within what the store keeps).
-    func acknowledgement(of push: DevicePushID) -> Int64?
+    func acknowledgement(of push: DevicePushID) throws(Failure) -> Int64?
 }
 
 /// ``RulesState`` in memory: facts merged by N, device pushes indexed. Claims are not

@@ -65,6 +65,9 @@ package final class SQLiteConnection {
         }
     }
 
+    /// The rows the last `INSERT`, `UPDATE` or `DELETE` on this connection changed.
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
+
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ rc: Int32, _ message: String) -> SQLiteError {

@@ -51,6 +51,8 @@ package final class SQLiteStatement {
                     return csqlite_bind_text_transient(handle, index, base, Int32(chars.count))
                 }
             }
+        case .null:
+            rc = sqlite3_bind_null(handle, index)
         case .blob(let bytes):
             rc = bytes.withUnsafeBytes { raw in
                 // A zero-length blob still needs a non-null pointer, or SQLite binds NULL.
@@ -67,6 +69,9 @@ package final class SQLiteStatement {
     }
 
     package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    /// Whether the column is NULL (an aggregate over no rows, a nullable column).
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     package func text(_ column: Int32) -> String {
         guard let p = sqlite3_column_text(handle, column) else { return "" }
@@ -87,4 +92,5 @@ package enum SQLiteValue {
     case integer(Int64)
     case text(String)
     case blob([UInt8])
+    case null
 }

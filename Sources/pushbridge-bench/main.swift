@@ -9,6 +9,7 @@ let usage = """
            pushbridge-bench dates [--lookups N] [--rounds N]
            pushbridge-bench rules [--events N] [--rounds N]
            pushbridge-bench rekey --bootstrap HOST:PORT --topics SOURCE,BY_SUBJECT,CHANGELOG [--events N] [--users N] [--broker-pid PID]
+           pushbridge-bench rules-store --dir DIR [--notifications N] [--batch N] [--queries N] [--cache-mb N]
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR [--outcomes TOPIC]
@@ -86,6 +87,16 @@ do {
             try await RekeyBenchmark.run(
                 bootstrap: bootstrap, topics: .init(source: topics[0], bySubject: topics[1], changelog: topics[2]),
                 events: Int(option("--events", "100000")!)!, users: Int(option("--users", "10000")!)!, brokerPID: option("--broker-pid")))
+    case "rules-store":
+        guard let dir = option("--dir") else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try RulesStoreBenchmark.run(
+                .init(
+                    directory: dir, notifications: Int(option("--notifications", "500000")!)!, batch: Int(option("--batch", "500")!)!,
+                    queries: Int(option("--queries", "20000")!)!, cacheMegabytes: Int(option("--cache-mb", "16")!)!)))
     case "dates":
         emit(try DatesBenchmark.run(lookups: Int(option("--lookups", "2000000")!)!, rounds: Int(option("--rounds", "5")!)!))
     case "fcm":

@@ -1,0 +1,161 @@
+import Foundation
+import Rules
+import Synchronization
+
+/// The rules store (docs/rules-state.md, "The rules store"): one SQLite file per worker holding
+/// the state partitions it owns, each the merge of its changelog's facts up to a stored offset.
+///
+/// - **Writes** only through ``apply(partition:facts:)``, the changelog's tail, in offset order:
+///   each batch in one transaction with the partition's next offset, so the file is always a
+///   prefix of each partition's changelog; after a crash, read again from
+///   ``nextOffset(partition:)``. Facts merge as a lattice (``NotificationState``), so facts
+///   applied twice or in another order give the same state.
+/// - **Reads** (``RulesState``) answer as ``InMemoryRulesState`` over the same facts, plus the
+///   overlay: facts this owner wrote and has not read back yet (``addPending(_:partition:)``).
+/// - **Claims**: the latest claim applied per partition (``claim(partition:)``). A re-claim
+///   (the owner was fenced by a late claim and claims again) must restore the partition from
+///   the changelog's start: the tail left out foreign reservations after the owner's first
+///   claim, and those made between the two claims count (the ownership model found it). So the
+///   owner calls ``reset(partition:)``, then restores from the earliest offset up to its new claim.
+/// - **Expiry**: ``sweep(now:limit:)`` deletes rows whose facts stopped mattering, in bounded batches.
+///
+/// `Sendable`: the connection and the overlay are behind one `Mutex`; reads and writes take
+/// turns (a batch of 500 facts holds it a few milliseconds, docs/benchmarks.md).
+public final class RulesStore: RulesState, Sendable {
+    public typealias Failure = RulesStoreError
+
+    /// The SQLite file.
+    public let path: String
+    /// Opened with `readOnly`: every write throws ``RulesStoreError/Code/readOnly``.
+    public let isReadOnly: Bool
+    private let locked: Mutex<Inner>
+
+    private struct Inner: Sendable {
+        let connection: RulesConnection
+        var overlay = RulesOverlay()
+    }
+
+    /// Opens the store at `path`, creating it (and its tables) unless `readOnly`.
+    ///
+    /// - Parameters:
+    ///   - cacheMegabytes: SQLite's page cache (default 16 MB); pages beyond it are read through
+    ///     the kernel's page cache.
+    ///   - readOnly: open an existing file without writing to it (`render --rules-store` beside
+    ///     a running worker); fails when there is no file at `path`.
+    /// - Throws: ``RulesStoreError`` `.unusableFile` for a file that is not a rules store (or is
+    ///   damaged, or of another format version), `.io` when it cannot be opened or created.
+    public init(path: String, cacheMegabytes: Int = 16, readOnly: Bool = false) throws(RulesStoreError) {
+        if readOnly, !FileManager.default.fileExists(atPath: path) {
+            throw RulesStoreError(code: .io, message: "\(path): no rules store there")
+        }
+        self.path = path
+        isReadOnly = readOnly
+        let connection = try RulesConnection(path: path, cacheKiB: max(cacheMegabytes, 1) * 1024, readOnly: readOnly)
+        locked = Mutex(Inner(connection: connection))
+    }
+
+    // MARK: Writes
+
+    /// Applies `facts`, read from changelog partition `partition` at their offsets (increasing),
+    /// and stores the next offset to read, in one transaction. Facts below the stored next
+    /// offset were applied already and are skipped. Each applied fact leaves the overlay.
+    /// - Throws: ``RulesStoreError``: `.outOfOrder` for offsets that do not increase,
+    ///   `.damagedRow` for a stored state that does not decode, `.readOnly`, `.io`. Nothing of
+    ///   the batch is stored then.
+    public func apply(partition: Int32, facts: [(offset: Int64, fact: Fact)]) throws(RulesStoreError) {
+        try locked.withLock { inner throws(RulesStoreError) in
+            let applied = try inner.connection.apply(partition: partition, facts: facts)
+            guard inner.overlay.count > 0 else { return }
+            for case .notification(let f) in applied { inner.overlay.applied(f, partition: partition) }
+        }
+    }
+
+    /// Records a fact this owner wrote to `partition`'s changelog (Kafka acknowledged it) that
+    /// the tail has not applied yet: the reads include it until ``apply(partition:facts:)``
+    /// applies the same fact. A fact the file already reflects (the tail read it before its
+    /// acknowledgement came back: merging it changes nothing, now or later) is not kept.
+    public func addPending(_ fact: NotificationFact, partition: Int32) throws(RulesStoreError) {
+        guard !isReadOnly else { throw RulesStoreError(code: .readOnly, message: "\(path) is open read-only: cannot add a pending fact") }
+        try locked.withLock { inner throws(RulesStoreError) in
+            if var stored = try inner.connection.state(of: fact.notification, partition: partition) {
+                let before = stored
+                stored.apply(fact)
+                if stored == before { return }
+            }
+            inner.overlay.add(fact, partition: partition)
+        }
+    }
+
+    /// How many facts are pending in the overlay.
+    public var pendingCount: Int { locked.withLock { $0.overlay.count } }
+
+    /// Forgets `partition`: its rows, claim, next offset and pending facts, so the next restore
+    /// reads its changelog from the start (a re-claim; see the type's documentation).
+    public func reset(partition: Int32) throws(RulesStoreError) {
+        try locked.withLock { inner throws(RulesStoreError) in
+            try inner.connection.reset(partition: partition)
+            inner.overlay.drop(partition: partition)
+        }
+    }
+
+    /// Deletes up to `limit` notifications and up to `limit` acknowledged device pushes whose
+    /// expiry (the latest of their facts' `expires`) is at or before `now` (ms since 1970), in
+    /// one transaction. Call it again while it returns a full batch.
+    /// - Returns: the rows deleted.
+    public func sweep(now: Int64, limit: Int) throws(RulesStoreError) -> Int {
+        try locked.withLock { inner throws(RulesStoreError) in try inner.connection.sweep(now: now, limit: limit) }
+    }
+
+    // MARK: Progress
+
+    /// The next changelog offset to read for `partition`; nil when nothing was applied (restore
+    /// from the earliest offset).
+    public func nextOffset(partition: Int32) throws(RulesStoreError) -> Int64? {
+        try locked.withLock { inner throws(RulesStoreError) in try inner.connection.nextOffset(partition) }
+    }
+
+    /// The latest claim applied to `partition`, with its offset.
+    public func claim(partition: Int32) throws(RulesStoreError) -> StoredClaim? {
+        try locked.withLock { inner throws(RulesStoreError) in try inner.connection.claim(partition) }
+    }
+
+    // MARK: RulesState
+
+    public func state(of notification: NotificationID) throws(RulesStoreError) -> NotificationState? {
+        try locked.withLock { inner throws(RulesStoreError) in
+            let stored = try inner.connection.state(of: notification)
+            guard let pending = inner.overlay.state(of: notification) else { return stored }
+            return stored.map { $0.merged(with: pending) } ?? pending
+        }
+    }
+
+    public func notifications(
+        of key: CapKey, countingAfter since: Int64, policy: RulesPolicy
+    ) throws(RulesStoreError) -> [(
+        NotificationID, NotificationState
+    )] {
+        try locked.withLock { inner throws(RulesStoreError) in
+            var found = try inner.connection.notifications(of: key, countingAfter: since, policy: policy)
+            for n in inner.overlay.notifications {
+                guard let pending = inner.overlay.state(of: n) else { continue }
+                var stored = found[n]
+                if stored == nil { stored = try inner.connection.state(of: n) }
+                let merged = stored.map { $0.merged(with: pending) } ?? pending
+                if let subject = merged.subject, key.matches(subject), let until = merged.countsUntil(sendLimit: policy.sendLimit), until > since {
+                    found[n] = merged
+                } else {
+                    found[n] = nil
+                }
+            }
+            return found.map { ($0.key, $0.value) }
+        }
+    }
+
+    public func acknowledgement(of push: DevicePushID) throws(RulesStoreError) -> Int64? {
+        try locked.withLock { inner throws(RulesStoreError) in
+            let stored = try inner.connection.acknowledgement(of: push)
+            guard let pending = inner.overlay.acknowledgement(of: push) else { return stored }
+            return max(stored ?? .min, pending)
+        }
+    }
+}

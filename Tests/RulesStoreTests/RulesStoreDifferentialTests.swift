@@ -1,0 +1,100 @@
+import Rules
+import RulesStore
+import TestSupport
+import Testing
+
+@Suite("The rules store answers as InMemoryRulesState (real SQLite files)")
+struct RulesStoreDifferentialTests {
+    static let policy = RulesPolicy(sendLimit: 3_000)
+
+    @Test("random facts in shuffled orders, with duplicates and split batches: every query and verdict the same (seeded)")
+    func differential() async throws {
+        let (compared, found) = try await offPool {
+            let folder = try TemporaryFolder()
+            var (compared, found) = (0, 0)
+            for seed in UInt64(1)...60 {
+                var facts = StoreFacts(seed: seed)
+                let unique = (0..<10 + facts.choose(50)).map { _ in facts.fact() }
+                var memory = InMemoryRulesState()
+                for f in unique { memory.apply(.notification(f)) }
+                // The changelog: the facts shuffled, some twice; each partition's in offset order.
+                var log = unique + (0..<facts.choose(15)).map { _ in unique[facts.choose(unique.count)] }
+                log.shuffle(using: &facts.rng)
+                let store = try RulesStore(path: folder.path("differential-\(seed).sqlite"))
+                try Self.applyInBatches(log, to: store, using: &facts)
+                let answers = try Self.compare(store, memory, facts)
+                compared += answers.compared
+                found += answers.found
+            }
+            return (compared, found)
+        }
+        #expect(compared > 10_000, "enough answers compared: \(compared)")
+        #expect(found > compared / 10, "enough cap queries found notifications: \(found) of \(compared)")
+    }
+
+    /// Applies `log` partition by partition, in batches of random sizes, some batches again
+    /// (a tail that read them twice).
+    static func applyInBatches(_ log: [NotificationFact], to store: RulesStore, using facts: inout StoreFacts) throws {
+        var offsets: [Int32: Int64] = [:]
+        var pending: [Int32: [(offset: Int64, fact: Fact)]] = [:]
+        for f in log {
+            let p = StoreFacts.partition(of: f.notification)
+            pending[p, default: []].append((offsets[p, default: 100], .notification(f)))
+            offsets[p, default: 100] += 1
+        }
+        for (p, entries) in pending {
+            var rest = entries[...]
+            while !rest.isEmpty {
+                let batch = Array(rest.prefix(1 + facts.choose(8)))
+                try store.apply(partition: p, facts: batch)
+                if facts.choose(4) == 0 { try store.apply(partition: p, facts: batch) }
+                rest = rest.dropFirst(batch.count)
+            }
+            #expect(try store.nextOffset(partition: p) == entries.last.map { $0.offset + 1 })
+        }
+    }
+
+    /// Asks both every question the verdicts ask; returns how many answers were compared, and
+    /// how many cap queries found some notification.
+    static func compare(_ store: RulesStore, _ memory: InMemoryRulesState, _ facts: StoreFacts) throws -> (compared: Int, found: Int) {
+        var (compared, found) = (0, 0)
+        for n in facts.notifications {
+            #expect(try store.state(of: n) == memory.state(of: n))
+            for push in StoreFacts.pushes(of: n) {
+                #expect(try store.acknowledgement(of: push) == memory.acknowledgement(of: push))
+                compared += 1
+            }
+            compared += 1
+        }
+        let sinces = stride(from: StoreFacts.base - 4_000, through: StoreFacts.base + 14_000, by: 1_500)
+        for key in facts.keys() {
+            for since in sinces {
+                let a = Dictionary(uniqueKeysWithValues: try store.notifications(of: key, countingAfter: since, policy: policy).map { ($0.0, $0.1) })
+                let b = Dictionary(uniqueKeysWithValues: memory.notifications(of: key, countingAfter: since, policy: policy).map { ($0.0, $0.1) })
+                #expect(a == b, "key \(key), since \(since)")
+                compared += 1
+                found += b.isEmpty ? 0 : 1
+            }
+        }
+        for cap in [
+            CapRule(max: 2, per: 5_000, by: [.user]), CapRule(max: 1, per: 2_000, by: [.user, .category]), CapRule(max: 2, per: 8_000, by: [.device]),
+        ] {
+            for n in facts.notifications {
+                guard let subject = facts.subjects[n] else { continue }
+                for now in stride(from: StoreFacts.base, through: StoreFacts.base + 15_000, by: 2_500) {
+                    func verdict<State: RulesState>(_ state: State) throws -> CapVerdict {
+                        try RulesEvaluation.cap(
+                            cap, notification: n, subject: subject, now: now, state: state, inFlight: InFlightTable(), policy: policy)
+                    }
+                    #expect(try verdict(store) == verdict(memory))
+                    let targets = ["fid:a", "fid:b"]
+                    let dedup = try RulesEvaluation.dedup(n, targets: targets, now: now, window: 6_000, state: store)
+                    let expected = RulesEvaluation.dedup(n, targets: targets, now: now, window: 6_000, state: memory)
+                    #expect(dedup.send == expected.send && dedup.duplicates == expected.duplicates)
+                    compared += 2
+                }
+            }
+        }
+        return (compared, found)
+    }
+}
