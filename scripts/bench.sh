@@ -12,7 +12,8 @@
 #                               past the file's last transition (the POSIX TZ footer's rule)
 #   scripts/bench.sh rules      rules_off/on_microseconds_per_event: an event to a user's two devices mapped
 #                               without and with per-user rules (a category, quiet hours in Europe/Berlin);
-#                               rules_added_microseconds_per_event, what the rules add (docs/rules.md)
+#                               rules_added_microseconds_per_event, what the rules add (docs/rules.md);
+#                               *_one_device_*: to a user with one device; *_instructions_per_event: callgrind
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
@@ -106,6 +107,16 @@ fi
 
 if [ "$which" = all ] || [ "$which" = rules ]; then
     "$bench" rules --events "${RULES_BENCH_EVENTS:-100000}" --rounds 5
+    # Instructions per event of each case, as for mapping above.
+    if command -v valgrind >/dev/null; then
+        cp "$bench" "$work/bench-stripped" && strip -g "$work/bench-stripped"
+        count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/bench-stripped" rules --events "$1" --rounds 0 --case "$2" 2>&1 |
+            sed -n 's/.*Collected : //p'; }
+        for c in rules_off rules_on rules_off_one_device rules_on_one_device; do
+            a=$(count 5000 "$c"); b=$(count 25000 "$c")
+            echo "${c}_instructions_per_event: $(( (b - a) / 20000 ))"
+        done
+    fi
 fi
 
 start_tansu() {  # sets tansu_port; creates the topics given

@@ -7,7 +7,7 @@ let usage = """
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N] [--in-flight N] [--rate N]
            pushbridge-bench mapping [--events N] [--rounds N] [--format json|avro|protobuf]
            pushbridge-bench dates [--lookups N] [--rounds N]
-           pushbridge-bench rules [--events N] [--rounds N]
+           pushbridge-bench rules [--events N] [--rounds N] [--case NAME]
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR [--outcomes TOPIC]
@@ -74,7 +74,9 @@ do {
             try MappingBenchmark.run(
                 events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!, format: option("--format", "json")!))
     case "rules":
-        emit(try RulesBenchmark.run(events: Int(option("--events", "100000")!)!, rounds: Int(option("--rounds", "5")!)!))
+        emit(
+            try RulesBenchmark.run(
+                events: Int(option("--events", "100000")!)!, rounds: Int(option("--rounds", "5")!)!, only: option("--case")))
     case "dates":
         emit(try DatesBenchmark.run(lookups: Int(option("--lookups", "2000000")!)!, rounds: Int(option("--rounds", "5")!)!))
     case "fcm":
