@@ -194,7 +194,7 @@ enum RekeyBenchmark {
         let sent = NotificationFact(
             notification: n, status: .sent, attempt: 1, at: now + 1, expires: now + 86_400_001, owner: owner,
             devices: [DevicePushID(notification: n, target: "fid:\(user)-a")])
-        let key = withUnsafeBytes(of: (n.high.bigEndian, n.low.bigEndian)) { Array($0) }
+        let key = n.bytes
         return (
             KafkaProducerRecord(topic: changelog, partition: message.partition, key: key, value: FactCodec.encode(.notification(reserved))),
             KafkaProducerRecord(topic: changelog, partition: message.partition, key: key, value: FactCodec.encode(.notification(sent)))

@@ -72,8 +72,7 @@ public final class ChangelogPartition: Sendable {
 
     /// Writes a fact of this member's: its offset (a reservation's, for its read-back).
     public func write(_ fact: NotificationFact) async throws(KafkaError) -> Int64 {
-        let key = withUnsafeBytes(of: (fact.notification.high.bigEndian, fact.notification.low.bigEndian)) { Array($0) }
-        return try await producer.send(record(key: key, .notification(fact))).offset
+        try await producer.send(record(key: fact.notification.bytes, .notification(fact))).offset
     }
 
     private func record(key: [UInt8], _ fact: Fact) -> KafkaProducerRecord {
