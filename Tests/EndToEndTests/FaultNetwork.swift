@@ -207,12 +207,15 @@ final class FaultNetwork: @unchecked Sendable {
         return path
     }
 
-    /// Makes these connections drop every packet, both ways, from now on: no RST, no FIN.
+    /// Makes these connections drop every packet, both ways, from now on: no RST, no FIN. The
+    /// rules name both ports: a rule on the client's port alone also dropped other connections
+    /// that Linux gave the same local port to another destination (a metrics poll's SYN, in CI).
     func blackhole(_ connections: [TCPSocket]) async throws {
         for c in connections {
             try await namespace.perform { [namespace] in
-                try namespace.iptables(["-A", "INPUT", "-p", "tcp", "--sport", String(c.localPort), "-j", "DROP"])
-                try namespace.iptables(["-A", "INPUT", "-p", "tcp", "--dport", String(c.localPort), "-j", "DROP"])
+                let (local, remote) = (String(c.localPort), String(c.remotePort))
+                try namespace.iptables(["-A", "INPUT", "-p", "tcp", "--sport", local, "--dport", remote, "-j", "DROP"])
+                try namespace.iptables(["-A", "INPUT", "-p", "tcp", "--sport", remote, "--dport", local, "-j", "DROP"])
             }
         }
     }
