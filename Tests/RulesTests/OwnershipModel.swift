@@ -8,6 +8,28 @@ enum FCMAnswer: Hashable {
     case lostAnswer
     /// Definitively refused: not delivered.
     case refused
+
+    /// What the owner learns of it.
+    var pushAnswer: PushAnswer {
+        switch self {
+        case .accepted: .accepted
+        case .lostAnswer: .unknown
+        case .refused: .refused
+        }
+    }
+}
+
+extension ChangelogTail {
+    /// This tail as one that never read a foreign claim: its read-backs are never fenced (the
+    /// model's self-test of a protocol without fencing).
+    var blind: ChangelogTail {
+        var tail = ChangelogTail(owner: owner)
+        if let claim {
+            _ = tail.read(.claim(Claim(at: 0, owner: owner, partitionCount: 1)), at: claim)
+            if next > claim + 1 { tail.skip(next - 1) }
+        }
+        return tail
+    }
 }
 
 /// The ownership model of design §5.4–§5.5 and §8.1: one state partition, its changelog (a
@@ -44,12 +66,11 @@ struct OwnershipModel<C: Chooser> {
         var recordedAt: Int?
     }
 
+    /// One event's notification in an owner's hands: the production ``NotificationAttempt``,
+    /// with what the model records about its delivery.
     struct Work {
-        var notification: NotificationID
-        var subject: CapSubject
-        var targets: [String]
-        var attempt: UInt32 = 0
-        var reservedAt: Int64 = 0
+        var attempt: NotificationAttempt
+        var inFlight = InFlightTable()
         var sentAt: Int64 = 0
         /// The log prefix the owner had read when it last checked dedup (at the read-back).
         var view = 0
@@ -58,10 +79,10 @@ struct OwnershipModel<C: Chooser> {
 
     enum Phase {
         case claim, evaluate, commit
-        case reserve(Work)
-        case readBack(Work, offset: Int)
+        case reserve(Work, NotificationFact)
+        case readBack(Work)
         case send(Work)
-        case outcome(Work, [String: FCMAnswer])
+        case record(Work, NotificationFact)
     }
 
     struct Member {
@@ -168,46 +189,43 @@ struct OwnershipModel<C: Chooser> {
             m.phase = .evaluate
         case .evaluate:
             m.phase = evaluate(m)
-        case .reserve(var w):
-            w.attempt = (m.state.state(of: w.notification)?.attempt ?? 0) + 1
-            w.reservedAt = now
-            let fact = NotificationFact(
-                notification: w.notification, status: .reserved, attempt: w.attempt, at: now, expires: now + config.cap.per,
-                owner: m.tail.owner, subject: w.subject)
-            m.phase = .readBack(w, offset: append(.notification(fact)))
-        case .readBack(var w, let r):
-            let readBack = m.tail.readBack(ofReservationAt: Int64(r))
-            if readBack == .notYet { stats.violations.append("a reservation not read back after a catch-up, at step \(now)") }
-            if config.fencing, case .fenced = readBack {
+        case .reserve(var w, let fact):
+            w.attempt.reserved(at: Int64(append(.notification(fact))))
+            m.phase = .readBack(w)
+        case .readBack(var w):
+            // With fencing off (the model's self-test), the read-back asks a tail that never saw
+            // a foreign claim.
+            let readBack = w.attempt.readBack(config.fencing ? m.tail : m.tail.blind, now: now, state: m.state)
+            w.view = m.applied
+            switch readBack {
+            case .notYet:
+                stats.violations.append("a reservation not read back after a catch-up, at step \(now)")
+                m.phase = .commit
+            case .fenced:
                 stats.fenced += 1
                 // A zombie stops. The owner the group assigns the partition to was fenced by a
                 // zombie's late claim: it claims again and restores (its events are re-read).
                 if i == owner { m.phase = .claim } else { m.stopped = true }
-            } else {
-                w.targets = RulesEvaluation.dedup(w.notification, targets: w.targets, now: now, window: config.dedupWindow, state: m.state).send
-                w.view = m.applied
-                m.phase = w.targets.isEmpty ? .outcome(w, [:]) : .send(w)
+            case .release(let fact): m.phase = .record(w, fact)
+            case .send: m.phase = .send(w)
             }
         case .send(var w):
-            var answers: [String: FCMAnswer] = [:]
-            if now <= w.reservedAt + config.policy.sendLimit {
+            var answers: [String: PushAnswer] = [:]
+            if w.attempt.maySend(at: now) {
                 w.sentAt = now
-                for target in w.targets {
+                for target in w.attempt.targets {
                     let answer = config.answers[chooser.choose(config.answers.count)]
-                    answers[target] = answer
-                    if answer != .refused { w.deliveries.append(deliver(w.notification, target, answer, view: w.view)) }
+                    answers[target] = answer.pushAnswer
+                    if answer != .refused { w.deliveries.append(deliver(w.attempt.notification, target, answer, view: w.view)) }
                 }
             }
-            m.phase = .outcome(w, answers)
-        case .outcome(let w, let answers):
-            let acked = w.targets.filter { answers[$0] == .accepted }
-            let status: FactStatus = !acked.isEmpty ? .sent : answers.values.contains(.lostAnswer) ? .inDoubt : .released
-            let fact = NotificationFact(
-                notification: w.notification, status: status, attempt: w.attempt, at: status == .sent ? w.sentAt : now,
-                expires: now + config.cap.per, owner: m.tail.owner, devices: acked.map { DevicePushID(notification: w.notification, target: $0) })
+            let outcome = w.attempt.answered(answers, deliveredBy: w.sentAt, now: now)
+            m.phase = .record(w, outcome)
+        case .record(var w, let fact):
             let offset = append(.notification(fact))
             for d in w.deliveries where deliveries[d].answer == .accepted { deliveries[d].recordedAt = offset }
-            stats.inDoubt += status == .inDoubt ? 1 : 0
+            stats.inDoubt += fact.status == .inDoubt ? 1 : 0
+            _ = w.attempt.recorded(in: &w.inFlight)
             m.phase = .commit
         case .commit:
             if i == owner { committed = max(committed, m.next + 1) }
@@ -217,27 +235,28 @@ struct OwnershipModel<C: Chooser> {
         members[i] = m
     }
 
-    /// Dedup, then the cap (design §6.1), for the event at `m.next`.
+    /// Dedup, then the cap (design §6.1), for the event at `m.next`: the production
+    /// ``NotificationAttempt`` decides.
     private mutating func evaluate(_ m: Member) -> Phase {
         let n = NotificationID(eventID: config.events[m.next], mapping: "chat.message", subject: "u1")
         let subject = CapSubject(user: "u1", category: "social", mapping: "chat.message", devices: config.devices.map { DeviceKey(target: $0) })
-        let targets = RulesEvaluation.dedup(n, targets: config.devices, now: now, window: config.dedupWindow, state: m.state).send
-        guard !targets.isEmpty else {
+        var work = Work(
+            attempt: NotificationAttempt(
+                notification: n, subject: subject, targets: config.devices, caps: [config.cap], dedupWindow: config.dedupWindow,
+                policy: config.policy, owner: m.tail.owner))
+        switch work.attempt.decide(now: now, state: m.state, inFlight: &work.inFlight) {
+        case .duplicate:
             stats.withheldDuplicate += 1
             return .commit
-        }
-        let verdict = RulesEvaluation.cap(
-            config.cap, notification: n, subject: subject, now: now, state: m.state, inFlight: InFlightTable(), policy: config.policy)
-        switch verdict {
-        case .withhold:
+        case .capped:
             stats.withheldCap += 1
             checkWithheld(n, view: m.state)
             return .commit
-        case .wait:
-            stats.violations.append("a wait with nothing in flight at step \(now)")
+        case .wait, .settle:
+            stats.violations.append("a wait with nothing in flight, or no targets, at step \(now)")
             return .commit
-        case .allow:
-            return .reserve(Work(notification: n, subject: subject, targets: targets))
+        case .reserve(let fact):
+            return .reserve(work, fact)
         }
     }
 
