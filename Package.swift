@@ -316,7 +316,7 @@ let package = Package(
         .testTarget(
             name: "PipelineIntegrationTests",
             dependencies: [
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "JSON", "Mapping", "Dates", "Rules", "Threading", "TestSupport",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "JSON", "Mapping", "Dates", "Rules", "RulesStore", "Threading", "TestSupport",
                 "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -158,8 +158,14 @@ public struct NotificationAttempt: Sendable {
     /// Whether a push (or a retry of one) may still go out at `now`: never later than the send
     /// limit after the reservation, which counts until then and no longer.
     public func maySend(at now: Int64) -> Bool {
-        guard case .sending(let reservedAt) = stage else { return false }
-        return now <= reservedAt &+ policy.sendLimit
+        guard let sendDeadline else { return false }
+        return now <= sendDeadline
+    }
+
+    /// The last instant a push may go out (``maySend(at:)``), once read back unfenced.
+    public var sendDeadline: Int64? {
+        guard case .sending(let reservedAt) = stage else { return nil }
+        return reservedAt &+ policy.sendLimit
     }
 
     /// The outcome fact for FCM's `answers` (a target without one was not pushed): `sent` with

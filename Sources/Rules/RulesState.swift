@@ -15,6 +15,19 @@ public protocol RulesState {
     func acknowledgement(of push: DevicePushID) throws(Failure) -> Int64?
 }
 
+/// A state its owner writes as well as reads (`RulesStore` is one): the changelog's tail applies
+/// what it admits, in offset order, per state partition; the owner's own facts go in as soon as
+/// Kafka acknowledged them, before the tail reads them back, so its next decision counts them.
+public protocol RulesStateStore: RulesState, Sendable {
+    /// Applies `facts` read from changelog partition `partition` at their offsets (increasing).
+    func apply(partition: Int32, facts: [(offset: Int64, fact: Fact)]) throws(Failure)
+    /// A fact this owner wrote to `partition` and Kafka acknowledged: counted in every read
+    /// until the tail applies it.
+    func addPending(_ fact: NotificationFact, partition: Int32) throws(Failure)
+    /// Forgets everything of `partition`, for a restore from its start.
+    func reset(partition: Int32) throws(Failure)
+}
+
 /// ``RulesState`` in memory: facts merged by N, device pushes indexed. Claims are not
 /// notification state and are ignored here (the owner's tail handles them).
 public struct InMemoryRulesState: RulesState, Sendable, Equatable {

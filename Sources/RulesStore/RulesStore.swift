@@ -159,3 +159,5 @@ public final class RulesStore: RulesState, Sendable {
         }
     }
 }
+
+extension RulesStore: RulesStateStore {}

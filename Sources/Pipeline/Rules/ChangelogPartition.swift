@@ -35,8 +35,9 @@ public final class ChangelogPartition: Sendable {
         }
     }
 
-    /// A fact the tail admitted, and its offset.
-    public typealias Sink = @Sendable (_ fact: Fact, _ offset: Int64) -> Void
+    /// A fact the tail admitted, and its offset. What it throws stops the follower (a state
+    /// that missed a fact must not decide).
+    public typealias Sink = @Sendable (_ fact: Fact, _ offset: Int64) throws -> Void
 
     /// The key of a claim record; facts are keyed by their notification (16 bytes).
     static let claimKey: [UInt8] = Array("\u{0}claim".utf8)
@@ -112,7 +113,7 @@ public final class ChangelogPartition: Sendable {
     }
 
     /// One record of the changelog, at `offset`.
-    func read(_ value: [UInt8], at offset: Int64) throws(FollowError) {
+    func read(_ value: [UInt8], at offset: Int64) throws {
         defer { changed.notify() }
         guard let fact = try? FactCodec.decode(value) else {
             undecodable.add(1, ordering: .relaxed)
@@ -120,9 +121,9 @@ public final class ChangelogPartition: Sendable {
             return
         }
         if case .claim(let c) = fact, c.partitionCount != configuration.partitionCount {
-            throw .partitionCountChanged(claimedWith: c.partitionCount, now: configuration.partitionCount, atOffset: offset)
+            throw FollowError.partitionCountChanged(claimedWith: c.partitionCount, now: configuration.partitionCount, atOffset: offset)
         }
-        if tail.withLock({ $0.read(fact, at: offset) }) == .apply { sink(fact, offset) }
+        if tail.withLock({ $0.read(fact, at: offset) }) == .apply { try sink(fact, offset) }
     }
 
     /// Waits until the tail has read this member's claim: true. False if cancelled first.
@@ -139,6 +140,18 @@ public final class ChangelogPartition: Sendable {
             return verdict != .notYet
         }
         return verdict
+    }
+
+    /// Waits until the tail has read past `offset`: the tail as it was then (a reservation's
+    /// read-back there is decided, ``NotificationAttempt/readBack(_:now:state:)``), and `sink`
+    /// has had every fact it admitted up to it. Nil if the task is cancelled first.
+    public func tail(pastOffset offset: Int64) async -> ChangelogTail? {
+        var past: ChangelogTail?
+        _ = await changed.wait {
+            past = tail.withLock { $0.next > offset ? $0 : nil }
+            return past != nil
+        }
+        return past
     }
 
     /// Forgets the claim for a new one under `owner` (``ChangelogTail/reclaim(as:)``); call with
