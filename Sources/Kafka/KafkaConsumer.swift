@@ -62,6 +62,11 @@ public final class KafkaConsumer: Sendable {
     /// - Important: a single reader only.
     public var messages: KafkaMessageSequence { KafkaMessageSequence(channel: core.channel) }
 
+    /// Up to `max` messages fetched and waiting, without waiting for more: with one from
+    /// ``messages``, a batch as large as what has arrived (a restore reads thousands at a time,
+    /// a quiet partition one). The same single reader as ``messages``.
+    public func takeBuffered(max: Int) -> [KafkaMessage] { core.channel.takeBuffered(max: max) }
+
     /// How many messages the poll thread has put into ``messages`` since the consumer started,
     /// read or not (those dropped for revoked partitions count too). A reader that counts what it
     /// took knows the buffer is empty when its count reaches this one; read from the

@@ -87,6 +87,16 @@ final class MessageChannel: @unchecked Sendable {
         return nil
     }
 
+    /// Up to `max` messages already buffered, at once (none if none is).
+    func takeBuffered(max: Int) -> [KafkaMessage] {
+        condition.lock()
+        defer { condition.unlock() }
+        let taken = Array(buffer.prefix(max))
+        buffer.removeFirst(taken.count)
+        if !taken.isEmpty { condition.signal() }
+        return taken
+    }
+
     /// Drops buffered messages that match, e.g. those of revoked partitions.
     /// - Returns: how many were dropped.
     @discardableResult

@@ -52,7 +52,13 @@ struct ChangelogPartitionTests {
     /// What a sink received, in order.
     final class Facts: Sendable {
         private let facts = Mutex<[(Fact, Int64)]>([])
-        @Sendable func add(_ fact: Fact, _ offset: Int64) { facts.withLock { $0.append((fact, offset)) } }
+        private let sizes = Mutex<[Int]>([])
+        @Sendable func add(_ batch: [(offset: Int64, fact: Fact)]) {
+            facts.withLock { $0 += batch.map { ($0.fact, $0.offset) } }
+            sizes.withLock { $0.append(batch.count) }
+        }
+        /// How many facts each call of the sink brought.
+        var batchSizes: [Int] { sizes.withLock { $0 } }
         var offsets: [Int64] { facts.withLock { $0.map(\.1) } }
         var state: InMemoryRulesState {
             facts.withLock { facts in
@@ -115,6 +121,36 @@ struct ChangelogPartitionTests {
             #expect(["e1", "e2", "e3"].allSatisfy { state.state(of: Self.n($0)) != nil }, "every reservation before the new claim")
             group.cancelAll()
         }
+        await producer.close()
+        withExtendedLifetime(changelog) {}
+    }
+
+    @Test("a restore hands the state batches of what has arrived (at most 500), every fact once and in order")
+    func restoreInBatches() async throws {
+        let changelog = try await Changelog.start(.tansu)
+        let producer = try changelog.producer()
+        let written = 3_000
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<written {
+                group.addTask {
+                    _ = try await producer.send(
+                        KafkaProducerRecord(
+                            topic: changelog.topic, partition: 1, value: FactCodec.encode(.notification(Self.reservation("e\(i)", by: "old#1")))))
+                }
+            }
+            try await group.waitForAll()
+        }
+        let facts = Facts()
+        let a = changelog.partition("a#1", producer: producer, state: facts)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await a.follow() }
+            try await a.claim(at: 100)
+            #expect(await a.waitUntilRestored())
+            group.cancelAll()
+        }
+        #expect(facts.offsets == (0..<Int64(written)).map { $0 })
+        let sizes = facts.batchSizes
+        #expect(sizes.allSatisfy { $0 <= 500 } && sizes.count < written / 10, "\(sizes.count) batches: \(sizes.prefix(20))")
         await producer.close()
         withExtendedLifetime(changelog) {}
     }

@@ -35,9 +35,12 @@ public final class ChangelogPartition: Sendable {
         }
     }
 
-    /// A fact the tail admitted, and its offset. What it throws stops the follower (a state
-    /// that missed a fact must not decide).
-    public typealias Sink = @Sendable (_ fact: Fact, _ offset: Int64) throws -> Void
+    /// Facts the tail admitted, with their offsets, in order: a batch of what had arrived. What
+    /// it throws stops the follower (a state that missed a fact must not decide).
+    public typealias Sink = @Sendable (_ facts: [(offset: Int64, fact: Fact)]) throws -> Void
+
+    /// The most records read and handed to `sink` at once.
+    static let batch = 500
 
     /// The key of a claim record; facts are keyed by their notification (16 bytes).
     static let claimKey: [UInt8] = Array("\u{0}claim".utf8)
@@ -102,7 +105,7 @@ public final class ChangelogPartition: Sendable {
         do {
             try consumer.assign([TopicPartitionOffset(topic: configuration.topic, partition: configuration.partition, offset: start)])
             for try await message in consumer.messages {
-                try read(message.value, at: message.offset)
+                try read([message] + consumer.takeBuffered(max: Self.batch - 1))
                 if Task.isCancelled { break }
             }
         } catch {
@@ -112,18 +115,27 @@ public final class ChangelogPartition: Sendable {
         await consumer.close()
     }
 
-    /// One record of the changelog, at `offset`.
-    func read(_ value: [UInt8], at offset: Int64) throws {
+    /// Records of the changelog, in offset order.
+    func read(_ messages: [KafkaMessage]) throws {
         defer { changed.notify() }
-        guard let fact = try? FactCodec.decode(value) else {
-            undecodable.add(1, ordering: .relaxed)
-            tail.withLock { $0.skip(offset) }
-            return
+        var admitted: [(offset: Int64, fact: Fact)] = []
+        for message in messages {
+            guard let fact = try? FactCodec.decode(message.value) else {
+                undecodable.add(1, ordering: .relaxed)
+                tail.withLock { $0.skip(message.offset) }
+                continue
+            }
+            if case .claim(let c) = fact, c.partitionCount != configuration.partitionCount {
+                try sinkIfAny(admitted)
+                throw FollowError.partitionCountChanged(claimedWith: c.partitionCount, now: configuration.partitionCount, atOffset: message.offset)
+            }
+            if tail.withLock({ $0.read(fact, at: message.offset) }) == .apply { admitted.append((message.offset, fact)) }
         }
-        if case .claim(let c) = fact, c.partitionCount != configuration.partitionCount {
-            throw FollowError.partitionCountChanged(claimedWith: c.partitionCount, now: configuration.partitionCount, atOffset: offset)
-        }
-        if tail.withLock({ $0.read(fact, at: offset) }) == .apply { try sink(fact, offset) }
+        try sinkIfAny(admitted)
+    }
+
+    private func sinkIfAny(_ facts: [(offset: Int64, fact: Fact)]) throws {
+        if !facts.isEmpty { try sink(facts) }
     }
 
     /// Waits until the tail has read this member's claim: true. False if cancelled first.

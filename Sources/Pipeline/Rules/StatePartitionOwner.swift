@@ -39,8 +39,8 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
         clock: @escaping @Sendable () -> Int64
     ) {
         let partition = configuration.partition
-        changelog = ChangelogPartition(configuration, owner: owner, producer: producer) { fact, offset in
-            try store.apply(partition: partition, facts: [(offset, fact)])
+        changelog = ChangelogPartition(configuration, owner: owner, producer: producer) { facts in
+            try store.apply(partition: partition, facts: facts)
         }
         self.store = store
         self.clock = clock
