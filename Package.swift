@@ -236,7 +236,7 @@ let package = Package(
             name: "pushbridge-bench",
             dependencies: [
                 "Kafka", "HTTP2", "JSON", "Mapping", "Dates", "Preferences", "Rules", "RulesStore", "Threading", "FCM", "FCMEmulator",
-                "ProcessHarness", "DeviceRegistry",
+                "ProcessHarness", "DeviceRegistry", "Pipeline",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -27,6 +27,9 @@
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
+#   scripts/bench.sh rules-restore a new owner of a caps/dedup state partition restoring it from tansu into an empty
+#                               rules store: RULES_RESTORE_BENCH_NOTIFICATIONS (default 100,000: 200,000 facts);
+#                               rules_restore_seconds_per_million_facts, and the worker's CPU for it
 #   scripts/bench.sh registry   the device registry: 10M devices (5M users × 2) loaded into a store directly,
 #                               reopened, looked up from 4 tasks (p50/p99), RSS, file size; then 500k users
 #                               through tansu with the follower, and a restart (REGISTRY_BENCH_USERS,
@@ -167,6 +170,12 @@ if [ "$which" = all ] || [ "$which" = rekey ]; then
     start_tansu rekey-source rekey-by-subject rekey-changelog
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" rekey --bootstrap "127.0.0.1:$tansu_port" \
         --topics rekey-source,rekey-by-subject,rekey-changelog --events "${REKEY_BENCH_EVENTS:-100000}" --broker-pid "${pids[-1]}"
+fi
+
+if [ "$which" = all ] || [ "$which" = rules-restore ]; then
+    start_tansu rules-changelog
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" rules-restore --bootstrap "127.0.0.1:$tansu_port" \
+        --topic rules-changelog --dir "${RULES_STORE_BENCH_DIR:-$work}" --notifications "${RULES_RESTORE_BENCH_NOTIFICATIONS:-100000}"
 fi
 
 if [ "$which" = all ] || [ "$which" = http2 ]; then
