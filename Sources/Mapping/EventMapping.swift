@@ -186,6 +186,8 @@ public struct EventMapping: Sendable {
 
     /// Per-user rules: category, critical, quiet hours (docs/rules.md).
     public var rules = UserRules()
+    /// `cap` and `dedup`: rules whose state the consumer group shares (docs/rules-state.md).
+    public var stateful = StatefulRules()
 
     /// Set for a Live Activity mapping (`activity:`): its pushes are rendered from it alone.
     public var activity: LiveActivity?

@@ -34,8 +34,11 @@ public struct MappingSet: Sendable {
 
     /// Loads mapping files given as (path, contents). Every error in every file is reported.
     /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
-    public static func load(files: [(path: String, contents: String)]) throws(MappingLoadErrors) -> MappingSet {
+    /// - Parameter statefulRules: whether the worker runs the rules engine that `cap` and
+    ///   `dedup` need (docs/rules-state.md); without it a mapping with either is refused.
+    public static func load(files: [(path: String, contents: String)], statefulRules: Bool = false) throws(MappingLoadErrors) -> MappingSet {
         var loader = MappingLoader()
+        loader.statefulRules = statefulRules
         for (path, contents) in files { loader.load(file: path, contents: contents) }
         guard loader.errors.isEmpty else { throw MappingLoadErrors(errors: loader.errors) }
         let compiled = loader.mappings.map { m in

@@ -21,12 +21,15 @@ struct MappingLoader {
     /// What loads but is likely a mistake, found while reading (more come once the event format
     /// is known: ``warnings(format:)``).
     var loadWarnings: [MappingLoadError] = []
+    /// Whether the worker runs the rules engine that `cap` and `dedup` need; without it a
+    /// mapping with either is refused.
+    var statefulRules = false
 
     static let topKeys = ["version", "event", "events"]
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
-        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours", "user",
+        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours", "user", "cap", "dedup",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -157,6 +160,7 @@ struct MappingLoader {
         if let n = m["analytics_label"] { mapping.analyticsLabel = analyticsLabel(n, "analytics_label") }
         if let n = m["project"] { mapping.project = project(n) }
         mapping.rules = loadUserRules(m, target: target)
+        mapping.stateful = loadStatefulRules(m, mapping: mapping)
         checkCollapseIDs(mapping, m)
         if mapping.silent { checkSilent(m) }
         if let collapse = mapping.collapseKey, let n = m["collapse_key"] {
