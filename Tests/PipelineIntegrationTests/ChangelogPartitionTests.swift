@@ -76,6 +76,18 @@ struct ChangelogPartitionTests {
             expires: 90_000, owner: owner, subject: CapSubject(user: "u", category: "social", mapping: "chat"))
     }
 
+    /// Follows `partition`, claims it and waits until it is restored, then stops following:
+    /// whether it was.
+    static func restored(_ partition: ChangelogPartition) async throws -> Bool {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await partition.follow() }
+            try await partition.claim(at: 100)
+            let restored = await partition.waitUntilRestored()
+            group.cancelAll()
+            return restored
+        }
+    }
+
     static func n(_ event: String) -> NotificationID { NotificationID(eventID: event, mapping: "chat", subject: "u") }
 
     @Test(
@@ -141,13 +153,7 @@ struct ChangelogPartitionTests {
             try await group.waitForAll()
         }
         let facts = Facts()
-        let a = changelog.partition("a#1", producer: producer, state: facts)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await a.follow() }
-            try await a.claim(at: 100)
-            #expect(await a.waitUntilRestored())
-            group.cancelAll()
-        }
+        #expect(try await Self.restored(changelog.partition("a#1", producer: producer, state: facts)))
         #expect(facts.offsets == (0..<Int64(written)).map { $0 })
         let sizes = facts.batchSizes
         #expect(sizes.allSatisfy { $0 <= 500 } && sizes.count < written / 10, "\(sizes.count) batches: \(sizes.prefix(20))")
@@ -160,15 +166,9 @@ struct ChangelogPartitionTests {
         let changelog = try await Changelog.start(.mock)
         let producer = try changelog.producer()
         _ = try await producer.send(KafkaProducerRecord(topic: changelog.topic, partition: 1, value: Array("not a fact".utf8)))
-        let facts = Facts()
-        let a = changelog.partition("a#1", producer: producer, state: facts)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await a.follow() }
-            try await a.claim(at: 100)
-            #expect(await a.waitUntilRestored())
-            #expect(a.undecodableRecords == 1)
-            group.cancelAll()
-        }
+        let a = changelog.partition("a#1", producer: producer, state: Facts())
+        #expect(try await Self.restored(a))
+        #expect(a.undecodableRecords == 1)
         let old = Claim(at: 50, owner: "old#1", partitionCount: 3)
         _ = try await producer.send(KafkaProducerRecord(topic: changelog.topic, partition: 1, value: FactCodec.encode(.claim(old))))
         let b = changelog.partition("b#1", producer: producer, state: Facts())
