@@ -30,6 +30,9 @@
 #   scripts/bench.sh rules-restore a new owner of a caps/dedup state partition restoring it from tansu into an empty
 #                               rules store: RULES_RESTORE_BENCH_NOTIFICATIONS (default 100,000: 200,000 facts);
 #                               rules_restore_seconds_per_million_facts, and the worker's CPU for it
+#   scripts/bench.sh timers     the timer engine of deferred delivery (issue 56 plan step 4) on tansu: TIMERS_BENCH_TIMERS
+#                               (50,000) timers due at TIMERS_BENCH_RATE (5,000/s) from 20 s on, held, forwarded and
+#                               fired; timers_cpu_us_per_timer, records per timer, bytes, lateness p50/p99/max, peak RSS
 #   scripts/bench.sh registry   the device registry: 10M devices (5M users × 2) loaded into a store directly,
 #                               reopened, looked up from 4 tasks (p50/p99), RSS, file size; then 500k users
 #                               through tansu with the follower, and a restart (REGISTRY_BENCH_USERS,
@@ -176,6 +179,14 @@ if [ "$which" = all ] || [ "$which" = rules-restore ]; then
     start_tansu rules-changelog
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" rules-restore --bootstrap "127.0.0.1:$tansu_port" \
         --topic rules-changelog --dir "${RULES_STORE_BENCH_DIR:-$work}" --notifications "${RULES_RESTORE_BENCH_NOTIFICATIONS:-100000}"
+fi
+
+if [ "$which" = all ] || [ "$which" = timers ]; then
+    start_tansu
+    # levels × buckets partitions: 8 levels (1 s … 128 s) × 2 buckets.
+    .tools/bin/tansu topic create --broker "tcp://127.0.0.1:$tansu_port" --partitions 16 bench-timers >/dev/null
+    LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" timers --bootstrap "127.0.0.1:$tansu_port" --topic bench-timers \
+        --timers "${TIMERS_BENCH_TIMERS:-50000}" --rate "${TIMERS_BENCH_RATE:-5000}" --levels 8 --buckets 2
 fi
 
 if [ "$which" = all ] || [ "$which" = http2 ]; then

@@ -11,6 +11,7 @@ let usage = """
            pushbridge-bench rekey --bootstrap HOST:PORT --topics SOURCE,BY_SUBJECT,CHANGELOG [--events N] [--users N] [--broker-pid PID]
            pushbridge-bench rules-store --dir DIR [--notifications N] [--batch N] [--queries N] [--cache-mb N]
            pushbridge-bench rules-restore --bootstrap HOST:PORT --topic CHANGELOG --dir DIR [--notifications N]
+           pushbridge-bench timers --bootstrap HOST:PORT --topic TIMERS [--timers N] [--rate N] [--lead SECONDS] [--levels N] [--buckets N]
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR [--outcomes TOPIC]
@@ -88,6 +89,16 @@ do {
             try await RekeyBenchmark.run(
                 bootstrap: bootstrap, topics: .init(source: topics[0], bySubject: topics[1], changelog: topics[2]),
                 events: Int(option("--events", "100000")!)!, users: Int(option("--users", "10000")!)!, brokerPID: option("--broker-pid")))
+    case "timers":
+        guard let bootstrap = option("--bootstrap"), let topic = option("--topic") else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try await TimersBenchmark.run(
+                .init(
+                    bootstrap: bootstrap, topic: topic, timers: Int(option("--timers", "50000")!)!, rate: Double(option("--rate", "5000")!)!,
+                    lead: Double(option("--lead", "20")!)!, levels: Int(option("--levels", "8")!)!, buckets: Int(option("--buckets", "2")!)!)))
     case "rules-restore":
         guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let dir = option("--dir") else {
             print(usage)
