@@ -285,7 +285,8 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Preferences", "Rules", "Threading", "TestSupport", "PipelineTestSupport",
+                "Pipeline", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Preferences", "Rules", "Threading", "TestSupport",
+                "PipelineTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
