@@ -12,7 +12,8 @@
 #                               past the file's last transition (the POSIX TZ footer's rule)
 #   scripts/bench.sh rules      rules_off/on_microseconds_per_event: an event to a user's two devices mapped
 #                               without and with per-user rules (a category, quiet hours in Europe/Berlin);
-#                               rules_added_microseconds_per_event, what the rules add (docs/rules.md)
+#                               rules_added_microseconds_per_event, what the rules add (docs/rules.md);
+#                               *_one_device_*: to a user with one device; *_instructions_per_event: callgrind
 #   scripts/bench.sh rekey      the spike of caps/dedup's re-key hop on tansu (issue 55, design §5.2): CPU per event of
 #                               reading the source (rekey_source_*), of re-keying it by user into a second topic
 #                               (stage1), and of reading that with a reserved and a sent fact written to a changelog and
@@ -123,6 +124,16 @@ fi
 
 if [ "$which" = all ] || [ "$which" = rules ]; then
     "$bench" rules --events "${RULES_BENCH_EVENTS:-100000}" --rounds 5
+    # Instructions per event of each case, as for mapping above.
+    if command -v valgrind >/dev/null; then
+        cp "$bench" "$work/bench-stripped" && strip -g "$work/bench-stripped"
+        count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/bench-stripped" rules --events "$1" --rounds 0 --case "$2" 2>&1 |
+            sed -n 's/.*Collected : //p'; }
+        for c in rules_off rules_on rules_off_one_device rules_on_one_device; do
+            a=$(count 5000 "$c"); b=$(count 25000 "$c")
+            echo "${c}_instructions_per_event: $(( (b - a) / 20000 ))"
+        done
+    fi
 fi
 if [ "$which" = all ] || [ "$which" = rules-store ]; then
     "$bench" rules-store --dir "${RULES_STORE_BENCH_DIR:-$work}" --notifications "${RULES_STORE_BENCH_NOTIFICATIONS:-500000}"

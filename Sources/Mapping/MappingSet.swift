@@ -20,8 +20,9 @@ public struct MappingSet: Sendable {
     let maxAges: [String: MaxAge]
     /// The `project` of the event types that name one (most sets have none).
     let projects: [String: ValueSource]
-    /// The device filter of the event types that target a user (most sets have none).
-    let userTargets: [String: DeviceFilter]
+    /// The mapping and device filter of the event types that target a user, looked up per event
+    /// without copying a mapping (most sets have none).
+    let userTargets: [String: UserTarget]
     /// The rules of the event types that send to devices the event names and name the user
     /// whose preferences apply (`user:`; most sets have none).
     let namedUsers: [String: UserRules]
@@ -74,9 +75,7 @@ public struct MappingSet: Sendable {
             maxAges: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.maxAge.map { (m.eventType, $0) } }),
             projects: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.project.map { (m.eventType, $0) } }),
             userTargets: Dictionary(
-                uniqueKeysWithValues: compiled.compactMap { m in
-                    if case .user(_, let filter) = m.target { (m.eventType, filter) } else { nil }
-                }),
+                uniqueKeysWithValues: compiled.compactMap { m in Self.userFilter(m).map { (m.eventType, UserTarget(mapping: m, filter: $0)) } }),
             namedUsers: Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.rules.user == nil ? nil : (m.eventType, m.rules) }),
             warnings: loader.warnings(format: format),
             variantSets: Dictionary(uniqueKeysWithValues: variantSets.map { ($0.eventType, $0) }),
@@ -187,26 +186,32 @@ public struct MappingSet: Sendable {
         var user: String?
         var devices: [UserDevice] = []
         var rules = RuleJudgement(devices: [])
-        if let filter = chosen.map(Self.userFilter) ?? (userTargets.isEmpty ? nil : userTargets[event.type]),
-            let mapping = chosen ?? mappings[event.type]
-        {
-            switch userDevices(mapping, event, filter: filter, lookup: lookup, now: &now, clock: clock) {
-            case .success(let found): (user, rules) = found
-            case .failure(let f): return .failure(f)
-            }
-            devices = rules.devices
+        var found: Result<(String, RuleJudgement), MappingFailure>?
+        if let chosen {
+            if let filter = Self.userFilter(chosen) { found = userDevices(chosen, event, filter: filter, lookup: lookup, now: &now, clock: clock) }
+        } else if !userTargets.isEmpty, let target = userTargets[event.type] {
+            found = userDevices(target.mapping, event, filter: target.filter, lookup: lookup, now: &now, clock: clock)
         }
+        switch found {
+        case .success(let found)?:
+            (user, rules) = found
+            devices = rules.devices
+        case .failure(let f)?: return .failure(f)
+        case nil: break
+        }
+        let withheldDevices = rules.withheldDevices.map { WithheldDevice(device: $0, user: user ?? "", rule: .deviceMuted) }
+        let bypassed = rules.bypassed
         if let template = chosen.map({ $0.template }) ?? templates[event.type],
-            let messages = try? template.render(event, now: now, remainingTTL: remaining, clock: clock)
+            let messages = try? template.render(event, now: now, remainingTTL: remaining, clock: clock, devices: devices)
         {
-            let rendered = Rendered(event: event, messages: messages, project: project, variant: chosen?.variant)
+            let rendered = Rendered(
+                event: event, messages: messages, project: project, user: user, variant: chosen?.variant, withheldDevices: withheldDevices,
+                bypassed: bypassed)
             guard let rules = chosen.map({ $0.rules.user == nil ? nil : $0.rules }) ?? (namedUsers.isEmpty ? nil : namedUsers[event.type]) else {
                 return .success(rendered)
             }
             return judge(rendered, rules, lookup: lookup, now: now, clock: clock)
         }
-        let withheldDevices = rules.withheldDevices.map { WithheldDevice(device: $0, user: user ?? "", rule: .deviceMuted) }
-        let bypassed = rules.bypassed
         // No template, or a failure, which the tree path names.
         guard let mapping = chosen ?? mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
         if mapping.activity != nil {
@@ -306,6 +311,18 @@ public struct MappingSet: Sendable {
 
     /// The event types that have a mapping, sorted.
     public var eventTypes: [String] { mappings.keys.sorted() }
+}
+
+/// A `user` target's mapping and device filter. A final class, so that looking one up per event
+/// costs one retain, not a copy of every field of the mapping.
+final class UserTarget: Sendable {
+    let mapping: EventMapping
+    let filter: DeviceFilter
+
+    init(mapping: EventMapping, filter: DeviceFilter) {
+        self.mapping = mapping
+        self.filter = filter
+    }
 }
 
 /// How one mapping chooses its Firebase project (``MappingSet/projectChoices``).

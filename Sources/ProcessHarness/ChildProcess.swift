@@ -55,7 +55,7 @@ public final class ChildProcess: Sendable {
         // Nothing else of ours: the test process's sockets and pipes are mostly not close-on-exec
         // (libcurl's, a test's bound socket), and a server holding a copy would keep a port bound
         // or a connection open after the test closed it.
-        guard Self.addCloseFrom(&actions, 3) == 0 else { throw HarnessError("posix_spawn_file_actions_addclosefrom_np failed") }
+        guard SpawnActions.addCloseFrom(&actions, 3) == 0 else { throw HarnessError("posix_spawn_file_actions_addclosefrom_np failed") }
 
         var cArgs = argv.map { strdup($0) } + [nil]
         var cEnv = envp.map { strdup($0) } + [nil]
@@ -79,15 +79,6 @@ public final class ChildProcess: Sendable {
     deinit {
         terminate()
     }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift's Glibc module
-    /// does not declare: it needs `_GNU_SOURCE`.
-    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else {
-            fatalError("glibc without posix_spawn_file_actions_addclosefrom_np (needs 2.34+)")
-        }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
 
     /// The program's own pid (a child of the watchdog shell ``pid``), once it runs: for its
     /// /proc figures, or to signal it directly so that its own exit status comes back.

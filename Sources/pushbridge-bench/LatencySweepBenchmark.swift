@@ -266,14 +266,9 @@ enum LatencySweepBenchmark {
 
     /// Connections the stub has accepted so far (nginx `stub_status`).
     static func acceptedConnections(_ o: Options) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--cacert", o.caFile, "\(o.base)/nginx_status"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // PipedCommand, not Foundation's Process, whose run() can crash this process (PipedCommand says why).
+        let status = try PipedCommand.run("/usr/bin/curl", ["-s", "--cacert", o.caFile, "\(o.base)/nginx_status"])
+        let text = String(decoding: status.output, as: UTF8.self)
         // "Active connections: 1 \n server accepts handled requests\n 12 12 340 \n…"
         let lines = text.split(separator: "\n")
         guard lines.count >= 3, let accepts = lines[2].split(separator: " ").first.flatMap({ Double($0) }) else {

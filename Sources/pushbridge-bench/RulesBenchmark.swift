@@ -2,11 +2,12 @@ import Dates
 import Mapping
 import Preferences
 
-/// What the per-user rules (docs/rules.md) add to mapping a push to a user: the same event
-/// rendered to a user's two devices by a mapping without rules and by one with a category and
-/// quiet hours, against a user who muted other categories and lives in Europe/Berlin. The
-/// user's record is in memory: the registry read is the same with or without rules (its cost is
-/// the registry benchmark's). Rounds alternate, and each figure is the median of its rounds.
+/// What a push to a user costs to map, and what the per-user rules (docs/rules.md) add: the
+/// same event rendered to a user's one device (an Android token) and two (and an iOS FID), by a
+/// mapping without rules and by one with a category and quiet hours, against a user who muted
+/// other categories and lives in Europe/Berlin. The user's record is in memory: the registry
+/// read is the same with or without rules (its cost is the registry benchmark's). Rounds
+/// alternate, and each figure is the median of its rounds.
 enum RulesBenchmark {
     static func mapping(rules: Bool) -> String {
         """
@@ -23,25 +24,41 @@ enum RulesBenchmark {
         """
     }
 
-    static func run(events: Int, rounds: Int = 5) throws -> [(name: String, value: Double)] {
-        let off = try MappingSet.load(files: [("off.yaml", mapping(rules: false))])
-        let on = try MappingSet.load(files: [("on.yaml", mapping(rules: true))])
+    /// One figure's setup: rules or not, one device or two.
+    struct Case {
+        var name: String
+        var rules: Bool
+        var devices: Int
+    }
+
+    static let cases = [
+        Case(name: "rules_off", rules: false, devices: 2), Case(name: "rules_on", rules: true, devices: 2),
+        Case(name: "rules_off_one_device", rules: false, devices: 1), Case(name: "rules_on_one_device", rules: true, devices: 1),
+    ]
+
+    /// - Parameter only: the name of one case to run (for counting instructions); nil: all.
+    static func run(events: Int, rounds: Int = 5, only: String? = nil) throws -> [(name: String, value: Double)] {
         guard let berlin = TimeZoneDatabase.shared.zone(named: "Europe/Berlin") else { throw BenchError("no tzdata: Europe/Berlin") }
-        let record = UserRecord(
-            devices: [
-                UserDevice(kind: .token, id: "bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1-JzmJ6PrqB1xq3Yb9e0", platform: "android", muted: ["news"]),
-                UserDevice(kind: .fid, id: "cU3ySiHNQ0uhlD8n3DkBcZ", platform: "ios"),
-            ],
-            preferences: UserPreferences(choices: UserChoices(timeZone: "Europe/Berlin", muted: ["marketing", "news.digest"]), zone: berlin))
-        let users: MappingSet.UserLookup = { _ in record }
-        // 2027-01-15T12:00:00Z: 13:00 in Berlin, outside the quiet hours, so both render and send.
+        let devices = [
+            UserDevice(kind: .token, id: "bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1-JzmJ6PrqB1xq3Yb9e0", platform: "android", muted: ["news"]),
+            UserDevice(kind: .fid, id: "cU3ySiHNQ0uhlD8n3DkBcZ", platform: "ios"),
+        ]
+        let preferences = UserPreferences(choices: UserChoices(timeZone: "Europe/Berlin", muted: ["marketing", "news.digest"]), zone: berlin)
+        let chosen = cases.filter { only == nil || $0.name == only }
+        guard !chosen.isEmpty else { throw BenchError("no such case: \(only ?? "")") }
+        let runs = try chosen.map { c in
+            let set = try MappingSet.load(files: [("\(c.name).yaml", mapping(rules: c.rules))])
+            let record = UserRecord(devices: Array(devices.prefix(c.devices)), preferences: preferences)
+            return (c, set, { (_: String) in record } as MappingSet.UserLookup)
+        }
+        // 2027-01-15T12:00:00Z: 13:00 in Berlin, outside the quiet hours, so every device renders and sends.
         let now: Int64 = 1_800_014_400
-        func round(_ set: MappingSet) throws -> Double {
+        func round(_ set: MappingSet, _ users: @escaping MappingSet.UserLookup, devices: Int) throws -> Double {
             var bytes = 0
             let start = ContinuousClock.now
             for i in 0..<events {
                 let record = EventRecord(value: MappingBenchmark.userEvent, topic: "events", partition: 0, offset: Int64(i))
-                guard case .success(let rendered) = set.render(record, now: now, users: users), rendered.messages.count == 2 else {
+                guard case .success(let rendered) = set.render(record, now: now, users: users), rendered.messages.count == devices else {
                     throw BenchError("mapping failed")
                 }
                 for m in rendered.messages { bytes += m.requestBody().count }
@@ -49,13 +66,15 @@ enum RulesBenchmark {
             precondition(bytes > 0)
             return KafkaBenchmark.seconds(ContinuousClock.now - start) * 1e6 / Double(events)
         }
-        _ = try (round(off), round(on))  // warm-up
-        var (offs, ons): ([Double], [Double]) = ([], [])
-        for _ in 0..<max(rounds, 1) {
-            offs.append(try round(off))
-            ons.append(try round(on))
+        for (c, set, users) in runs { _ = try round(set, users, devices: c.devices) }  // warm-up
+        var times = Array(repeating: [Double](), count: runs.count)
+        for _ in 0..<rounds {
+            for (i, (c, set, users)) in runs.enumerated() { times[i].append(try round(set, users, devices: c.devices)) }
         }
-        let (a, b) = (offs.sorted()[offs.count / 2], ons.sorted()[ons.count / 2])
-        return [("rules_off_microseconds_per_event", a), ("rules_on_microseconds_per_event", b), ("rules_added_microseconds_per_event", b - a)]
+        guard rounds > 0 else { return [] }
+        let medians = times.map { $0.sorted()[$0.count / 2] }
+        var figures = zip(runs, medians).map { run, median in ("\(run.0.name)_microseconds_per_event", median) }
+        if only == nil { figures.append(("rules_added_microseconds_per_event", medians[1] - medians[0])) }
+        return figures
     }
 }

@@ -7,7 +7,7 @@ let usage = """
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N] [--in-flight N] [--rate N]
            pushbridge-bench mapping [--events N] [--rounds N] [--format json|avro|protobuf]
            pushbridge-bench dates [--lookups N] [--rounds N]
-           pushbridge-bench rules [--events N] [--rounds N]
+           pushbridge-bench rules [--events N] [--rounds N] [--case NAME]
            pushbridge-bench rekey --bootstrap HOST:PORT --topics SOURCE,BY_SUBJECT,CHANGELOG [--events N] [--users N] [--broker-pid PID]
            pushbridge-bench rules-store --dir DIR [--notifications N] [--batch N] [--queries N] [--cache-mb N]
            pushbridge-bench rules-restore --bootstrap HOST:PORT --topic CHANGELOG --dir DIR [--notifications N]
@@ -78,7 +78,9 @@ do {
             try MappingBenchmark.run(
                 events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!, format: option("--format", "json")!))
     case "rules":
-        emit(try RulesBenchmark.run(events: Int(option("--events", "100000")!)!, rounds: Int(option("--rounds", "5")!)!))
+        emit(
+            try RulesBenchmark.run(
+                events: Int(option("--events", "100000")!)!, rounds: Int(option("--rounds", "5")!)!, only: option("--case")))
     case "rekey":
         let topics = option("--topics", "")!.split(separator: ",").map(String.init)
         guard let bootstrap = option("--bootstrap"), topics.count == 3 else {

@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("pushbridge validate / render", .serialized)
 struct CLITests {
     @Test("validate accepts the examples")
@@ -20,6 +24,20 @@ struct CLITests {
         #expect(lines.first?.hasPrefix("pushbridge 0.1.0 (commit ") == true, "\(r.out)")
         #expect(lines.dropFirst().first?.hasPrefix("librdkafka 2.") == true, "\(r.out)")
         #expect(lines.last?.hasPrefix("libcurl ") == true && lines.last?.contains("nghttp2") == true, "\(r.out)")
+    }
+
+    /// A full run had about 1,400 descriptors open when one died spawning `pushbridge` in
+    /// Foundation's `Process.run()`, which reads past glibc's readdir buffer once /proc/self/fd
+    /// lists more than it holds (``PipedCommand``). Built with `-sanitize=address` and
+    /// runPushbridge on `Process`, this test reported that heap-buffer-overflow on every run.
+    @Test("pushbridge runs while the test process has 1,400 more descriptors open, as a full test run has")
+    func manyDescriptorsOpen() async throws {
+        let held = (0..<1_400).map { _ in open("/dev/null", O_RDONLY) }
+        defer { for fd in held where fd >= 0 { close(fd) } }
+        #expect(held.allSatisfy { $0 >= 0 })
+        let r = try await runPushbridge(["--version"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.hasPrefix("pushbridge "), "\(r.out)")
     }
 
     @Test("validate lists every error as file:line:column and exits 1")

@@ -1,6 +1,6 @@
-import Foundation
 import Kafka
 import Synchronization
+import TestSupport
 import Testing
 import Threading
 
@@ -19,10 +19,7 @@ struct MockBrokerSpawnTests {
         let threads = (0..<3).map { _ in
             DedicatedThread.start(name: "test.spawner") { [stop, spawned] in
                 while !stop.isSet {
-                    let p = Process()
-                    p.executableURL = URL(fileURLWithPath: "/bin/true")
-                    try? SpawnGuard.withLock { try p.run() }
-                    p.waitUntilExit()
+                    _ = try? PipedCommand.run("/bin/true", [])  // takes SpawnGuard's lock to spawn
                     spawned.add()
                 }
             }

@@ -20,7 +20,7 @@ extension EventMapping {
         let remaining = remainingTTL ?? maxAge?.seconds
         if activity != nil { return render(event, recordTimestamp: nil, now: now, clock: clock, remainingTTL: remaining, devices: devices) }
         do {
-            if let template, let messages = try? template.render(event, now: now, remainingTTL: remaining, clock: clock) {
+            if let template, let messages = try? template.render(event, now: now, remainingTTL: remaining, clock: clock, devices: devices) {
                 return .success(messages)
             }
             // Without a template, or to name the failure as the tree path does.
@@ -102,7 +102,7 @@ extension EventMapping {
                 value = try r.target(source, kind: kind)
                 if case .literal = source { staticTarget = MessageTarget(kind, value) }
             case .devices: value = recorder.fanOutHole(kind)
-            case .user: return nil  // each device has its own kind of identifier: the tree path
+            case .user: return MessageTemplate(user: target, shared: shared, holes: recorder.holes)  // each device's kind its own place
             }
             return MessageTemplate(
                 json: JSONWriter.write(.object([(kind.rawValue, .string(value))] + shared)), holes: recorder.holes,

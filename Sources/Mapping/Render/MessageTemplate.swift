@@ -71,6 +71,8 @@ final class MessageTemplate: Sendable {
         /// A run of `text`.
         case bytes(Range<Int>)
         case hole(Int)
+        /// For a `user` target: where a device's member of this kind goes (``TargetSplice``).
+        case splice(MessageTarget.Kind)
     }
 
     /// The message with the holes cut out; pieces index into it.
@@ -83,16 +85,31 @@ final class MessageTemplate: Sendable {
     let target: MappingTarget
     /// The hole of a target taken from the event, if any.
     let targetHole: Int?
+    /// For a `user` target, whose `json` has no target: each kind of device's member.
+    let splices: [TargetSplice]
 
+    /// - Parameter splices: for a `user` target, where its devices' members go in `json`.
     /// - Returns: nil if a sentinel cannot be found exactly once per use (e.g. a literal in the
-    ///   mapping happens to contain U+0001); the tree path is used then.
-    init?(json: [UInt8], holes: [Hole], limit: Int, staticTarget: MessageTarget?, target: MappingTarget) {
+    ///   mapping happens to contain U+0001), or a splice falls inside one; the tree path is used then.
+    init?(json: [UInt8], holes: [Hole], limit: Int, staticTarget: MessageTarget?, target: MappingTarget, splices: [TargetSplice] = []) {
         let open: [UInt8] = Array(#""\u0001"#.utf8)
         let close: [UInt8] = Array(#"\u0001""#.utf8)
         var pieces: [Piece] = []
         var seen = Set<Int>()
         var runStart = 0
         var i = 0
+        // Splices not yet placed, by offset: each becomes a piece of its own, between runs.
+        var marks = splices.sorted { $0.offset < $1.offset }[...]
+        func run(_ range: Range<Int>) {
+            var start = range.lowerBound
+            while let mark = marks.first, mark.offset <= range.upperBound {
+                if start < mark.offset { pieces.append(.bytes(start..<mark.offset)) }
+                pieces.append(.splice(mark.kind))
+                start = max(start, mark.offset)
+                marks = marks.dropFirst()
+            }
+            if start < range.upperBound { pieces.append(.bytes(start..<range.upperBound)) }
+        }
         while i < json.count {
             guard json[i] == open[0], json[i...].starts(with: open) else {
                 i += 1
@@ -107,14 +124,15 @@ final class MessageTemplate: Sendable {
                 digits += 1
             }
             guard digits > 0, json[j...].starts(with: close), index < holes.count else { return nil }
-            if runStart < i { pieces.append(.bytes(runStart..<i)) }
+            run(runStart..<i)
             pieces.append(.hole(index))
             seen.insert(index)
             i = j + close.count
             runStart = i
+            guard (marks.first?.offset ?? i) >= i else { return nil }  // inside the hole's sentinel
         }
-        if runStart < json.count { pieces.append(.bytes(runStart..<json.count)) }
-        guard seen.count == holes.count else { return nil }
+        run(runStart..<json.count)
+        guard seen.count == holes.count, marks.isEmpty else { return nil }
         self.text = json
         self.pieces = pieces
         self.holes = holes
@@ -122,13 +140,16 @@ final class MessageTemplate: Sendable {
         self.staticTarget = staticTarget
         self.target = target
         self.targetHole = holes.firstIndex { if case .target = $0.kind { true } else { false } }
+        self.splices = splices
     }
 
     /// The messages for `event`. Holes are filled in byte order, not in the order the tree path
     /// resolves them, so on a failure the caller asks the tree path which failure it is
     /// (``EventMapping/renderTree(_:)``): the two paths report the same one.
+    ///
+    /// - Parameter devices: for a `user` target, the user's devices that get the push (not empty).
     func render(
-        _ event: DecodedEvent, now: Int64?, remainingTTL: Int? = nil, clock: any WallClock = SystemWallClock()
+        _ event: DecodedEvent, now: Int64?, remainingTTL: Int? = nil, clock: any WallClock = SystemWallClock(), devices: [UserDevice] = []
     ) throws(MappingFailure) -> [FCMMessage] {
         let r = Resolver(event: event, now: now, remainingTTL: remainingTTL, clock: clock)
         var out: [UInt8] = []
@@ -137,6 +158,8 @@ final class MessageTemplate: Sendable {
         // With a fan-out, the bytes after its hole are written to `suffix`.
         var suffix: [UInt8] = []
         var fannedOut = false
+        // With a `user` target, where in `out` an FID's and a token's members go.
+        var spliceAt = (fid: 0, token: 0)
         try text.withUnsafeBufferPointer { (text) throws(MappingFailure) in
             for piece in pieces {
                 switch piece {
@@ -155,9 +178,12 @@ final class MessageTemplate: Sendable {
                     } else {
                         try fill(h, r, into: &out, target: &targetValue)
                     }
+                case .splice(let kind):
+                    if kind == .fid { spliceAt.fid = out.count } else { spliceAt.token = out.count }
                 }
             }
         }
+        if !splices.isEmpty { return try userMessages(out, fidAt: spliceAt.fid, tokenAt: spliceAt.token, devices: devices) }
         let kind = target.kind
         guard case .devices(_, let source) = target else {
             guard out.count <= limit else { throw .tooLarge(bytes: out.count, limit: limit) }
