@@ -20,7 +20,7 @@ import Synchronization
 /// - **Expiry**: ``sweep(now:limit:)`` deletes rows whose facts stopped mattering, in bounded batches.
 ///
 /// `Sendable`: the connection and the overlay are behind one `Mutex`; reads and writes take
-/// turns (a batch of 500 facts holds it a few milliseconds, docs/benchmarks.md).
+/// turns (a batch of 500 facts holds it 15–45 ms, a checkpoint longer: docs/benchmarks.md#rules-store).
 public final class RulesStore: RulesState, Sendable {
     public typealias Failure = RulesStoreError
 
@@ -98,9 +98,10 @@ public final class RulesStore: RulesState, Sendable {
         }
     }
 
-    /// Deletes up to `limit` notifications and up to `limit` acknowledged device pushes whose
-    /// expiry (the latest of their facts' `expires`) is at or before `now` (ms since 1970), in
-    /// one transaction. Call it again while it returns a full batch.
+    /// Deletes up to `limit` notifications whose expiry (the latest of their facts' `expires`,
+    /// rounded up to the minute) is at or before `now` (ms since 1970), and up to `limit` rows
+    /// that lead `[device]` reads to a user's notifications and outlived them, in one
+    /// transaction. Call it again while it returns a full batch.
     /// - Returns: the rows deleted.
     public func sweep(now: Int64, limit: Int) throws(RulesStoreError) -> Int {
         try locked.withLock { inner throws(RulesStoreError) in try inner.connection.sweep(now: now, limit: limit) }
@@ -148,14 +149,6 @@ public final class RulesStore: RulesState, Sendable {
                 }
             }
             return found.map { ($0.key, $0.value) }
-        }
-    }
-
-    public func acknowledgement(of push: DevicePushID) throws(RulesStoreError) -> Int64? {
-        try locked.withLock { inner throws(RulesStoreError) in
-            let stored = try inner.connection.acknowledgement(of: push)
-            guard let pending = inner.overlay.acknowledgement(of: push) else { return stored }
-            return max(stored ?? .min, pending)
         }
     }
 }

@@ -68,6 +68,9 @@ package final class SQLiteConnection {
     /// The rows the last `INSERT`, `UPDATE` or `DELETE` on this connection changed.
     package var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// The rowid of the row the last successful `INSERT` on this connection added.
+    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ rc: Int32, _ message: String) -> SQLiteError {
