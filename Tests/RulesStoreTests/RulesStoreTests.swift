@@ -157,6 +157,31 @@ struct RulesStoreTests {
         #expect(try rows("device_users") == 0 && rows("notifications") == 0)
     }
 
+    @Test("the WAL is copied into the file as the writes go (checkpoints on a connection of their own), not only at close")
+    func checkpoints() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("rules.sqlite")
+        let store = try RulesStore(path: path, walMegabytes: 1)
+        func size(_ file: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0 }
+        var largestWAL = 0
+        for batch in 0..<40 {
+            let facts = (0..<250).map { i in
+                NotificationFact(
+                    notification: NotificationID(high: UInt64(batch), low: UInt64(i)), status: .reserved, attempt: 1, at: Self.t,
+                    expires: Self.t + 1_000,
+                    owner: "w", subject: CapSubject(user: "user-\(i * 7_919 % 1_000)", category: nil, mapping: "chat"))
+            }
+            try store.apply(partition: 0, facts: Self.log(facts, from: Int64(batch * 250)))
+            largestWAL = max(largestWAL, size(path + "-wal"))
+        }
+        #expect(size(path) > 1 << 20, "pages were copied into the file while it was open: \(size(path)) bytes")
+        #expect(largestWAL < 3 << 20, "the WAL stayed near its 1 MB: \(largestWAL) bytes")
+        #expect(
+            try store.notifications(
+                of: CapKey(user: .some("user-0"), category: nil, mapping: nil, device: nil), countingAfter: .min, policy: Self.policy
+            ).count == 40)
+    }
+
     @Test("a file of another format (format 1, before the write-path rework) is refused with what to do")
     func oldFormat() throws {
         let folder = try TemporaryFolder()

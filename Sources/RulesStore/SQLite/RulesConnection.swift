@@ -18,10 +18,10 @@ final class RulesConnection: @unchecked Sendable {
     /// The cap-key queries, one per shape of key (which dimensions it has, which are NULL).
     private var keyQueries: [String: SQLiteStatement] = [:]
 
-    init(path: String, cacheKiB: Int, readOnly: Bool) throws(RulesStoreError) {
+    init(path: String, cacheKiB: Int, readOnly: Bool, walPages: Int) throws(RulesStoreError) {
         let c = try sqlite { () throws(SQLiteError) in try SQLiteConnection(path: path, readOnly: readOnly) }
         try RulesSchema.configure(c, cacheKiB: cacheKiB)
-        if readOnly { try RulesSchema.check(c) } else { try RulesSchema.prepare(writer: c) }
+        if readOnly { try RulesSchema.check(c) } else { try RulesSchema.prepare(writer: c, walPages: walPages) }
         connection = c
         self.readOnly = readOnly
         do throws(SQLiteError) {
@@ -34,6 +34,9 @@ final class RulesConnection: @unchecked Sendable {
     }
 
     var path: String { connection.path }
+
+    /// The pages this connection's commits have appended to the WAL since it was opened.
+    var pagesWritten: Int { connection.pagesWritten }
 
     /// The merge of `n`'s rows over every partition (one, unless subjects moved between partitions).
     func state(of n: NotificationID) throws(RulesStoreError) -> NotificationState? {

@@ -47,10 +47,6 @@ enum RulesSchema {
     /// 4 KiB pages: a random insert writes one page (and a split its neighbours) to the WAL; 8 KiB
     /// pages wrote twice the bytes for the same inserts (docs/benchmarks.md#rules-store).
     static let pageSize = 4096
-    /// The WAL is copied into the file (a checkpoint: written and synced) once it holds this many
-    /// pages (64 MiB), not SQLite's default of 1,000: a page the tail writes again and again between
-    /// two checkpoints is copied once, and the syncs are rarer.
-    static let checkpointPages = 16_384
     /// `latest` and `expires` are rounded up to a multiple of this (ms): a row is swept up to a
     /// minute after its expiry.
     static let granularity: Int64 = 60_000
@@ -87,13 +83,14 @@ enum RulesSchema {
     }
 
     /// Makes a new file ready, or checks one that exists: WAL journal with `synchronous=NORMAL`,
-    /// checkpoints every ``checkpointPages``.
+    /// no checkpoints by this connection (``RulesCheckpointer`` makes them, outside the store's
+    /// lock), the WAL cut back to `walPages` when it starts over.
     ///
     /// `synchronous=NORMAL` syncs the WAL only at checkpoints: a power cut (not a crash of the
     /// process) may lose the last transactions, never part of one, and each carries its
     /// partition's next offset, so the tail reads their facts again. The store is a cache of
     /// the changelog: losing its tail costs a re-read, never a wrong answer.
-    static func prepare(writer c: SQLiteConnection) throws(RulesStoreError) {
+    static func prepare(writer c: SQLiteConnection, walPages: Int) throws(RulesStoreError) {
         let version = try integer(c, "PRAGMA user_version")
         if version == 0 {
             guard try integer(c, "SELECT count(*) FROM sqlite_schema") == 0 else {
@@ -107,8 +104,8 @@ enum RulesSchema {
         try sqlite { () throws(SQLiteError) in
             try c.execute(
                 """
-                PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = \(checkpointPages);
-                PRAGMA journal_size_limit = \(checkpointPages * pageSize)
+                PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;
+                PRAGMA journal_size_limit = \(walPages * pageSize)
                 """)
             try c.execute(tables)
             if version == 0 { try c.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(self.version)") }
