@@ -1,17 +1,21 @@
 import Foundation
+import ProcessHarness
 import Rules
 import RulesStore
+import Synchronization
 
 /// The rules store (docs/benchmarks.md, "Rules store"): a changelog as stage 2 writes it, in
 /// time order, of `notifications` notifications, each a reservation and, `outcomeLag`
 /// notifications of its partition later, its `sent` fact (two device pushes); users (10
 /// notifications each over a day) interleaved at random, a user's notifications in one of 4
 /// partitions; encoded as the changelog carries them. Restore: decode and apply every fact into
-/// an empty file in batches of `batch`; then the tail's rate on the filled file (a tenth more
-/// notifications of the same users, after them in time), with each batch's time; the file's
-/// size once closed (no WAL); cap queries for a user with 3 and with 30 notifications in the
-/// window, and the dedup verdict of a notification's two device pushes, each the median of 5
-/// rounds.
+/// an empty file in batches of `batch` (time, and the process's CPU time: a figure the machine's
+/// load changes less); then the tail's rate on the filled file (a tenth more
+/// notifications of the same users, after them in time), with each batch's time, and the time
+/// of cap queries another thread makes meanwhile (one a millisecond: what a worker's reads wait
+/// for while the tail writes); the file's size once closed (no WAL); cap queries for a user with
+/// 3 and with 30 notifications in the window, and the dedup verdict of a notification's two
+/// device pushes, each the median of 5 rounds.
 enum RulesStoreBenchmark {
     struct Options {
         var directory: String
@@ -106,14 +110,22 @@ enum RulesStoreBenchmark {
         do {
             let store = try RulesStore(path: path, cacheMegabytes: o.cacheMegabytes)
             var clock = ContinuousClock.now
+            var cpu = procCPUSeconds()
             facts = try apply(store, log, batch: o.batch, from: 0).facts
             figures.append(("rules_store_restore_seconds_per_million_facts", RegistryBenchmark.seconds(since: clock) * 1e6 / Double(facts)))
+            figures.append(("rules_store_restore_cpu_microseconds_per_fact", (procCPUSeconds() - cpu) * 1e6 / Double(facts)))
+            let reads = TailReads(store: store, users: users)
             clock = ContinuousClock.now
+            cpu = procCPUSeconds()
             let tail = try apply(store, tailLog, batch: o.batch, from: Int64(facts))
             figures.append(("rules_store_facts_per_second", Double(tail.facts) / RegistryBenchmark.seconds(since: clock)))
+            figures.append(("rules_store_tail_cpu_microseconds_per_fact", (procCPUSeconds() - cpu) * 1e6 / Double(tail.facts)))
             let times = tail.times.sorted()
             figures.append(("rules_store_batch_p99_milliseconds", times[min(times.count - 1, times.count * 99 / 100)] * 1e3))
             figures.append(("rules_store_batch_max_milliseconds", (times.last ?? 0) * 1e3))
+            let waits = reads.stop().sorted()
+            figures.append(("rules_store_read_during_tail_p99_microseconds", waits[min(waits.count - 1, waits.count * 99 / 100)]))
+            figures.append(("rules_store_read_during_tail_max_microseconds", waits.last ?? 0))
             facts += tail.facts
         }
         let notifications = Double(facts / 2)
@@ -171,5 +183,44 @@ enum RulesStoreBenchmark {
         guard try dedup() == targets else { throw BenchError("the dedup verdict did not find both acknowledged pushes") }
         figures.append(("rules_store_dedup_lookup_microseconds", try median { _ = try dedup() }))
         return figures
+    }
+}
+
+/// A `[user, category]` cap query for a user of the file every millisecond, from a thread of its
+/// own until ``stop()``, each one's time kept: how long a worker's reads wait while the tail writes.
+final class TailReads: Sendable {
+    /// nil once stopped: the thread holds the store only while it reads.
+    private let store: Mutex<RulesStore?>
+    private let stopping = Mutex(false)
+    private let times = Mutex<[Double]>([])
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(store: RulesStore, users: Int) {
+        self.store = Mutex(store)
+        let policy = RulesPolicy(sendLimit: 60_000)
+        let now = RulesStoreBenchmark.start + RulesStoreBenchmark.day
+        Thread { [self] in
+            var kept: [Double] = []
+            var i = 0
+            while !stopping.withLock({ $0 }), let store = self.store.withLock({ $0 }) {
+                let user = RulesStoreBenchmark.subject(of: i &* 7_919, users: users).user
+                let key = CapKey(user: .some(user), category: .some("social"), mapping: nil, device: nil)
+                let clock = ContinuousClock.now
+                _ = try? store.notifications(of: key, countingAfter: now - RulesStoreBenchmark.day, policy: policy)
+                kept.append(RegistryBenchmark.seconds(since: clock) * 1e6)
+                i += 1
+                usleep(1_000)
+            }
+            times.withLock { $0 = kept }
+            finished.signal()
+        }.start()
+    }
+
+    /// Stops the thread; each query's time (µs).
+    func stop() -> [Double] {
+        stopping.withLock { $0 = true }
+        finished.wait()
+        store.withLock { $0 = nil }
+        return times.withLock { $0 }
     }
 }
