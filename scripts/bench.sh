@@ -21,9 +21,11 @@
 #                               broker's the same; rekey_readback_p50/p99_ms, reservation to read-back; rekey_callbacks_*: the same with
 #                               KafkaProducer.send(_:onDelivery:), no task or continuation per record
 #   scripts/bench.sh rules-store the rules store (docs/benchmarks.md#rules-store): RULES_STORE_BENCH_NOTIFICATIONS
-#                               (default 500,000: 1M facts) restored into an empty file in batches of 500
-#                               (restore seconds per million facts), the tail's facts/s on the filled file,
-#                               bytes per notification, cap query and dedup lookup latency (µs)
+#                               (default 500,000: 1M facts, in time order) restored into an empty file in batches
+#                               of 500 (restore seconds per million facts), the tail's facts/s on the filled file,
+#                               both as CPU µs per fact too, the tail's batches' p99 and max (ms) and the reads
+#                               another thread makes meanwhile (p99, max µs), bytes per notification, cap query
+#                               and dedup verdict latency (µs)
 #                               (pushbridge-bench rules-store --cache-mb N: another page cache than 16 MB)
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,

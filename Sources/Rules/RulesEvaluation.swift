@@ -14,14 +14,18 @@ public enum CapVerdict: Hashable, Sendable {
 public enum RulesEvaluation {
     /// Splits `targets` into those to send and those whose push of `notification` FCM
     /// acknowledged within `window` (ms) before `now` (withheld as `duplicate`).
+    ///
+    /// A push's acknowledgement is read from its notification's state (one read for all
+    /// targets): a `sent` fact lists the pushes of its own notification (``DevicePushID`` is
+    /// derived from N), so no store needs an index of pushes.
     public static func dedup<State: RulesState>(
         _ notification: NotificationID, targets: [String], now: Int64, window: Int64, state: State
     ) throws(State.Failure) -> (send: [String], duplicates: [String]) {
+        let acknowledged = try state.state(of: notification)?.devices ?? [:]
         var send: [String] = []
         var duplicates: [String] = []
         for target in targets {
-            let push = DevicePushID(notification: notification, target: target)
-            if let at = try state.acknowledgement(of: push), at > now &- window {
+            if let at = acknowledged[DevicePushID(notification: notification, target: target)], at > now &- window {
                 duplicates.append(target)
             } else {
                 send.append(target)

@@ -11,8 +11,6 @@ public protocol RulesState {
     /// (``NotificationState/countsUntil(sendLimit:)``); it may return more (the evaluation
     /// filters again), never fewer.
     func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) throws(Failure) -> [(NotificationID, NotificationState)]
-    /// When FCM last acknowledged `push`, nil if never (or not within what the store keeps).
-    func acknowledgement(of push: DevicePushID) throws(Failure) -> Int64?
 }
 
 /// A state its owner writes as well as reads (`RulesStore` is one): the changelog's tail applies
@@ -28,18 +26,16 @@ public protocol RulesStateStore: RulesState, Sendable {
     func reset(partition: Int32) throws(Failure)
 }
 
-/// ``RulesState`` in memory: facts merged by N, device pushes indexed. Claims are not
-/// notification state and are ignored here (the owner's tail handles them).
+/// ``RulesState`` in memory: facts merged by N. Claims are not notification state and are
+/// ignored here (the owner's tail handles them).
 public struct InMemoryRulesState: RulesState, Sendable, Equatable {
     public private(set) var notifications: [NotificationID: NotificationState] = [:]
-    private var pushes: [DevicePushID: Int64] = [:]
 
     public init() {}
 
     public mutating func apply(_ fact: Fact) {
         guard case .notification(let f) = fact else { return }
         notifications[f.notification, default: NotificationState()].apply(f)
-        for d in f.devices { pushes[d] = max(pushes[d] ?? .min, f.at) }
     }
 
     public func state(of notification: NotificationID) -> NotificationState? { notifications[notification] }
@@ -50,6 +46,4 @@ public struct InMemoryRulesState: RulesState, Sendable, Equatable {
             return until > since
         }.map { ($0.key, $0.value) }
     }
-
-    public func acknowledgement(of push: DevicePushID) -> Int64? { pushes[push] }
 }

@@ -37,13 +37,4 @@ struct RulesOverlay: Sendable {
     func state(of n: NotificationID) -> NotificationState? {
         facts[n].map { NotificationState($0.map(\.fact)) }
     }
-
-    /// The latest pending acknowledgement of `push` (a scan: the overlay holds the sends in flight).
-    func acknowledgement(of push: DevicePushID) -> Int64? {
-        var latest: Int64?
-        for entries in facts.values {
-            for (_, f) in entries where f.devices.contains(push) { latest = max(latest ?? .min, f.at) }
-        }
-        return latest
-    }
 }

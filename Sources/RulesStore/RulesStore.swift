@@ -20,7 +20,9 @@ import Synchronization
 /// - **Expiry**: ``sweep(now:limit:)`` deletes rows whose facts stopped mattering, in bounded batches.
 ///
 /// `Sendable`: the connection and the overlay are behind one `Mutex`; reads and writes take
-/// turns (a batch of 500 facts holds it a few milliseconds, docs/benchmarks.md).
+/// turns (a batch of 500 facts holds it 15–45 ms, docs/benchmarks.md#rules-store). The WAL's
+/// checkpoints run on a second connection behind a lock of their own, by the writer after its
+/// commit, so reads never wait for one (``RulesCheckpointer``).
 public final class RulesStore: RulesState, Sendable {
     public typealias Failure = RulesStoreError
 
@@ -29,6 +31,8 @@ public final class RulesStore: RulesState, Sendable {
     /// Opened with `readOnly`: every write throws ``RulesStoreError/Code/readOnly``.
     public let isReadOnly: Bool
     private let locked: Mutex<Inner>
+    /// nil when read-only.
+    private let checkpoints: Mutex<RulesCheckpointer>?
 
     private struct Inner: Sendable {
         let connection: RulesConnection
@@ -40,18 +44,22 @@ public final class RulesStore: RulesState, Sendable {
     /// - Parameters:
     ///   - cacheMegabytes: SQLite's page cache (default 16 MB); pages beyond it are read through
     ///     the kernel's page cache.
+    ///   - walMegabytes: how much the writes append to the WAL before it is copied into the file
+    ///     (default 64 MB); also what the WAL file is cut back to.
     ///   - readOnly: open an existing file without writing to it (`render --rules-store` beside
     ///     a running worker); fails when there is no file at `path`.
     /// - Throws: ``RulesStoreError`` `.unusableFile` for a file that is not a rules store (or is
     ///   damaged, or of another format version), `.io` when it cannot be opened or created.
-    public init(path: String, cacheMegabytes: Int = 16, readOnly: Bool = false) throws(RulesStoreError) {
+    public init(path: String, cacheMegabytes: Int = 16, walMegabytes: Int = 64, readOnly: Bool = false) throws(RulesStoreError) {
         if readOnly, !FileManager.default.fileExists(atPath: path) {
             throw RulesStoreError(code: .io, message: "\(path): no rules store there")
         }
         self.path = path
         isReadOnly = readOnly
-        let connection = try RulesConnection(path: path, cacheKiB: max(cacheMegabytes, 1) * 1024, readOnly: readOnly)
+        let walPages = max(walMegabytes, 1) * (1 << 20) / RulesSchema.pageSize
+        let connection = try RulesConnection(path: path, cacheKiB: max(cacheMegabytes, 1) * 1024, readOnly: readOnly, walPages: walPages)
         locked = Mutex(Inner(connection: connection))
+        checkpoints = readOnly ? nil : Mutex(try RulesCheckpointer(path: path, walPages: walPages))
     }
 
     // MARK: Writes
@@ -63,11 +71,22 @@ public final class RulesStore: RulesState, Sendable {
     ///   `.damagedRow` for a stored state that does not decode, `.readOnly`, `.io`. Nothing of
     ///   the batch is stored then.
     public func apply(partition: Int32, facts: [(offset: Int64, fact: Fact)]) throws(RulesStoreError) {
-        try locked.withLock { inner throws(RulesStoreError) in
+        let written = try locked.withLock { inner throws(RulesStoreError) -> Int in
             let applied = try inner.connection.apply(partition: partition, facts: facts)
-            guard inner.overlay.count > 0 else { return }
-            for case .notification(let f) in applied { inner.overlay.applied(f, partition: partition) }
+            if inner.overlay.count > 0 {
+                for case .notification(let f) in applied { inner.overlay.applied(f, partition: partition) }
+            }
+            return inner.connection.pagesWritten
         }
+        checkpoint(written)
+    }
+
+    /// Checkpoints the WAL, outside the connection's lock, once the writer (which has written
+    /// `written` pages) has appended enough since the last checkpoint. Not while another caller
+    /// checkpoints. A checkpoint that fails (an I/O error, which the next write meets too) is
+    /// tried again after the next write: the batch before it is committed either way.
+    private func checkpoint(_ written: Int) {
+        _ = checkpoints?.withLockIfAvailable { checkpointer in try? checkpointer.checkpoint(writerPages: written) }
     }
 
     /// Records a fact this owner wrote to `partition`'s changelog (Kafka acknowledged it) that
@@ -92,18 +111,25 @@ public final class RulesStore: RulesState, Sendable {
     /// Forgets `partition`: its rows, claim, next offset and pending facts, so the next restore
     /// reads its changelog from the start (a re-claim; see the type's documentation).
     public func reset(partition: Int32) throws(RulesStoreError) {
-        try locked.withLock { inner throws(RulesStoreError) in
+        let written = try locked.withLock { inner throws(RulesStoreError) -> Int in
             try inner.connection.reset(partition: partition)
             inner.overlay.drop(partition: partition)
+            return inner.connection.pagesWritten
         }
+        checkpoint(written)
     }
 
-    /// Deletes up to `limit` notifications and up to `limit` acknowledged device pushes whose
-    /// expiry (the latest of their facts' `expires`) is at or before `now` (ms since 1970), in
-    /// one transaction. Call it again while it returns a full batch.
+    /// Deletes up to `limit` notifications whose expiry (the latest of their facts' `expires`,
+    /// rounded up to the minute) is at or before `now` (ms since 1970), and up to `limit` rows
+    /// that lead `[device]` reads to a user's notifications and outlived them, in one
+    /// transaction. Call it again while it returns a full batch.
     /// - Returns: the rows deleted.
     public func sweep(now: Int64, limit: Int) throws(RulesStoreError) -> Int {
-        try locked.withLock { inner throws(RulesStoreError) in try inner.connection.sweep(now: now, limit: limit) }
+        let (deleted, written) = try locked.withLock { inner throws(RulesStoreError) in
+            (try inner.connection.sweep(now: now, limit: limit), inner.connection.pagesWritten)
+        }
+        checkpoint(written)
+        return deleted
     }
 
     // MARK: Progress
@@ -148,14 +174,6 @@ public final class RulesStore: RulesState, Sendable {
                 }
             }
             return found.map { ($0.key, $0.value) }
-        }
-    }
-
-    public func acknowledgement(of push: DevicePushID) throws(RulesStoreError) -> Int64? {
-        try locked.withLock { inner throws(RulesStoreError) in
-            let stored = try inner.connection.acknowledgement(of: push)
-            guard let pending = inner.overlay.acknowledgement(of: push) else { return stored }
-            return max(stored ?? .min, pending)
         }
     }
 }

@@ -68,6 +68,26 @@ package final class SQLiteConnection {
     /// The rows the last `INSERT`, `UPDATE` or `DELETE` on this connection changed.
     package var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// The rowid of the row the last successful `INSERT` on this connection added.
+    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The pages this connection has written since it was opened: in WAL mode, the frames its
+    /// commits appended to the WAL (`SQLITE_DBSTATUS_CACHE_WRITE`).
+    package var pagesWritten: Int {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_WRITE, &current, &highest, 0)
+        return Int(current)
+    }
+
+    /// Copies the WAL's committed pages into the database file (a checkpoint), without waiting
+    /// for readers or writers: other connections read and commit meanwhile
+    /// (`SQLITE_CHECKPOINT_PASSIVE`, https://www.sqlite.org/c3ref/wal_checkpoint_v2.html).
+    package func checkpoint() throws(SQLiteError) {
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, lastMessage) }
+    }
+
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ rc: Int32, _ message: String) -> SQLiteError {

@@ -27,7 +27,7 @@ enum RestoreBenchmark {
         await producer.close()
         // The state holds what was written: the last notification's push is acknowledged.
         let last = notification(notifications - 1)
-        guard try store.state(of: last)?.status == .sent, try store.acknowledgement(of: push(last)) != nil else {
+        guard let state = try store.state(of: last), state.status == .sent, state.acknowledged(push(last)) != nil else {
             throw BenchError("the restored store lacks the last notification's facts")
         }
         let facts = Double(notifications * 2)

@@ -60,10 +60,6 @@ struct RulesStoreDifferentialTests {
         var (compared, found) = (0, 0)
         for n in facts.notifications {
             #expect(try store.state(of: n) == memory.state(of: n))
-            for push in StoreFacts.pushes(of: n) {
-                #expect(try store.acknowledgement(of: push) == memory.acknowledgement(of: push))
-                compared += 1
-            }
             compared += 1
         }
         let sinces = stride(from: StoreFacts.base - 4_000, through: StoreFacts.base + 14_000, by: 1_500)

@@ -29,6 +29,11 @@ struct RulesStoreTests {
         facts.enumerated().map { (offset + Int64($0.offset), .notification($0.element)) }
     }
 
+    /// When FCM acknowledged `id`'s push to fid:a, as dedup reads it (from the notification's state).
+    static func acknowledged(_ store: RulesStore, _ id: String) throws -> Int64? {
+        try store.state(of: n(id))?.acknowledged(DevicePushID(notification: n(id), target: "fid:a"))
+    }
+
     static func counted(_ store: RulesStore, since: Int64) throws -> Set<NotificationID> {
         Set(try store.notifications(of: byUser, countingAfter: since, policy: policy).map(\.0))
     }
@@ -48,7 +53,7 @@ struct RulesStoreTests {
         #expect(try store.nextOffset(partition: 4) == 13)
         #expect(try store.claim(partition: 4) == StoredClaim(offset: 10, claim: claim))
         #expect(try store.state(of: Self.n("a"))?.status == .sent)
-        #expect(try store.acknowledgement(of: DevicePushID(notification: Self.n("a"), target: "fid:a")) == Self.t + 5)
+        #expect(try Self.acknowledged(store, "a") == Self.t + 5)
         #expect(try Self.counted(store, since: Self.t) == [Self.n("a")])
         // A claim at a later offset is the latest; the earlier one read again is below the offset.
         try store.apply(partition: 4, facts: [(13, .claim(Claim(at: 1, owner: "w-2:4:cd", partitionCount: 12)))])
@@ -91,7 +96,7 @@ struct RulesStoreTests {
         #expect(try store.nextOffset(partition: 1) == 2)
         #expect(try store.state(of: Self.n(a))?.status == .reserved, "a's sent fact was rolled back")
         #expect(try store.state(of: Self.n(b)) == nil)
-        #expect(try store.acknowledgement(of: DevicePushID(notification: Self.n(a), target: "fid:a")) == nil)
+        #expect(try Self.acknowledged(store, a) == nil)
         #expect(throws: RulesStoreError.self) { try store.state(of: Self.n(z)) }
     }
 
@@ -108,8 +113,8 @@ struct RulesStoreTests {
         try store.reset(partition: 0)
         #expect(try store.nextOffset(partition: 0) == nil && store.claim(partition: 0) == nil)
         #expect(try store.state(of: Self.n("a")) == nil && store.state(of: Self.n("c")) == nil && store.pendingCount == 1)
-        #expect(try store.acknowledgement(of: DevicePushID(notification: Self.n("a"), target: "fid:a")) == nil)
-        #expect(try store.acknowledgement(of: DevicePushID(notification: Self.n("b"), target: "fid:a")) == Self.t)
+        #expect(try Self.acknowledged(store, "a") == nil)
+        #expect(try Self.acknowledged(store, "b") == Self.t)
         #expect(try Self.counted(store, since: Self.t - 1) == [Self.n("b"), Self.n("d")])
         #expect(try store.nextOffset(partition: 1) == 2)
         // Restored from the start, it answers as before.
@@ -117,20 +122,77 @@ struct RulesStoreTests {
         #expect(try Self.counted(store, since: Self.t - 1) == [Self.n("a"), Self.n("b"), Self.n("d")])
     }
 
-    @Test("the sweep deletes rows whose expiry passed, in batches of at most its limit")
+    @Test("the sweep deletes rows whose expiry passed, with their device rows, in batches of at most its limit")
     func sweep() throws {
         let folder = try TemporaryFolder()
-        let store = try RulesStore(path: folder.path("rules.sqlite"))
-        let ids = (0..<5).map { ("e\($0)", Self.t + 100) } + [("late", Self.t + 500)]
-        try store.apply(partition: 0, facts: Self.log(ids.map { Self.reserved($0.0, at: Self.t, expires: $0.1) }))
-        try store.apply(partition: 0, facts: Self.log(ids.map { Self.sent($0.0, at: Self.t, expires: $0.1) }, from: 6))
-        #expect(try store.sweep(now: Self.t + 99, limit: 100) == 0)
-        #expect(try store.sweep(now: Self.t + 100, limit: 3) == 6, "3 notifications and 3 device pushes")
-        #expect(try store.sweep(now: Self.t + 100, limit: 3) == 4)
-        #expect(try store.sweep(now: Self.t + 100, limit: 3) == 0)
+        let path = folder.path("rules.sqlite")
+        let store = try RulesStore(path: path)
+        // Expiries are kept rounded up to the minute (Self.t is on one).
+        let ids = (0..<5).map { ("e\($0)", Self.t + 100) } + [("late", Self.t + 60_100)]
+        // A token target's notification: no user, its device in a row of its own.
+        let token = NotificationFact(
+            notification: Self.n("token"), status: .reserved, attempt: 1, at: Self.t, expires: Self.t + 100, owner: "w",
+            subject: CapSubject(user: nil, category: nil, mapping: "chat", devices: [DeviceKey(target: "fid:t")]))
+        try store.apply(partition: 0, facts: Self.log(ids.map { Self.reserved($0.0, at: Self.t, expires: $0.1) } + [token]))
+        try store.apply(partition: 0, facts: Self.log(ids.map { Self.sent($0.0, at: Self.t, expires: $0.1) }, from: 7))
+        let raw = try SQLiteConnection(path: path, readOnly: true)
+        func rows(_ table: String) throws -> Int64 {
+            let s = try raw.prepare("SELECT count(*) FROM \(table)")
+            defer { s.reset() }
+            return try s.step() ? s.int64(0) : -1
+        }
+        #expect(try rows("subject_devices") == 1 && rows("device_users") == 1, "fid:t's row; one for fid:a and u")
+        #expect(try store.sweep(now: Self.t + 59_999, limit: 100) == 0)
+        #expect(try store.sweep(now: Self.t + 60_000, limit: 4) == 4)
+        #expect(try store.sweep(now: Self.t + 60_000, limit: 4) == 2)
+        #expect(try store.sweep(now: Self.t + 60_000, limit: 4) == 0)
+        #expect(try rows("subject_devices") == 0, "went with its notification")
         #expect(try store.state(of: Self.n("e0")) == nil && store.state(of: Self.n("late")) != nil)
-        #expect(try store.acknowledgement(of: DevicePushID(notification: Self.n("e0"), target: "fid:a")) == nil)
-        #expect(try store.acknowledgement(of: DevicePushID(notification: Self.n("late"), target: "fid:a")) == Self.t)
+        #expect(try Self.acknowledged(store, "e0") == nil)
+        #expect(try Self.acknowledged(store, "late") == Self.t)
+        let byDevice = CapKey(user: nil, category: nil, mapping: nil, device: DeviceKey(target: "fid:a"))
+        #expect(try store.notifications(of: byDevice, countingAfter: Self.t - 1, policy: Self.policy).map(\.0) == [Self.n("late")])
+        // The (device, user) row outlives its notifications, then goes too.
+        #expect(try store.sweep(now: .max, limit: 10) == 2)
+        #expect(try rows("device_users") == 0 && rows("notifications") == 0)
+    }
+
+    @Test("the WAL is copied into the file as the writes go (checkpoints on a connection of their own), not only at close")
+    func checkpoints() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("rules.sqlite")
+        let store = try RulesStore(path: path, walMegabytes: 1)
+        func size(_ file: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0 }
+        var largestWAL = 0
+        for batch in 0..<40 {
+            let facts = (0..<250).map { i in
+                NotificationFact(
+                    notification: NotificationID(high: UInt64(batch), low: UInt64(i)), status: .reserved, attempt: 1, at: Self.t,
+                    expires: Self.t + 1_000,
+                    owner: "w", subject: CapSubject(user: "user-\(i * 7_919 % 1_000)", category: nil, mapping: "chat"))
+            }
+            try store.apply(partition: 0, facts: Self.log(facts, from: Int64(batch * 250)))
+            largestWAL = max(largestWAL, size(path + "-wal"))
+        }
+        #expect(size(path) > 1 << 20, "pages were copied into the file while it was open: \(size(path)) bytes")
+        #expect(largestWAL < 3 << 20, "the WAL stayed near its 1 MB: \(largestWAL) bytes")
+        #expect(
+            try store.notifications(
+                of: CapKey(user: .some("user-0"), category: nil, mapping: nil, device: nil), countingAfter: .min, policy: Self.policy
+            ).count == 40)
+    }
+
+    @Test("a file of another format (format 1, before the write-path rework) is refused with what to do")
+    func oldFormat() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("rules.sqlite")
+        try SQLiteConnection(path: path, readOnly: false).execute(
+            "PRAGMA application_id = \(0x5042_5253); PRAGMA user_version = 1; CREATE TABLE notifications (n BLOB)")
+        for readOnly in [false, true] {
+            let error = #expect(throws: RulesStoreError.self) { try RulesStore(path: path, readOnly: readOnly) }
+            #expect(error?.code == .unusableFile)
+            #expect(error?.message.contains("has rules store format 1") == true && error?.message.contains("restore from the changelog") == true)
+        }
     }
 
     @Test("the overlay: pending facts count in every read until the tail applies them")
@@ -143,7 +205,7 @@ struct RulesStoreTests {
         try store.addPending(Self.reserved("b", at: Self.t + 4), partition: 0)
         #expect(store.pendingCount == 2)
         #expect(try store.state(of: Self.n("a"))?.status == .sent, "the pending outcome merges with the stored reservation")
-        #expect(try store.acknowledgement(of: DevicePushID(notification: Self.n("a"), target: "fid:a")) == Self.t + 3)
+        #expect(try Self.acknowledged(store, "a") == Self.t + 3)
         #expect(try Self.counted(store, since: Self.t + 2) == [Self.n("a"), Self.n("b")], "a counts until its outcome, b from the overlay alone")
         // The tail applies the outcome fact: it leaves the overlay; b is still pending.
         try store.apply(partition: 0, facts: Self.log([pendingSent], from: 1))

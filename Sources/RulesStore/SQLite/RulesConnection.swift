@@ -11,7 +11,6 @@ final class RulesConnection: @unchecked Sendable {
     let readOnly: Bool
     let selectState: SQLiteStatement
     let selectStates: SQLiteStatement
-    let selectPush: SQLiteStatement
     let selectOffset: SQLiteStatement
     let selectClaim: SQLiteStatement
     /// The statements that write; nil when opened read-only.
@@ -19,16 +18,15 @@ final class RulesConnection: @unchecked Sendable {
     /// The cap-key queries, one per shape of key (which dimensions it has, which are NULL).
     private var keyQueries: [String: SQLiteStatement] = [:]
 
-    init(path: String, cacheKiB: Int, readOnly: Bool) throws(RulesStoreError) {
+    init(path: String, cacheKiB: Int, readOnly: Bool, walPages: Int) throws(RulesStoreError) {
         let c = try sqlite { () throws(SQLiteError) in try SQLiteConnection(path: path, readOnly: readOnly) }
         try RulesSchema.configure(c, cacheKiB: cacheKiB)
-        if readOnly { try RulesSchema.check(c) } else { try RulesSchema.prepare(writer: c) }
+        if readOnly { try RulesSchema.check(c) } else { try RulesSchema.prepare(writer: c, walPages: walPages) }
         connection = c
         self.readOnly = readOnly
         do throws(SQLiteError) {
-            selectState = try c.prepare("SELECT state FROM notifications WHERE n = ?1 AND part = ?2")
+            selectState = try c.prepare("SELECT id, state FROM notifications WHERE n = ?1 AND part = ?2")
             selectStates = try c.prepare("SELECT part, state FROM notifications WHERE n = ?1")
-            selectPush = try c.prepare("SELECT max(at) FROM device_pushes WHERE d = ?1")
             selectOffset = try c.prepare("SELECT next FROM offsets WHERE part = ?1")
             selectClaim = try c.prepare("SELECT offset, owner, at, partition_count FROM claims WHERE part = ?1")
         } catch { throw RulesStoreError(error) }
@@ -36,6 +34,9 @@ final class RulesConnection: @unchecked Sendable {
     }
 
     var path: String { connection.path }
+
+    /// The pages this connection's commits have appended to the WAL since it was opened.
+    var pagesWritten: Int { connection.pagesWritten }
 
     /// The merge of `n`'s rows over every partition (one, unless subjects moved between partitions).
     func state(of n: NotificationID) throws(RulesStoreError) -> NotificationState? {
@@ -50,28 +51,33 @@ final class RulesConnection: @unchecked Sendable {
         return merged
     }
 
-    /// `n`'s row in `part`, nil when there is none.
+    /// `n`'s state in `part`, nil when there is none.
     func state(of n: NotificationID, partition part: Int32) throws(RulesStoreError) -> NotificationState? {
+        try row(of: n, partition: part)?.state
+    }
+
+    /// `n`'s row in `part` (its `id` and state), nil when there is none.
+    func row(of n: NotificationID, partition part: Int32) throws(RulesStoreError) -> (id: Int64, state: NotificationState)? {
         defer { selectState.reset() }
         let found = try sqlite { () throws(SQLiteError) in
             try selectState.bind(.blob(n.bytes), .integer(Int64(part)))
             return try selectState.step()
         }
-        return found ? try decodeState(selectState, column: 0, n, part) : nil
+        return found ? (selectState.int64(0), try decodeState(selectState, column: 1, n, part)) : nil
     }
 
-    /// Every notification `key` matches that counts until after `since`: the indexed rows whose
-    /// `latest` may count, then exactly (``NotificationState/countsUntil(sendLimit:)``, the
-    /// subject), so the answer is ``InMemoryRulesState``'s.
+    /// Every notification `key` matches that counts until after `since`: the rows ``keyQuery(_:)``
+    /// finds, whose `latest` may count, then exactly (``NotificationState/countsUntil(sendLimit:)``,
+    /// the subject: its category, mapping, device), so the answer is ``InMemoryRulesState``'s.
     func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) throws(RulesStoreError) -> [NotificationID: NotificationState]
     {
         let statement = try keyQuery(key)
         defer { statement.reset() }
-        let bound = since &- max(policy.sendLimit, 0)
+        // since − sendLimit, saturating (a wrapped bound would find nothing).
+        let limit = max(policy.sendLimit, 0)
+        let bound = since < Int64.min + limit ? Int64.min : since - limit
         try sqlite { () throws(SQLiteError) in
-            try statement.bind(
-                .integer(Int64(bitPattern: key.device?.value ?? 0)), .text((key.user ?? nil) ?? ""), .text((key.category ?? nil) ?? ""),
-                .text(key.mapping ?? ""), .integer(bound))
+            try statement.bind(.integer(Int64(bitPattern: key.device?.value ?? 0)), .text((key.user ?? nil) ?? ""), .integer(bound))
         }
         var result: [NotificationID: NotificationState] = [:]
         while try sqlite({ () throws(SQLiteError) in try statement.step() }) {
@@ -83,15 +89,6 @@ final class RulesConnection: @unchecked Sendable {
         return result.filter { _, s in
             guard let subject = s.subject, key.matches(subject), let until = s.countsUntil(sendLimit: policy.sendLimit) else { return false }
             return until > since
-        }
-    }
-
-    /// When FCM last acknowledged `push`, in any partition.
-    func acknowledgement(of push: DevicePushID) throws(RulesStoreError) -> Int64? {
-        defer { selectPush.reset() }
-        return try sqlite { () throws(SQLiteError) in
-            try selectPush.bind(.integer(Int64(bitPattern: push.value)))
-            return try selectPush.step() && !selectPush.isNull(0) ? selectPush.int64(0) : nil
         }
     }
 
@@ -113,27 +110,31 @@ final class RulesConnection: @unchecked Sendable {
         }
     }
 
-    /// The query for keys of `key`'s shape. Parameters: ?1 device, ?2 user, ?3 category,
-    /// ?4 mapping, ?5 the least `latest`; a shape leaves out those it does not use.
-    ///
-    /// One index leads, the most selective the key has: the device's, else `(user, latest)`,
-    /// else category's, else mapping's; a `+` keeps SQLite off the others (without statistics
-    /// it may take `category = 'social'`, a scan of every user's notifications).
+    /// The prepared ``keySQL(_:)`` for keys of `key`'s shape.
     private func keyQuery(_ key: CapKey) throws(RulesStoreError) -> SQLiteStatement {
-        let lead = key.device != nil ? "device" : key.user != nil ? "user" : key.category != nil ? "category" : key.mapping != nil ? "mapping" : ""
-        func term(_ name: String, _ condition: String) -> String { (lead == name ? " AND t." : " AND +t.") + name + condition }
-        var sql = "SELECT t.n, t.part, t.state FROM "
-        sql +=
-            key.device == nil
-            ? "notifications t WHERE 1" : "subject_devices sd CROSS JOIN notifications t USING (n, part) WHERE sd.device = ?1"
-        if let user = key.user { sql += term("user", user == nil ? " IS NULL" : " = ?2") }
-        if let category = key.category { sql += term("category", category == nil ? " IS NULL" : " = ?3") }
-        if key.mapping != nil { sql += term("mapping", " = ?4") }
-        sql += " AND +t.mapping IS NOT NULL" + (lead == "device" ? " AND +t.latest > ?5" : " AND t.latest > ?5")
+        let sql = Self.keySQL(key)
         if let prepared = keyQueries[sql] { return prepared }
         let prepared = try sqlite { () throws(SQLiteError) in try connection.prepare(sql) }
         keyQueries[sql] = prepared
         return prepared
+    }
+
+    /// The query for keys of `key`'s shape: the rows whose `latest` is above ?3 (the least that
+    /// may count) among those of its user (?2) when it has one (a device, a category, a mapping
+    /// are filtered from the state); else of its device (?1): the notifications of each user
+    /// the device had (`device_users`), and those without a user that listed it
+    /// (`subject_devices`); else (no cap has such a key) every row.
+    static func keySQL(_ key: CapKey) -> String {
+        let rows = "SELECT t.n, t.part, t.state FROM "
+        switch (key.user, key.device) {
+        case (.some(let user), _):
+            return rows + "notifications t WHERE t.user " + (user == nil ? "IS NULL" : "= ?2") + " AND t.latest > ?3"
+        case (nil, .some):
+            return rows + "device_users du CROSS JOIN notifications t ON t.user = du.user AND t.latest > ?3 WHERE du.device = ?1 UNION ALL "
+                + rows + "subject_devices sd CROSS JOIN notifications t ON t.id = sd.id WHERE sd.device = ?1 AND +t.latest > ?3"
+        case (nil, nil):
+            return rows + "notifications t WHERE t.latest > ?3"
+        }
     }
 
     func decodeState(_ s: SQLiteStatement, column: Int32, _ n: NotificationID, _ part: Int32) throws(RulesStoreError) -> NotificationState {
