@@ -9,8 +9,8 @@ import PackageDescription
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps, civil dates and IANA time zones (TZif from the OS tzdata;
 //                          quiet windows) (events' times, Avro/Protobuf times, logs, users' local time)
-//   Rules                  pure: caps and dedup state (facts, their merge, verdicts, the in-flight table; not wired yet)
-//   RulesStore             the rules' state partitions in a local SQLite file (over SQLite; not wired yet)
+//   Rules                  pure: caps and dedup state (facts, their merge, verdicts, the in-flight table)
+//   RulesStore             the rules' state partitions in a local SQLite file (over SQLite)
 //   Preferences            pure: what a user chose (muted categories, time zone, quiet hours); the registry stores it, the rules read it
 //   FCMTargets             what an FCM message goes to (fid, token, topic, condition): Mapping renders it, FCM sends to it
 //   RecordDecoding         pure: Avro, Protobuf, Confluent's wire format -> JSONValue (Mapping reads it)
@@ -210,7 +210,7 @@ let package = Package(
             name: "Jobs",
             dependencies: [
                 "Mapping", "Pipeline", "Kafka", "HTTP2", "FCM", "Operations", "DeviceRegistry", "SchemaRegistry", "Threading", "EventTracing",
-                "Dates", "Preferences",
+                "Dates", "Preferences", "RulesStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

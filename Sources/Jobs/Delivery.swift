@@ -1,12 +1,14 @@
 import Dates
 import EventTracing
 import FCM
+import Foundation
 import HTTP2
 import Kafka
 import Logging
 import Mapping
 import Operations
 import Pipeline
+import RulesStore
 import SchemaRegistry
 
 /// What `run` and `replay` share, assembled from the config: the FCM client, the producer for
@@ -30,7 +32,7 @@ public struct Delivery: Sendable {
     public init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
         maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger,
-        failures: LogSummary? = nil, tracer: PushTracer? = nil, clock: any WallClock = SystemWallClock()
+        failures: LogSummary? = nil, tracer: PushTracer? = nil, clock: any WallClock = SystemWallClock(), rules: Bool = false
     ) throws {
         // Failures that repeat (Kafka down, FCM connections dying) as incidents: one per process.
         let failures = failures ?? LogSummary(logger: logger, period: settings.log.summaryPeriod)
@@ -108,9 +110,31 @@ public struct Delivery: Sendable {
         options.clock = clock
         self.validateOnly = options.validateOnly
         schemaRegistry = try Self.schemaRegistry(settings, logger: logger)
+        let rulesEngine = try rules && mappings.hasStatefulRules ? Self.rulesEngine(settings, producer: producer, clock: clock) : nil
         processor = EventProcessor(
             mappings: mappings, sender: projects, producer: producer, directory: directory, schemas: schemaRegistry, options: options,
-            metrics: metrics, logger: logger, failures: failures, tracer: tracer)
+            metrics: metrics, logger: logger, failures: failures, tracer: tracer, rules: rulesEngine)
+    }
+
+    /// The rules engine of `cap` and `dedup` (direct mode: `rules.source.keyed_by: user`), its
+    /// state in `rules.state_path`, its claims and facts written by the record producer.
+    static func rulesEngine(_ settings: PushbridgeConfig, producer: KafkaProducer, clock: any WallClock) throws -> RulesEngine<RulesStore> {
+        guard settings.rules.keyedBy == .user, let name = settings.rules.partitioner, let partitioner = KafkaPartitioner(rawValue: name.rawValue)
+        else {
+            throw RulesSetupError(
+                description:
+                    "a mapping has cap or dedup, which run only on a topic keyed by user for now: set rules.source.keyed_by: user and rules.source.partitioner (docs/rules.md)"
+            )
+        }
+        let directory = URL(fileURLWithPath: settings.rules.statePath).deletingLastPathComponent().path
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try RulesStore(path: settings.rules.statePath)
+        let member = settings.kafka.instanceID ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+        var configuration = RulesEngine<RulesStore>.Configuration(
+            bootstrapServers: settings.kafka.brokers, changelogTopic: settings.rules.changelog(group: settings.kafka.group), partitioner: partitioner,
+            member: member)
+        configuration.properties = settings.kafka.properties
+        return RulesEngine(configuration, producer: producer, store: store) { clock.nowMilliseconds() }
     }
 
     /// The projects as the startup log names them: `name=project-id`, sorted.
@@ -179,3 +203,8 @@ public struct ProjectChoiceError: Error, CustomStringConvertible {
 }
 
 extension SchemaRegistryClient: SchemaSource {}
+
+/// The rules engine cannot run with this config.
+public struct RulesSetupError: Error, CustomStringConvertible {
+    public var description: String
+}

@@ -61,7 +61,7 @@ public final class Worker: Service, Sendable {
         traceExporter = tracing?.exporter
         delivery = try Delivery(
             settings: settings, mappings: mappings, validateOnly: validateOnly, directory: registry?.directory, metrics: metrics, logger: logger,
-            failures: failures, tracer: tracing?.tracer, clock: clock)
+            failures: failures, tracer: tracing?.tracer, clock: clock, rules: true)
         let processor = delivery.processor
 
         var consumer = KafkaConsumerConfiguration(bootstrapServers: settings.kafka.brokers, groupID: settings.kafka.group)

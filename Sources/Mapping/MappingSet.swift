@@ -32,6 +32,8 @@ public struct MappingSet: Sendable {
     let variantSets: [String: VariantSet]
     /// The event types with `pushes` (``mappings`` holds their first push's first mapping).
     let pushSets: [String: PushSet]
+    /// The event types with `cap` or `dedup` (most sets have none).
+    private(set) var statefulTypes: [String: StatefulMapping] = [:]
 
     /// Loads mapping files given as (path, contents). Every error in every file is reported.
     /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
@@ -62,7 +64,7 @@ public struct MappingSet: Sendable {
             return set
         }
         let pushMappings = pushSets.flatMap { $0.pushes.flatMap(\.mappings) }
-        return MappingSet(
+        var set = MappingSet(
             mappings: Dictionary(
                 uniqueKeysWithValues: (compiled + variantSets.map { $0.variants[0] } + pushSets.map { $0.pushes[0].mappings[0] }).map {
                     ($0.eventType, $0)
@@ -80,7 +82,21 @@ public struct MappingSet: Sendable {
             warnings: loader.warnings(format: format),
             variantSets: Dictionary(uniqueKeysWithValues: variantSets.map { ($0.eventType, $0) }),
             pushSets: Dictionary(uniqueKeysWithValues: pushSets.map { ($0.eventType, $0) }))
+        set.statefulTypes = Dictionary(
+            uniqueKeysWithValues: compiled.compactMap { m in
+                m.stateful.isEmpty ? nil : (m.eventType, StatefulMapping(rules: m.rules, stateful: m.stateful))
+            })
+        return set
     }
+
+    /// The `cap` and `dedup` of an event type, with the rules they count by (its `category`);
+    /// nil for one without (most). Only plain mappings have them (``StatefulMapping``).
+    public func stateful(of eventType: String) -> StatefulMapping? {
+        statefulTypes.isEmpty ? nil : statefulTypes[eventType]
+    }
+
+    /// Whether some event type has `cap` or `dedup`: the worker runs the rules engine.
+    public var hasStatefulRules: Bool { !statefulTypes.isEmpty }
 
     /// The outcome for one Kafka record.
     public struct Rendered: Sendable {

@@ -119,9 +119,10 @@ public final class Pipeline: Sendable {
             maxRunners: configuration.maxEventsRunning,
             runnerLimit: { waiting in min(sender.concurrencyLimit, waiting + Self.beginningRunners) },
             shutdownTimeout: configuration.shutdownTimeout)
+        let engine = self.engine
         let handlers = RebalanceHandlers(
             coordinator: coordinator, configuration: configuration, sender: processor.sender, metrics: metrics, logger: logger,
-            failures: processor.failures, tracer: processor.tracer)
+            failures: processor.failures, tracer: processor.tracer, rules: processor.rules, failed: { engine.fail($0) })
         let consumer = try makeSource(handlers.handler)
         self.consumer = consumer
         handlers.consumer.withLock { $0 = consumer }

@@ -23,8 +23,8 @@ public struct NotificationAttempt: Sendable {
     /// How long an acknowledged device push keeps the same push from being sent again (ms).
     public let dedupWindow: Int64
     public let policy: RulesPolicy
-    /// The owner ID its facts carry (``ChangelogTail/owner``).
-    public let owner: String
+    /// The owner ID its facts carry (``ChangelogTail/owner``); the owner that takes it sets it.
+    public var owner: String
     /// The targets (`fid:…`, `token:…`) still to push; fewer after each dedup.
     public private(set) var targets: [String]
     /// The reservation's attempt number, once reserved.

@@ -133,7 +133,7 @@ struct ReplayCommand: AsyncParsableCommand {
         } catch {
             throw OffsetArguments.usage("\(error)")
         }
-        let mappingSet = try MappingFiles.load(mappings.isEmpty ? settings.mappings : mappings)
+        let mappingSet = try MappingFiles.load(mappings.isEmpty ? settings.mappings : mappings, statefulRules: false)
         let unknownTypes = eventType.filter { !mappingSet.eventTypes.contains($0) }
         if !unknownTypes.isEmpty {
             throw OffsetArguments.usage(

@@ -75,8 +75,8 @@ struct StatefulRulesLoadTests {
     func refusedWithoutEngine() {
         #expect(
             errors(Self.yaml("cap: {max: 3, per: 1h, by: [user]}\ndedup: true"), statefulRules: false) == [
-                "test.yaml:6:10: error: `cap` needs the rules engine's shared state, which this pushbridge does not run yet\n    hint: remove it for now; docs/rules-state.md says what is built",
-                "test.yaml:7:12: error: `dedup` needs the rules engine's shared state, which this pushbridge does not run yet\n    hint: remove it for now; docs/rules-state.md says what is built",
+                "test.yaml:6:10: error: `cap` needs the rules engine's shared state, which only `pushbridge run` keeps (replay does not apply it yet)\n    hint: replay with mapping files without it (--mappings); docs/rules.md",
+                "test.yaml:7:12: error: `dedup` needs the rules engine's shared state, which only `pushbridge run` keeps (replay does not apply it yet)\n    hint: replay with mapping files without it (--mappings); docs/rules.md",
             ])
     }
 }

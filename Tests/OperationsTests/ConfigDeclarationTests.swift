@@ -104,7 +104,10 @@ struct ConfigDeclarationTests {
                 #expect(types.contains("number"), "\(place) has type \(types.sorted()), declared a number")
                 #expect(spec["exclusiveMinimum"] as? Int == 0, "\(place) lacks exclusiveMinimum 0: the loader takes only numbers > 0")
             case .bool: #expect(types.contains("boolean"), "\(place) has type \(types.sorted()), declared true or false")
-            case .oneOf(let values): #expect(spec["enum"] as? [String] == values, "\(place) has enum \(spec["enum"] ?? "none"), declared \(values)")
+            case .oneOf(let values):
+                // A key whose default is null lists null among its values.
+                let listed = (spec["enum"] as? [Any])?.compactMap { $0 as? String }
+                #expect(listed == values, "\(place) has enum \(spec["enum"] ?? "none"), declared \(values)")
             case .map, .projects: #expect(types.contains("object"), "\(place) has type \(types.sorted()), declared a map")
             case .wordMap(let values):
                 #expect(types.contains("object"), "\(place) has type \(types.sorted()), declared a map")
@@ -112,7 +115,8 @@ struct ConfigDeclarationTests {
                 #expect(allowed == values, "\(place) allows \(allowed ?? []), declared \(values)")
             }
             let declared = Self.declaredDefault(key)
-            if declared == .null { #expect(types.contains("null"), "\(place) must allow null: its default is null") }
+            let enumAllowsNull = (spec["enum"] as? [Any])?.contains { $0 is NSNull } ?? false
+            if declared == .null { #expect(types.contains("null") || enumAllowsNull, "\(place) must allow null: its default is null") }
             let json = try spec["default"].map(Self.jsonText)
             let expected = try declared.flatMap { $0 == .null ? nil : try Self.jsonText(Self.json($0)) }
             #expect(json == expected, "\(place) has default \(json ?? "none"), declared \(expected ?? "none")")

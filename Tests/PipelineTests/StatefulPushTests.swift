@@ -44,7 +44,7 @@ struct StatefulPushTests {
     @Test("one device the event names, no user: the target is the subject; a fan-out without a user: the event ID")
     func deviceTargets() throws {
         let (one, m1) = try Self.rendered("dedup: {window: 2h}", target: "{fid: {field: /fid}}", event: #"{"type":"chat","id":"e-2","fid":"f-9"}"#)
-        #expect(StatefulPush.subject(of: one) == "fid:f-9")
+        #expect(StatefulPush.subject(of: one) == "f-9")
         #expect(Self.attempt(one, m1).dedupWindow == 7_200_000 && Self.attempt(one, m1).caps.isEmpty)
         let (many, m2) = try Self.rendered("dedup: true", target: "{fids: {field: /fids}}", event: #"{"type":"chat","id":"e-3","fids":["a","b"]}"#)
         #expect(StatefulPush.subject(of: many) == "e-3")
@@ -61,7 +61,7 @@ struct StatefulPushTests {
         let a = StatefulPush.attempt(
             rendered, mapping: "chat", rules: UserRules(), stateful: StatefulRules(dedupWindow: 60), policy: Self.policy, owner: "w#1")
         #expect(rendered.event.id == "events/3/42")
-        #expect(a.notification == NotificationID(eventID: "events/3/42", mapping: "chat", subject: "fid:f"))
+        #expect(a.notification == NotificationID(eventID: "events/3/42", mapping: "chat", subject: "f"))
     }
 
     @Test("the same event read twice is the same notification; another event, or another user, is not")

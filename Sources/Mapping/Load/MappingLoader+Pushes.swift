@@ -36,7 +36,10 @@ extension MappingLoader {
                 if merged["variants"] != nil || merged["unmatched"] != nil {
                     loadVariants(type, key: item, merged).map { .variants($0) }
                 } else {
-                    loadEvent(type, key: item, .mapping(merged)).map { .one($0) }
+                    loadEvent(type, key: item, .mapping(merged)).map { m -> Push.Route in
+                        refuseStatefulRules(m, item, in: "pushes")
+                        return .one(m)
+                    }
                 }
             currentPush = nil
             // What comes from the push's own lines names it.

@@ -16,11 +16,20 @@ extension MappingLoader {
         if !statefulRules {
             for name in Self.statefulRuleKeys where m[name] != nil {
                 fail(
-                    m[name], "`\(name)` needs the rules engine's shared state, which this pushbridge does not run yet",
-                    hint: "remove it for now; docs/rules-state.md says what is built")
+                    m[name], "`\(name)` needs the rules engine's shared state, which only `pushbridge run` keeps (replay does not apply it yet)",
+                    hint: "replay with mapping files without it (--mappings); docs/rules.md")
             }
         }
         return rules
+    }
+
+    /// `cap` and `dedup` decide per event type for now: one notification per event. An event
+    /// type whose `variants` or `pushes` have them is refused, saying so.
+    mutating func refuseStatefulRules(_ m: EventMapping, _ node: Node, in kind: String) {
+        guard statefulRules, !m.stateful.isEmpty else { return }
+        fail(
+            node, "`cap` and `dedup` do not apply within `\(kind)` yet: one event type, one notification",
+            hint: "give the capped or deduplicated push an event type of its own")
     }
 
     /// `{max: 3, per: 1h, by: [user, category], over: skip}`.

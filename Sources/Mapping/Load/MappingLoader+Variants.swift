@@ -36,6 +36,7 @@ extension MappingLoader {
             inputs.append(
                 VariantAnalysis.Input(label: variant.label, line: item.mark?.line ?? 0, isDefault: variant.isDefault, conditions: variant.conditions))
             if var m = loadEvent(type, key: item, .mapping(Self.merged(base: base, variant: own, mark: item.mark))) {
+                refuseStatefulRules(m, item, in: "variants")
                 m.variant = variant
                 loaded.append(m)
             }

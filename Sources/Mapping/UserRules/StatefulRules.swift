@@ -53,3 +53,15 @@ public struct StatefulRules: Sendable, Equatable {
     /// What `cap.max` may be (the sliding count is exact, and bounded).
     public static let maxima = 1...1_000
 }
+
+/// An event type's `cap` and `dedup` with the rules they count by: what the rules engine needs
+/// of its mapping (``MappingSet/stateful(of:)``).
+public struct StatefulMapping: Sendable, Equatable {
+    public var rules: UserRules
+    public var stateful: StatefulRules
+
+    public init(rules: UserRules, stateful: StatefulRules) {
+        self.rules = rules
+        self.stateful = stateful
+    }
+}

@@ -42,6 +42,11 @@ public enum WithholdRule: String, Sendable, Equatable, Hashable, CaseIterable {
     case deviceMuted = "device_muted"
     /// The user's local time is inside the quiet hours.
     case quietHours = "quiet_hours"
+    /// The mapping's `cap` was full for the push's key (docs/rules.md).
+    case cap
+    /// FCM already acknowledged this push (same event, mapping and device) within the
+    /// mapping's `dedup` window, or a cap's (docs/rules.md).
+    case duplicate
 }
 
 /// A user as the rules see them: their devices and what they chose, from the device registry.

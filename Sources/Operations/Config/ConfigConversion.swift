@@ -170,6 +170,16 @@ extension ConfigSchema.Conversion where T: CaseIterable & RawRepresentable & Sen
     }
 }
 
+extension ConfigSchema.Conversion where T == PushbridgeConfig.Rules.Partitioner? {
+    /// `rules.source.partitioner`: one of the hashes, or null.
+    static var partitioner: Self {
+        Self(
+            kind: .oneOf(PushbridgeConfig.Rules.Partitioner.allCases.map(\.rawValue)),
+            decode: { v, _ in v.string.flatMap(PushbridgeConfig.Rules.Partitioner.init(rawValue:)).map { .some($0) } },
+            encode: { $0.map { .word($0.rawValue) } ?? .null })
+    }
+}
+
 extension ConfigSchema.Conversion where T == (host: String, port: Int)? {
     /// `host:port` (an empty host: every interface) or `off` (nil).
     static var listen: Self {

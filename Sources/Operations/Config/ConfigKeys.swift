@@ -98,6 +98,21 @@ extension ConfigSchema {
             "IANA time zone of users whose registry record names none (or one this machine's tzdata does not know): quiet hours are local times in it."
         ),
         Key(
+            "rules.source.keyed_by", \.rules.keyedBy, .cases,
+            "user: the topic's records are keyed by user ID (one topic), so cap and dedup decide in each partition's owner; none: cap and dedup cannot run."
+        ),
+        Key(
+            "rules.source.partitioner", \.rules.partitioner, .partitioner,
+            "How the topic's producers partition by key: murmur2 (Java, franz-go), consistent (librdkafka's default: confluent-kafka clients), fnv1a; records elsewhere are dead-lettered not_keyed_by_subject."
+        ),
+        Key(
+            "rules.state_path", \.rules.statePath, .path,
+            "The local state of caps and dedup (SQLite), restored from the changelog topic when a partition is assigned."),
+        Key(
+            "rules.changelog_topic", \.rules.changelogTopic, .string,
+            "The changelog of caps and dedup, as many partitions as the source topic, cleanup.policy=delete; null: pushbridge.<kafka.group>.rules-changelog."
+        ),
+        Key(
             "schema_registry.url", \.schemaRegistry.url, .url,
             "A Confluent-compatible Schema Registry's base URL, where Avro and Protobuf records' writer schemas come from; null: none."),
         Key("schema_registry.username", \.schemaRegistry.username, .string, "HTTP basic auth user (Confluent Cloud: the API key)."),

@@ -198,6 +198,7 @@ struct ConfigFileLoader {
         checkProjects(config)
         checkValueFormats(config)
         checkTimeZone(config)
+        checkRulesSource(config)
         return config
     }
 
@@ -297,6 +298,28 @@ extension ConfigFileLoader {
                 message:
                     "rules.default_time_zone \"\(name)\" is not a time zone this machine knows: give an IANA name such as Europe/Berlin (from the system's tzdata, \(TimeZoneDatabase.shared.directory))"
             ))
+    }
+
+    /// `rules.source.keyed_by: user` says one topic is keyed by user: its producers' partitioner
+    /// must be named, or no record could be checked to be in its user's partition.
+    fileprivate mutating func checkRulesSource(_ config: PushbridgeConfig) {
+        guard config.rules.keyedBy == .user else { return }
+        if config.rules.partitioner == nil {
+            problems.append(
+                .init(
+                    location: location(of: "rules.source.keyed_by"),
+                    message:
+                        "rules.source.keyed_by: user needs rules.source.partitioner, how the topic's producers partition by key: murmur2 (Java, franz-go), consistent (librdkafka's default) or fnv1a"
+                ))
+        }
+        if config.kafka.topics.count != 1 || config.kafka.topics.contains(where: { $0.hasPrefix("^") }) {
+            problems.append(
+                .init(
+                    location: location(of: "kafka.topics"),
+                    message:
+                        "rules.source.keyed_by: user needs exactly one topic in kafka.topics (no pattern): a user's events on two topics would be counted in two partitions, and a cap across them would not hold"
+                ))
+        }
     }
 
     /// `fcm.projects` against the keys it excludes or names.

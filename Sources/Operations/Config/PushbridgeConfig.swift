@@ -139,6 +139,27 @@ public struct PushbridgeConfig: Sendable, Equatable {
         /// The IANA time zone of users whose record names none (or one this machine's tzdata
         /// does not know).
         public var defaultTimeZone = "UTC"
+        /// What the source topic's records are keyed by (`rules.source.keyed_by`): `user` lets
+        /// `cap` and `dedup` run on it directly, each partition a state partition.
+        public var keyedBy = KeyedBy.none
+        /// How the source's producers partition by key (`rules.source.partitioner`).
+        public var partitioner: Partitioner?
+        /// The local state of caps and dedup (SQLite), restored from the changelog.
+        public var statePath = "/var/lib/pushbridge/rules.sqlite"
+        /// The changelog of caps and dedup; nil: `pushbridge.<kafka.group>.rules-changelog`.
+        public var changelogTopic: String?
+
+        public enum KeyedBy: String, Sendable, Equatable, CaseIterable {
+            case none, user
+        }
+
+        /// librdkafka's names of Kafka's key hashes (docs/rules.md says which producer uses which).
+        public enum Partitioner: String, Sendable, Equatable, CaseIterable {
+            case murmur2, consistent, fnv1a
+        }
+
+        /// ``changelogTopic``, or its default for `group`.
+        public func changelog(group: String) -> String { changelogTopic ?? "pushbridge.\(group).rules-changelog" }
     }
 
     public struct HTTP: Sendable, Equatable {

@@ -188,7 +188,19 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
     }
 
     func background(_ runner: RunnerHandle) async {
-        await pipeline.commitLoop()
+        guard let rules = pipeline.processor.rules else { return await pipeline.commitLoop() }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await pipeline.commitLoop() }
+            group.addTask {
+                do {
+                    try await rules.run()
+                } catch is CancellationError {
+                } catch {
+                    pipeline.logger.critical("the rules engine stopped: \(error)")
+                    pipeline.fail("rules engine: \(error)")
+                }
+            }
+        }
     }
 
     func drain(until deadline: ContinuousClock.Instant) async {

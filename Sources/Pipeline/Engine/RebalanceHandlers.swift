@@ -23,13 +23,20 @@ final class RebalanceHandlers: Sendable {
     let failures: LogSummary
     /// Told of commits, which end traced events' spans.
     let tracer: PushTracer?
+    /// The rules engine, told which partitions to own; nil: no mapping has `cap` or `dedup`.
+    let rules: (any StatefulRulesEngine)?
+    /// Stops the run with a reason.
+    let failed: (@Sendable (String) -> Void)?
     /// Set right after the source is created (the handler must exist first).
     let consumer = Mutex<(any MessageSource)?>(nil)
 
     init(
         coordinator: PipelineCoordinator, configuration: Pipeline.Configuration, sender: (any PushSending)?, metrics: PipelineMetrics,
-        logger: Logger, failures: LogSummary, tracer: PushTracer?, waiting: (any AbandonsOnRevoke)? = nil
+        logger: Logger, failures: LogSummary, tracer: PushTracer?, waiting: (any AbandonsOnRevoke)? = nil,
+        rules: (any StatefulRulesEngine)? = nil, failed: (@Sendable (String) -> Void)? = nil
     ) {
+        self.rules = rules
+        self.failed = failed
         self.waiting = waiting
         self.failures = failures
         self.tracer = tracer
@@ -61,6 +68,7 @@ final class RebalanceHandlers: Sendable {
         }
         waiting?.assigned(partitions)
         coordinator.assign(offsets)
+        await startRulesOwners(partitions, consumer)
         metrics.assignedPartitions.record(coordinator.partitions.count)
         logger.info("assigned", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         await shareProjectQuota(consumer)
@@ -81,6 +89,7 @@ final class RebalanceHandlers: Sendable {
         }
         await coordinator.commit(partitions, through: consumer, metrics: metrics, log: failures, tracer: tracer)
         release(partitions)
+        rules?.released(partitions.map(\.partition))
         logger.info("revoked", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         await shareProjectQuota(consumer)
     }
@@ -88,8 +97,23 @@ final class RebalanceHandlers: Sendable {
     private func lost(_ partitions: [TopicPartition]) async {
         waiting?.abandon(partitions)
         release(partitions)
+        rules?.released(partitions.map(\.partition))
         logger.warning("lost", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         if let consumer = consumer.withLock({ $0 }) { await shareProjectQuota(consumer) }
+    }
+
+    /// The rules engine's owners restore and claim the state of `partitions` (direct mode: one
+    /// source topic, its partitions the state partitions). Without the partition count no
+    /// record can be checked to be in its subject's partition: the worker stops.
+    private func startRulesOwners(_ partitions: [TopicPartition], _ consumer: any MessageSource) async {
+        guard let rules, let topic = partitions.first?.topic else { return }
+        do {
+            let count = try await consumer.partitionCount(of: topic)
+            rules.assigned(partitions.map(\.partition), partitionCount: Int32(count))
+        } catch {
+            logger.critical("cannot read the partition count of \(topic), which the rules engine's state partitions follow: \(error)")
+            failed?("the partition count of \(topic) cannot be read: \(error)")
+        }
     }
 
     /// Sets each project's cap to this worker's share of that project's rate

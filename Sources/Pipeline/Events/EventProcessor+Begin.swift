@@ -164,6 +164,9 @@ extension EventProcessor {
         case .send:
             let results = await sendAll(prepared.facts.sent, trace: prepared.trace)
             return traced(await conclude(message, .sends(results), prepared.facts, results: results), prepared.trace, message)
+        case .stateful(let plan):
+            guard let rules else { preconditionFailure("a stateful plan is made only with the rules engine") }
+            return await sendStateful(plan, prepared, of: message, engine: rules)
         }
     }
 

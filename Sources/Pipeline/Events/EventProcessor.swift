@@ -4,6 +4,7 @@ import FCM
 import Kafka
 import Logging
 import Mapping
+import Rules
 
 /// Takes one event from Kafka record to *done*: render, send every message, write the
 /// dead-letter and token-invalidation records it calls for, and wait until Kafka has them.
@@ -59,6 +60,11 @@ public final class EventProcessor: Sendable {
     public let failures: LogSummary
     /// Traces sampled events (`tracing.*`); nil: tracing is off, and costs nothing.
     public let tracer: PushTracer?
+    /// Decides the events of mappings with `cap` or `dedup`; nil: no mapping has them.
+    public let rules: (any StatefulRulesEngine)?
+    /// How long after its reservation a capped or deduplicated push may still go out: FCM's
+    /// retry budget and then some (``RulesPolicy/sendLimit``).
+    let rulesPolicy = RulesPolicy(sendLimit: 600_000)
 
     /// - Parameter failures: the process's ``LogSummary`` (default: one of its own on `logger`).
     /// - Parameter tracer: traces sampled events; the commits that end their spans are the
@@ -66,8 +72,9 @@ public final class EventProcessor: Sendable {
     public init(
         mappings: MappingSet, sender: any PushSending, producer: any RecordProducing, directory: (any DeviceDirectory)? = nil,
         schemas: (any SchemaSource)? = nil, options: Options, metrics: PipelineMetrics, logger: Logger, failures: LogSummary? = nil,
-        tracer: PushTracer? = nil
+        tracer: PushTracer? = nil, rules: (any StatefulRulesEngine)? = nil
     ) {
+        self.rules = rules
         self.mappings = mappings
         self.schemas = RecordSchemas(source: schemas, valueFormats: options.valueFormats)
         self.sender = sender
@@ -118,6 +125,8 @@ public final class EventProcessor: Sendable {
         case verdict(EventVerdict)
         /// Send ``EventFacts/sent``.
         case send
+        /// Send ``EventFacts/sent`` as the owner of the event's state partition decides (`cap`, `dedup`).
+        indirect case stateful(StatefulPlan)
     }
 
     /// Renders the event: the sends it calls for, or its verdict without any.
@@ -162,6 +171,7 @@ public final class EventProcessor: Sendable {
                         skipUsersWithoutDevices: options.skipUsersWithoutDevices))
             case .success(let sends):
                 facts.sent = sends
+                if let stateful = statefulPlan(rendered) { return .stateful(stateful) }
                 return .send
             case .failure(let unknown):
                 return .verdict(.unknownProject(unknown.name))

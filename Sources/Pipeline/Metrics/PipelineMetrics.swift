@@ -13,6 +13,8 @@ public final class PipelineMetrics: Sendable {
     let eventsAlreadyDone: Counter
     let eventsDeadLettered: Counter
     let usersWithoutDevices: Counter
+    /// Notifications not sent because another member claimed their state partition.
+    let rulesFenced: Counter
     let devicesWithUnknownApp: Counter
     let commitErrors: Counter
     let recordWriteErrors: Counter
@@ -41,6 +43,7 @@ public final class PipelineMetrics: Sendable {
         eventsAlreadyDone = Counter(label: "pushbridge_events_total", dimensions: [("result", "already_done")], factory: factory)
         eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")], factory: factory)
         usersWithoutDevices = Counter(label: "pushbridge_users_without_devices_total", factory: factory)
+        rulesFenced = Counter(label: "pushbridge_rules_fenced_total", factory: factory)
         devicesWithUnknownApp = Counter(label: "pushbridge_registry_devices_unknown_app_total", factory: factory)
         commitErrors = Counter(label: "pushbridge_commit_errors_total", factory: factory)
         recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total", factory: factory)
@@ -155,6 +158,12 @@ public final class PipelineMetrics: Sendable {
     /// A push a user's rule withheld (docs/rules.md): one per withheld push or device.
     func withheld(rule: String, eventType: String) {
         counter("pushbridge_pushes_withheld_total", [("rule", rule), ("event_type", eventType)]).increment()
+    }
+
+    /// A record of a capped or deduplicated mapping that is not in its subject's partition
+    /// (direct mode): dead-lettered `not_keyed_by_subject`.
+    func rulesMisrouted(topic: String) {
+        counter("pushbridge_rules_misrouted_total", [("topic", topic)]).increment()
     }
 
     /// A critical push sent though a rule would have withheld it.

@@ -4,8 +4,7 @@ import Synchronization
 import Threading
 
 /// The owner of one state partition of caps and deduplication (docs/rules-state.md; plan
-/// step 11 of docs/design/per-user-rules.md). Not wired into the worker yet: the stage-2
-/// engine will run one per by-subject partition it is assigned.
+/// step 11 of docs/design/per-user-rules.md). ``RulesEngine`` runs one per partition it holds.
 ///
 /// It follows the partition's changelog (``ChangelogPartition``) into `store`, claims the
 /// partition, and once restored takes notifications through their steps
@@ -78,17 +77,7 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
         }
     }
 
-    /// How a notification ended here.
-    public enum Outcome: Hashable, Sendable {
-        /// Sent (or released unsent at its read-back): the outcome fact written.
-        case recorded(NotificationFact)
-        case duplicate
-        case capped(key: CapKey, counted: Int)
-        /// No targets: these facts settled earlier attempts (``NotificationAttempt/Decision/settle(_:)``).
-        case settled([NotificationFact])
-        /// Another member claimed the partition: nothing was sent.
-        case fenced(byClaimAt: Int64)
-    }
+    public typealias Outcome = StatefulOutcome
 
     /// Takes `attempt` through its steps, calling `send` with its targets and the last instant
     /// (ms) a push or a retry may go out, for FCM's answers. Waits while it must (a notification
@@ -99,6 +88,7 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
         _ attempt: NotificationAttempt, send: @Sendable (_ targets: [String], _ until: Int64) async -> [String: PushAnswer]
     ) async throws -> Outcome {
         var attempt = attempt
+        attempt.owner = owner
         while true {
             let now = clock()
             let decision = try flights.withLock { flights throws(Store.Failure) in
@@ -184,4 +174,16 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
         }
         resolved.notify()
     }
+}
+
+/// How a notification ended at the owner of its state partition.
+public enum StatefulOutcome: Hashable, Sendable {
+    /// Sent (or released unsent at its read-back): the outcome fact written.
+    case recorded(NotificationFact)
+    case duplicate
+    case capped(key: CapKey, counted: Int)
+    /// No targets: these facts settled earlier attempts (``NotificationAttempt/Decision/settle(_:)``).
+    case settled([NotificationFact])
+    /// Another member claimed the partition: nothing was sent.
+    case fenced(byClaimAt: Int64)
 }

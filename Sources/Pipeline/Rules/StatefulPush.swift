@@ -8,7 +8,7 @@ import Rules
 /// | the mapping | its subject |
 /// |---|---|
 /// | a `user` target, or a `user:` | the user ID |
-/// | one `fid`, `token`, `topic` or `condition`, no `user:` | that target |
+/// | one `fid`, `token`, `topic` or `condition`, no `user:` | that target's value (a topic keyed by device has it as its key) |
 /// | a `fids`/`tokens` fan-out, no `user:` (dedup only) | the event ID |
 public enum StatefulPush {
     /// `fid:…`, `token:…`, `topic:…`: how a target is named in the rules' facts (a fid and a
@@ -18,7 +18,7 @@ public enum StatefulPush {
     /// The subject whose state partition decides `rendered` (the table above).
     public static func subject(of rendered: MappingSet.Rendered) -> String {
         if let user = rendered.user { return user }
-        if rendered.messages.count == 1, let only = rendered.messages.first { return target(only.target) }
+        if rendered.messages.count == 1, let only = rendered.messages.first { return only.target.value }
         return rendered.event.id
     }
 
@@ -26,7 +26,7 @@ public enum StatefulPush {
     /// cap implies dedup over its window (a re-keyed event read twice is one notification,
     /// §5.6), so the dedup window is the longer of the two.
     public static func attempt(
-        _ rendered: MappingSet.Rendered, mapping: String, rules: UserRules, stateful: StatefulRules, policy: RulesPolicy, owner: String
+        _ rendered: MappingSet.Rendered, mapping: String, rules: UserRules, stateful: StatefulRules, policy: RulesPolicy, owner: String = ""
     ) -> NotificationAttempt {
         let targets = rendered.messages.map { target($0.target) }
         let subject = CapSubject(user: rendered.user, category: rules.category, mapping: mapping, devices: targets.map(DeviceKey.init(target:)))

@@ -1,0 +1,98 @@
+import FCMEmulator
+import Foundation
+import Kafka
+import TestSupport
+import Testing
+
+/// `cap` and `dedup` with `pushbridge run` as a separate process on tansu (docs/rules.md): the
+/// source topic keyed by device token (direct mode, `rules.source.keyed_by`), each partition's
+/// state in the worker's rules store, restored from the changelog topic by the next worker.
+@Suite("Caps and dedup: pushbridge run on a topic keyed by subject (tansu, direct mode)", .serialized)
+struct RulesEngineEndToEndTests {
+    static let mapping = """
+        version: 1
+        event: {id: /id}
+        events:
+          chat.message:
+            target: {token: {field: /token}}
+            body: {key: new_message}
+            cap: {max: 2, per: 1h, by: [device]}
+        """
+
+    static let group = "e2e-rules"
+
+    static func rules(_ e: EndToEnd) -> String {
+        """
+        rules:
+          source: {keyed_by: user, partitioner: murmur2}
+          state_path: \(e.directory.appendingPathComponent("rules.sqlite").path)
+        """
+    }
+
+    /// Events keyed by their token, where Java's partitioner puts them (librdkafka's murmur2):
+    /// the offset after the last one written, per partition.
+    @discardableResult
+    static func produce(_ e: EndToEnd, _ events: [(id: String, token: String)], partition: Int32? = nil) async throws -> [Int32: Int64] {
+        var configuration = KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers])
+        configuration.properties = e.clientProperties
+        configuration.properties["partitioner"] = "murmur2_random"
+        let producer = try KafkaProducer(configuration: configuration)
+        var ends: [Int32: Int64] = [:]
+        for event in events {
+            let value = #"{"type":"chat.message","id":"\#(event.id)","token":"\#(event.token)"}"#
+            let report = try await producer.send(
+                KafkaProducerRecord(topic: e.topic, partition: partition, key: Array(event.token.utf8), value: Array(value.utf8)))
+            ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1)
+        }
+        await producer.close()
+        return ends
+    }
+
+    /// Waits until the group has committed up to `ends`.
+    static func committed(_ e: EndToEnd, _ ends: [Int32: Int64]) async throws -> Bool {
+        try await eventually(timeout: .seconds(120), every: .milliseconds(300)) {
+            let admin = try KafkaConsumer(configuration: e.events.consumerConfiguration(group: group))
+            let offsets = try await admin.committed(ends.keys.map { TopicPartition(topic: e.topic, partition: $0) })
+            await admin.close()
+            return offsets.allSatisfy { $0.offset.isConcrete && $0.offset.rawValue >= ends[$0.partition]! }
+        }
+    }
+
+    @Test(
+        "a cap per device withholds the third push, an event written twice goes once, a record outside its key's partition is dead-lettered; a second worker restores the state and the cap still holds"
+    )
+    func capAndDedupAcrossRestart() async throws {
+        let e = try await EndToEnd(partitions: 2)
+        try await e.createTopic("pushbridge.\(Self.group).rules-changelog", partitions: 2)
+        try Self.mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let first = try await e.startWorker(group: Self.group, sections: Self.rules(e))
+
+        // ann: 4 events, a cap of 2 per hour. ben: one event written twice (same ID), and one more.
+        var ends = try await Self.produce(
+            e, [("a1", "ann"), ("a2", "ann"), ("a3", "ann"), ("b1", "ben"), ("b1", "ben"), ("a4", "ann"), ("b2", "ben")])
+        // cat's record in the partition its key does not hash to.
+        let wrong = KafkaPartitioner.murmur2.partition(of: Array("cat".utf8), count: 2) == 0 ? Int32(1) : 0
+        ends.merge(try await Self.produce(e, [("c1", "cat")], partition: wrong), uniquingKeysWith: max)
+        #expect(try await Self.committed(e, ends), "\(first.output.suffix(3000))")
+        #expect(e.acceptedTokens["ann"] == 2, "\(e.acceptedTokens)")
+        #expect(e.acceptedTokens["ben"] == 2, "\(e.acceptedTokens)")
+        #expect(e.acceptedTokens["cat"] == nil)
+        #expect(try first.metric(#"pushbridge_pushes_withheld_total{rule="cap",event_type="chat.message"}"#) == 2)
+        #expect(try first.metric(#"pushbridge_pushes_withheld_total{rule="duplicate",event_type="chat.message"}"#) == 1)
+        let dead = try await e.events.readAll(e.deadLetterTopic, idle: .seconds(3))
+        #expect(dead.count == 1 && dead.first?.header("pushbridge-reason-code")?.stringValue == "not_keyed_by_subject")
+        await expectCleanExit(first)
+
+        // A new worker with an empty store: the changelog says what was sent.
+        try? FileManager.default.removeItem(at: e.directory.appendingPathComponent("rules.sqlite"))
+        let second = try await e.startWorker(group: Self.group, sections: Self.rules(e))
+        ends = try await Self.produce(e, [("a5", "ann"), ("b1", "ben"), ("d1", "dan")])
+        #expect(try await Self.committed(e, ends), "\(second.output.suffix(3000))")
+        #expect(e.acceptedTokens["dan"] == 1)
+        #expect(e.acceptedTokens["ann"] == 2 && e.acceptedTokens["ben"] == 2, "\(e.acceptedTokens)")
+        #expect(try second.metric(#"pushbridge_pushes_withheld_total{rule="cap",event_type="chat.message"}"#) == 1)
+        #expect(try second.metric(#"pushbridge_pushes_withheld_total{rule="duplicate",event_type="chat.message"}"#) == 1)
+        await expectCleanExit(second)
+        await e.stop()
+    }
+}
