@@ -30,6 +30,9 @@
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
+#   scripts/bench.sh rules-engine what cap costs a worker per event (issue 55): the peer's mapping without and with a
+#                               cap per device, on a topic keyed by device; rules_engine_{off,cap}_cpu_us_per_event
+#                               and rules_engine_cap_cpu_percent_of_off_median (RULES_ENGINE_BENCH_ROUNDS, _EVENTS)
 #   scripts/bench.sh rules-restore a new owner of a caps/dedup state partition restoring it from tansu into an empty
 #                               rules store: RULES_RESTORE_BENCH_NOTIFICATIONS (default 100,000: 200,000 facts);
 #                               rules_restore_seconds_per_million_facts, and the worker's CPU for it
@@ -89,7 +92,7 @@ if [ "$which" = netfault ]; then
 fi
 swift build -c release --product pushbridge-bench >/dev/null
 bench=$(swift build -c release --show-bin-path)/pushbridge-bench
-if [ "$which" = all ] || [ "$which" = e2e ] || [ "$which" = latency ] || [ "$which" = peer ]; then swift build -c release --product pushbridge >/dev/null; fi
+if [ "$which" = all ] || [ "$which" = e2e ] || [ "$which" = latency ] || [ "$which" = peer ] || [ "$which" = rules-engine ]; then swift build -c release --product pushbridge >/dev/null; fi
 # PUSHBRIDGE_BENCH_WORKER=path: measure another build of the worker (an older commit's, to
 # compare in one run: figures from different runs of a noisy machine do not compare).
 worker=${PUSHBRIDGE_BENCH_WORKER:-$(swift build -c release --show-bin-path)/pushbridge}
@@ -310,6 +313,43 @@ if [ "$which" = all ] || [ "$which" = latency ]; then
             "$bare" "$url" "$work/ca.crt" $((rate * 10)) 100 "$rate" | sed "s/^bare_curl_open_/bare_curl_${d}_rate_${rate}_/"
         fi
     done
+fi
+
+if [ "$which" = all ] || [ "$which" = rules-engine ]; then
+    # What cap costs per event (issue 55: at most 15% more CPU): pushbridge with the peer's mapping
+    # and with it capped per device, on a topic keyed by device, in RULES_ENGINE_BENCH_ROUNDS (3)
+    # rounds of RULES_ENGINE_BENCH_EVENTS (100000) events each, the order turning; a fresh tansu
+    # each round. rules_engine_cap_cpu_percent_of_off_median: the capped runs' CPU per event as a
+    # share of the plain ones', pair by pair.
+    [ -n "${nginx_port:-}" ] || start_nginx
+    stub_service_account
+    [ -n "${latency_port:-}" ] || start_latency_stub
+    figures="$work/rules-engine-figures"
+    for round in $(seq "${RULES_ENGINE_BENCH_ROUNDS:-3}"); do
+        start_tansu bench-dead-letter bench-invalidations "rules-r$round-off" "rules-r$round-cap" "rules-r$round-cap-changelog"
+        LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" rules-engine --bootstrap "127.0.0.1:$tansu_port" --worker "$worker" \
+            --dir "$work" --base "https://127.0.0.1:$latency_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
+            --status-port "$status_port" --round "$round" --events "${RULES_ENGINE_BENCH_EVENTS:-100000}" |
+            sed "s/^rules_engine_/rules_engine_r${round}_/" | tee -a "$figures"
+        kill "${pids[-1]}" 2>/dev/null || true
+        wait "${pids[-1]}" 2>/dev/null || true
+        unset 'pids[-1]'
+    done
+    python3 - "$figures" <<'PY'
+import re, statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"rules_engine_r(\d+)_(off|cap)_(\w+): ([\d.]+)", line)
+    if m: v[(int(m[1]), m[2], m[3])] = float(m[4])
+rounds = sorted({r for r, _, _ in v})
+for fig in ("cpu_us_per_event", "events_per_second", "peak_rss_mb"):
+    for mode in ("off", "cap"):
+        xs = [v[(r, mode, fig)] for r in rounds if (r, mode, fig) in v]
+        if xs: print(f"rules_engine_{mode}_{fig}_median: {statistics.median(xs):.1f}")
+pairs = [v[(r, "cap", "cpu_us_per_event")] / v[(r, "off", "cpu_us_per_event")] * 100 for r in rounds
+         if (r, "cap", "cpu_us_per_event") in v and (r, "off", "cpu_us_per_event") in v]
+if pairs: print(f"rules_engine_cap_cpu_percent_of_off_median: {statistics.median(pairs):.1f}")
+PY
 fi
 
 if [ "$which" = peer ]; then

@@ -96,12 +96,13 @@ public final class RulesStore: RulesState, Sendable {
     public func addPending(_ fact: NotificationFact, partition: Int32) throws(RulesStoreError) {
         guard !isReadOnly else { throw RulesStoreError(code: .readOnly, message: "\(path) is open read-only: cannot add a pending fact") }
         try locked.withLock { inner throws(RulesStoreError) in
-            if var stored = try inner.connection.state(of: fact.notification, partition: partition) {
-                let before = stored
-                stored.apply(fact)
-                if stored == before { return }
+            let stored = try inner.connection.state(of: fact.notification, partition: partition)
+            if var merged = stored {
+                merged.apply(fact)
+                if merged == stored { return }
             }
-            inner.overlay.add(fact, partition: partition)
+            // An outcome fact names no subject: the reservation's, in the file or pending, is its.
+            inner.overlay.add(fact, partition: partition, subject: fact.subject ?? stored?.subject)
         }
     }
 
@@ -163,6 +164,8 @@ public final class RulesStore: RulesState, Sendable {
         try locked.withLock { inner throws(RulesStoreError) in
             var found = try inner.connection.notifications(of: key, countingAfter: since, policy: policy)
             for n in inner.overlay.notifications {
+                // A notification whose subject the key does not match cannot count, whatever is pending.
+                if let subject = inner.overlay.subject(of: n), !key.matches(subject) { continue }
                 guard let pending = inner.overlay.state(of: n) else { continue }
                 var stored = found[n]
                 if stored == nil { stored = try inner.connection.state(of: n) }

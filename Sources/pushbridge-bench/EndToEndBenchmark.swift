@@ -108,7 +108,10 @@ enum EndToEndBenchmark {
 
     /// Produces `count` welcome events (unique tokens), at `rate` per second if given; or the
     /// events `event` makes from their number.
-    static func produce(_ s: Setup, count: Int, rate: Int? = nil, event: (@Sendable (Int) -> String)? = nil) async throws -> [Int32: Int64] {
+    /// - Parameter key: each event's record key (default `k<i>`), placed by librdkafka's default partitioner.
+    static func produce(
+        _ s: Setup, count: Int, rate: Int? = nil, event: (@Sendable (Int) -> String)? = nil, key: (@Sendable (Int) -> String)? = nil
+    ) async throws -> [Int32: Int64] {
         var configuration = KafkaProducerConfiguration(bootstrapServers: [s.bootstrap])
         configuration.linger = .milliseconds(1)
         let producer = try KafkaProducer(configuration: configuration)
@@ -127,7 +130,8 @@ enum EndToEndBenchmark {
                     let value =
                         event?(i)
                         ?? #"{"type":"user.welcome","id":"e\#(i)","user":{"first_name":"User \#(i)","fcm_token":"bench-token-\#(i)-abcdefghijklmnopqrstuvwxyz0123456789"},"sent_at_us":"\#(sentAt)"}"#
-                    group.addTask { try await producer.send(KafkaProducerRecord(topic: s.topic, key: Array("k\(i)".utf8), value: Array(value.utf8))) }
+                    let k = key?(i) ?? "k\(i)"
+                    group.addTask { try await producer.send(KafkaProducerRecord(topic: s.topic, key: Array(k.utf8), value: Array(value.utf8))) }
                 }
                 return try await group.reduce(into: [KafkaDeliveryReport]()) { $0.append($1) }
             }
@@ -221,7 +225,7 @@ extension EndToEndBenchmark {
     static func prepare(
         directory: String, bootstrap: String, topic: String, worker: String,
         endpoint: String, caFile: String, serviceAccount: String, group: String = "pushbridge-bench",
-        maxSendsPerSecond: Int? = nil, outcomes: String? = nil, tracingRatio: Double? = nil, mapping: String = mapping
+        maxSendsPerSecond: Int? = nil, outcomes: String? = nil, tracingRatio: Double? = nil, mapping: String = mapping, sections: String = ""
     ) throws -> Setup {
         let port = try FreePort.next()
         try mapping.write(toFile: "\(directory)/bench-mapping.yaml", atomically: true, encoding: .utf8)
@@ -243,6 +247,7 @@ extension EndToEndBenchmark {
             http: {listen: "127.0.0.1:\(port)"}
             log: {level: warning}
             \(tracingRatio.map { "tracing: {endpoint: \"\(endpoint)\", ca_file: \(caFile), sample_ratio: \($0)}" } ?? "")
+            \(sections)
             """
         let path = "\(directory)/bench-config-\(port).yaml"
         try config.write(toFile: path, atomically: true, encoding: .utf8)

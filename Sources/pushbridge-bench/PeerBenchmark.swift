@@ -83,13 +83,22 @@ enum PeerBenchmark {
             endpoint: endpoint, caFile: o.caFile,
             serviceAccount: o.serviceAccount, group: topic, mapping: mapping)
         let ends = try await EndToEndBenchmark.produce(setup, count: o.events, event: { event($0) })
-        let requests0 = try stubRequests(o)
+        let requests0 = try stubRequests(port: o.statusPort)
         let log = "\(o.directory)/\(topic).log"
         let running = try start(who, setup: setup, endpoint: endpoint, ends: ends, log: log, o)
         defer { running.stop() }
+        return try await measure(running, events: o.events, statusPort: o.statusPort, requestsBefore: requests0, log: log, who: who.rawValue)
+    }
+
+    /// Clocks a contender started on `events` events from outside: events/s at the stub (from
+    /// 1% of them to all), CPU per event until every one is committed, peak RSS, how busy the
+    /// machine was. `requestsBefore`: the stub's count before the contender started.
+    static func measure(
+        _ running: Running, events: Int, statusPort: Int, requestsBefore requests0: Int, log: String, who: String
+    ) async throws -> [(name: String, value: Double)] {
         // The stub's clock: first past 1% of the events, then past all of them (both fetch their
         // access token from the other nginx, the service account's token_uri).
-        let first = max(1, o.events / 100)
+        let first = max(1, events / 100)
         var t0: ContinuousClock.Instant?
         var t1: ContinuousClock.Instant?
         let deadline = ContinuousClock.now + .seconds(600)
@@ -98,24 +107,24 @@ enum PeerBenchmark {
         while t1 == nil, ContinuousClock.now < deadline {
             // stub_status counts its own reads too.
             reads += 1
-            let n = try stubRequests(o) - requests0 - reads
+            let n = try stubRequests(port: statusPort) - requests0 - reads
             if t0 == nil, n >= first {
                 t0 = .now
                 machine0 = machineCPUTicks()
             }
-            if n >= o.events { t1 = .now }
+            if n >= events { t1 = .now }
             if t1 == nil { try await Task.sleep(for: .milliseconds(20)) }
         }
         guard let t0, let t1 else {
-            throw BenchError("\(who.rawValue) sent too few requests: \((try? String(contentsOfFile: log, encoding: .utf8))?.suffix(1500) ?? "")")
+            throw BenchError("\(who) sent too few requests: \((try? String(contentsOfFile: log, encoding: .utf8))?.suffix(1500) ?? "")")
         }
         let machine = machineCPUTicks()
         let allCommitted = try await running.committed()
         let cpu = procCPUSeconds(pid: running.pid())
         let rss = procStatusMegabytes("VmHWM:", pid: running.pid())
         return [
-            ("events_per_second", Double(o.events - first) / KafkaBenchmark.seconds(t1 - t0)),
-            ("cpu_us_per_event", cpu * 1e6 / Double(o.events)),
+            ("events_per_second", Double(events - first) / KafkaBenchmark.seconds(t1 - t0)),
+            ("cpu_us_per_event", cpu * 1e6 / Double(events)),
             ("peak_rss_mb", rss),
             ("all_committed", allCommitted ? 1 : 0),
             // Both cores, over the clocked part: this contender, the stub, tansu, and whatever
@@ -159,9 +168,9 @@ enum PeerBenchmark {
     }
 
     /// Requests the stub has had so far (nginx `stub_status`, plain HTTP).
-    static func stubRequests(_ o: Options) throws -> Int {
+    static func stubRequests(port: Int) throws -> Int {
         // "Active connections: 1 \nserver accepts handled requests\n 12 12 340 \n…"
-        let text = try HTTPGet.get(port: o.statusPort, path: "/nginx_status").body
+        let text = try HTTPGet.get(port: port, path: "/nginx_status").body
         let lines = text.split(separator: "\n")
         guard lines.count >= 3, let requests = lines[2].split(separator: " ").dropFirst(2).first.flatMap({ Int($0) }) else {
             throw BenchError("cannot read the stub's status: \(text)")

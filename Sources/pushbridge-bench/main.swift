@@ -22,6 +22,8 @@ let usage = """
                                 [--stub-pid-file FILE] [--cap SENDS_PER_SECOND] [--cap-seconds N]
            pushbridge-bench peer --bootstrap HOST:PORT --worker PUSHBRIDGE --peer PEER_GO --dir DIR --base URL --ca FILE
                                 --service-account FILE --status-port PORT --round N [--events N] [--delays 0,100] [--baseline PUSHBRIDGE]
+           pushbridge-bench rules-engine --bootstrap HOST:PORT --worker PUSHBRIDGE --dir DIR --base URL --ca FILE
+                                --service-account FILE --status-port PORT --round N [--events N]
            pushbridge-bench registry --dir DIR [--users N] [--devices-per-user N] [--cache-mb N] [--lookups N]
                                 [--bootstrap HOST:PORT --kafka-users N]
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
@@ -176,6 +178,19 @@ do {
                     serviceAccount: account,
                     statusPort: statusPort, events: Int(option("--events", "150000")!)!,
                     delays: option("--delays", "0,100")!.split(separator: ",").map(String.init), round: round)))
+    case "rules-engine":
+        guard let bootstrap = option("--bootstrap"), let worker = option("--worker"), let dir = option("--dir"), let base = option("--base"),
+            let ca = option("--ca"), let account = option("--service-account"),
+            let statusPort = option("--status-port").flatMap({ Int($0) }), let round = option("--round").flatMap({ Int($0) })
+        else {
+            print(usage)
+            exit(2)
+        }
+        emit(
+            try await RulesEngineBenchmark.run(
+                .init(
+                    bootstrap: bootstrap, worker: worker, directory: dir, base: base, caFile: ca, serviceAccount: account, statusPort: statusPort,
+                    events: Int(option("--events", "100000")!)!, round: round)))
     case "registry":
         guard let dir = option("--dir") else {
             print(usage)

@@ -50,6 +50,7 @@ public final class ChangelogPartition: Sendable {
     private let sink: Sink
     private let tail: Mutex<ChangelogTail>
     private let changed = ChangeSignal()
+    private let readBacks = ReadBackWaiters()
     private let undecodable = Atomic<Int>(0)
 
     /// - Parameters:
@@ -117,7 +118,10 @@ public final class ChangelogPartition: Sendable {
 
     /// Records of the changelog, in offset order.
     func read(_ messages: [KafkaMessage]) throws {
-        defer { changed.notify() }
+        defer {
+            changed.notify()
+            readBacks.advance(to: tail.withLock { $0.next })
+        }
         var admitted: [(offset: Int64, fact: Fact)] = []
         for message in messages {
             guard let fact = try? FactCodec.decode(message.value) else {
@@ -158,17 +162,14 @@ public final class ChangelogPartition: Sendable {
     /// read-back there is decided, ``NotificationAttempt/readBack(_:now:state:)``), and `sink`
     /// has had every fact it admitted up to it. Nil if the task is cancelled first.
     public func tail(pastOffset offset: Int64) async -> ChangelogTail? {
-        var past: ChangelogTail?
-        _ = await changed.wait {
-            past = tail.withLock { $0.next > offset ? $0 : nil }
-            return past != nil
-        }
-        return past
+        guard await readBacks.wait(past: offset) else { return nil }
+        return tail.withLock { $0 }
     }
 
     /// Forgets the claim for a new one under `owner` (``ChangelogTail/reclaim(as:)``); call with
     /// the follower stopped, then empty the state and follow from 0 again.
     public func reclaim(as owner: String) {
         tail.withLock { $0.reclaim(as: owner) }
+        readBacks.reset()
     }
 }
