@@ -117,8 +117,10 @@ public struct Delivery: Sendable {
     }
 
     /// The rules engine of `cap` and `dedup` (direct mode: `rules.source.keyed_by: user`), its
-    /// state in `rules.state_path`, its claims and facts written by the record producer.
-    static func rulesEngine(_ settings: PushbridgeConfig, producer: KafkaProducer, clock: any WallClock) throws -> RulesEngine<RulesStore> {
+    /// state in `rules.state_path`, its claims and facts written by `producer` (the record
+    /// producer: `acks=all`, ``OutputRecords/producerConfiguration(brokers:properties:)``).
+    /// Public for `pushbridge demo`, which puts its pipeline together itself.
+    public static func rulesEngine(_ settings: PushbridgeConfig, producer: KafkaProducer, clock: any WallClock) throws -> any StatefulRulesEngine {
         guard settings.rules.keyedBy == .user, let name = settings.rules.partitioner, let partitioner = KafkaPartitioner(rawValue: name.rawValue)
         else {
             throw RulesSetupError(

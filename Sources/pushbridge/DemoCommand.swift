@@ -24,7 +24,12 @@ struct DemoCommand: AsyncParsableCommand {
             token (a token-invalidation record) and an event type with no mapping (skipped). \
             The device registry holds examples/registry's users: user-44 muted chats, and \
             user-43 gets quiet hours around the current time, so their chat messages are \
-            withheld (docs/rules.md).
+            withheld (docs/rules.md). post.liked is capped at 2 per user per hour: user-44 \
+            gets three likes, and one is withheld by the cap; user-42's like is written twice \
+            (the same event ID), and the repeat is withheld as a duplicate. A capped mapping's \
+            events are keyed by their user, as caps need (rules.source: {keyed_by: user, \
+            partitioner: consistent}); their state is in a rules store in a temporary folder, \
+            with its changelog topic on the cluster.
 
             Then it runs the same consume → map → send → commit pipeline as `pushbridge run`, \
             prints every push the emulator accepted with how it reads on phones in a few \
@@ -54,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
         logger.logLevel = ProcessInfo.processInfo.environment["PUSHBRIDGE_DEMO_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         // examples/registry's mapping targets a user: the demo's registry knows their phones.
         let mappingSet = try MappingFiles.load(["\(examples)/mappings", "\(examples)/registry/mapping.yaml"])
-        let events = try DemoEvents.load(directory: "\(examples)/events", extra: extraEvents)
+        let events = DemoRules.keyedBySubject(try DemoEvents.load(directory: "\(examples)/events", extra: extraEvents), mappings: mappingSet)
 
         print("== starting an in-process Kafka cluster and the FCM emulator")
         let cluster = try KafkaMockCluster(brokers: 1)
@@ -68,7 +73,8 @@ struct DemoCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: fcm.directory) }
         print("   kafka \(cluster.bootstrapServers), FCM emulator \(fcm.emulator.baseURL) (project \(fcm.account.projectID))")
 
-        let producerConfiguration = KafkaProducerConfiguration(bootstrapServers: [cluster.bootstrapServers])
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: [cluster.bootstrapServers])
+        producerConfiguration.properties["partitioner"] = DemoRules.producerPartitioner
         let producer = try KafkaProducer(configuration: producerConfiguration)
         print("== producing \(events.count) events to \(topics.events)")
         var ends: [Int32: Int64] = [:]
@@ -90,6 +96,17 @@ struct DemoCommand: AsyncParsableCommand {
         print("== device registry \(topics.devices): \(registry.store.userCount) users, \(registry.store.deviceCount) devices")
         print("   user-43's quiet hours: \(DemoRegistry.quietHoursNow.from)–\(DemoRegistry.quietHoursNow.to) UTC (the demo sets them around now)")
 
+        // Caps and dedup: the engine `pushbridge run` has with rules.source.keyed_by: user.
+        let rulesSettings = DemoRules.settings(bootstrapServers: cluster.bootstrapServers, group: topics.group, directory: fcm.directory)
+        let rulesProducer = try KafkaProducer(
+            configuration: OutputRecords.producerConfiguration(brokers: [cluster.bootstrapServers], properties: [:]))
+        let rules = try DemoRules.engine(rulesSettings, mappings: mappingSet, cluster: cluster, partitions: partitions, producer: rulesProducer)
+        if rules != nil {
+            print(
+                "== caps and dedup: their events keyed by user (partitioner: consistent), changelog \(rulesSettings.rules.changelog(group: topics.group))"
+            )
+        }
+
         let client = try FCMClient(configuration: fcm.clientConfiguration)
         let recorder = RecordingProducer(producer)
         var options = EventProcessor.Options(deadLetterTopic: topics.deadLetter, tokenInvalidationTopic: topics.invalidations)
@@ -98,14 +115,14 @@ struct DemoCommand: AsyncParsableCommand {
         let metrics = PipelineMetrics()
         let processor = EventProcessor(
             mappings: mappingSet, sender: FCMProjects(single: client, name: DemoRegistry.app), producer: recorder,
-            directory: registry.directory, options: options, metrics: metrics, logger: logger)
-        var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: "pushbridge-demo")
+            directory: registry.directory, options: options, metrics: metrics, logger: logger, rules: rules)
+        var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: topics.group)
         consumerConfiguration.sessionTimeout = .seconds(10)
         let pipeline = try Pipeline(
             configuration: Pipeline.Configuration(consumer: consumerConfiguration, topics: [topics.events]),
             processor: processor, metrics: metrics, logger: logger)
 
-        print("== running the pipeline (group pushbridge-demo)")
+        print("== running the pipeline (group \(topics.group))")
         let started = ContinuousClock.now
         let run = Task { try await pipeline.run() }
         let expected = ends.map { (TopicPartition(topic: topics.events, partition: $0.key), $0.value) }
@@ -131,6 +148,7 @@ struct DemoCommand: AsyncParsableCommand {
         try await run.value
         await client.shutdown()
         await producer.close()
+        await rulesProducer.close()
 
         let catalogs = DemoResources.catalogs(examples: examples)
         let locales = locale.flatMap { $0.split(separator: ",").map(String.init) }
@@ -144,6 +162,8 @@ struct DemoCommand: AsyncParsableCommand {
 }
 
 struct DemoTopics {
+    /// The consumer group (the changelog topic of caps and dedup is named after it).
+    let group = "pushbridge-demo"
     let events = "events"
     let deadLetter = "pushbridge.dead-letter"
     let invalidations = "pushbridge.token-invalidations"

@@ -18,10 +18,12 @@ struct DemoEvent {
 }
 
 enum DemoEvents {
-    /// The example events, then events that show the failure paths, then `extra` generated ones.
+    /// The example events, one of them again (a producer's retry), then events that show the
+    /// failure paths, then `extra` generated ones.
     static func load(directory: String, extra: Int) throws -> [DemoEvent] {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
         var events: [DemoEvent] = []
+        var retried: DemoEvent?
         for file in files {
             guard let data = FileManager.default.contents(atPath: "\(directory)/\(file)") else { continue }
             var headers: [KafkaHeader] = []
@@ -30,7 +32,12 @@ enum DemoEvents {
             // producer keys them by the activity: one partition, so they are sent in order.
             let key = file.hasPrefix("activity-") ? String(file.prefix { $0 != "." }) : file
             events.append(DemoEvent(key: Array(key.utf8), value: Array(data), headers: headers))
+            if file == "post-liked.user-42.json" { retried = events.last }
         }
+        // A producer's retry: user-42's like written again, its event ID the same → withheld as a
+        // duplicate (post.liked's cap implies dedup over its hour). Under the cap, so whichever
+        // copy is decided first is sent: the outcome does not depend on the order.
+        if let retried { events.append(retried) }
         // A dead token: the emulator answers UNREGISTERED → a token-invalidation record.
         events.append(
             DemoEvent(
@@ -193,6 +200,7 @@ struct DemoReport {
         for o in withheld {
             Swift.print(
                 "⏸ \(o["event_type"]?.stringValue ?? "-") to \(o["user"]?.stringValue ?? "-") [\(o["reason_code"]?.stringValue ?? "-")] \(o["reason"]?.stringValue ?? "")"
+                    + (o["event_id"]?.stringValue.map { " (\($0))" } ?? "")
             )
         }
 

@@ -26,7 +26,8 @@ struct ValidateCommand: ParsableCommand {
     func run() throws {
         let files = try MappingFiles.read(paths)
         do {
-            let set = try MappingSet.load(files: files)
+            // As `pushbridge run` loads them: `cap` and `dedup` checked, not refused (replay's are).
+            let set = try MappingSet.load(files: files, statefulRules: true)
             MappingFiles.printWarnings(set)
             print(
                 "ok: \(files.count) file\(files.count == 1 ? "" : "s"), \(set.mappings.count) event type\(set.mappings.count == 1 ? "" : "s"): \(set.eventTypes.joined(separator: ", "))"

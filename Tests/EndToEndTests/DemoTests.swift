@@ -18,7 +18,7 @@ struct DemoTests {
         let status = await process.wait(timeout: .seconds(180))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(output.suffix(3000))")
-        #expect(output.contains("22 events → 19 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        #expect(output.contains("27 events → 23 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
         // examples/mappings/orders.yaml: each order.status_changed event takes its variant; a
         // status no variant matches is skipped (unmatched: skip).
         #expect(output.contains(#"order-status-shipped.json: variant: shipped (/status = "shipped")"#), "\(output.prefix(3000))")
@@ -37,7 +37,7 @@ struct DemoTests {
         #expect(output.contains("Hoş geldin") || output.contains("Hoş geldiniz"), "Turkish preview")
         #expect(output.contains("[invalid_json]") && output.contains("[missing_field]"))
         #expect(output.contains(#""reason":"UNREGISTERED""#) && output.contains(#""token":"dead-token-of-zoe""#))
-        #expect(output.contains("FCM requests: 20 (19× 200, 1× 404)"))
+        #expect(output.contains("FCM requests: 24 (23× 200, 1× 404)"), "\(output.suffix(2000))")
         // examples/mappings/activities.yaml: an order's Live Activity started on user-42's iPhone
         // through its push-to-start token, updated and ended; each APNs payload printed, and the
         // phone's final state from the emulator's board.
@@ -54,6 +54,33 @@ struct DemoTests {
         // docs/rules.md: user-44 muted chats; user-43's quiet hours are around now (in UTC).
         #expect(output.contains(#"⏸ chat.message to user-44 [muted] user user-44 muted the category "chats""#), "\(output)")
         #expect(output.contains("⏸ chat.message to user-43 [quiet_hours] local time ") && output.contains(" in UTC is inside the quiet hours "))
+        // examples/registry/mapping.yaml's post.liked, capped at 2 per user per hour, its events
+        // keyed by user (direct mode): of user-44's three likes one is withheld by the cap (which
+        // one depends on the order they are decided in); user-42's like, written twice with one
+        // event ID, is sent once, the repeat withheld as a duplicate. None is dead-lettered
+        // not_keyed_by_subject.
+        #expect(
+            output.contains(
+                "== caps and dedup: their events keyed by user (partitioner: consistent), changelog pushbridge.pushbridge-demo.rules-changelog"))
+        let withheld = output.split(separator: "\n").filter { $0.hasPrefix("⏸ post.liked ") }
+        #expect(withheld.count == 2, "\(withheld)")
+        #expect(
+            withheld.filter { $0.hasPrefix("⏸ post.liked to user-44 [cap] the cap's 2 pushes within its window are reached (evt-101") }.count == 1,
+            "\(withheld)")
+        #expect(
+            withheld.contains {
+                $0.hasPrefix("⏸ post.liked to user-42 [duplicate] FCM already acknowledged this push") && $0.hasSuffix(" (evt-1013)")
+            }, "\(withheld)")
+        #expect(!output.contains("not_keyed_by_subject"), "\(output)")
+        // The pushes the emulator accepted: two likes to user-44's one phone (the third is over
+        // the cap: user-44's chat is muted, so every push to that phone is a like), and user-42's
+        // like once to each of their two phones (the repeat not sent again).
+        #expect(output.split(separator: "\n").filter { $0.hasPrefix("✓ token …ser-44 ") }.count == 2, "\(output)")
+        let likes = ["Ana", "Bob", "Chen"].filter { output.contains("| post_liked_body | [\"\($0)\"] | \($0) liked your post.") }
+        #expect(likes.count == 2, "\(output)")
+        let dana = #"  en     | android  | body  | post_liked_body | ["Dana"] | Dana liked your post."#
+        #expect(output.components(separatedBy: dana).count - 1 == 2, "one push to each of user-42's phones: \(output)")
+        #expect(output.contains(#"| POST_LIKED_BODY | ["Dana"] | Dana gefällt dein Beitrag."#), "\(output)")
         // Every example mapping's push is one a phone shows as meant (docs/emulator.md, "Device notes").
         #expect(!output.contains("== device notes"), "\(output)")
     }

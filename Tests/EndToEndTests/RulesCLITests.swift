@@ -20,6 +20,12 @@ struct RulesCLITests {
         #expect(muted.err == "cannot render: user user-44 muted the category \"chats\" [muted]\n", "\(muted.err)")
     }
 
+    @Test("validate accepts examples/registry's mapping, whose post.liked has a cap, as run loads it")
+    func validateCap() async throws {
+        let r = try await runPushbridge(["validate", "examples/registry/mapping.yaml"])
+        #expect(r.status == 0 && r.out.hasPrefix("ok: 1 file, 2 event types: chat.message, post.liked"), "\(r.out)\(r.err)")
+    }
+
     @Test("quiet hours judged at --now in the user's zone, across Berlin's spring-forward night; a malformed preference is named and left out")
     func quietHours() async throws {
         let folder = try TemporaryFolder()
