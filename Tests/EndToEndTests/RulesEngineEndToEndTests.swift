@@ -95,4 +95,18 @@ struct RulesEngineEndToEndTests {
         await expectCleanExit(second)
         await e.stop()
     }
+
+    @Test("a worker whose rules changelog topic does not exist stops, naming the topic and how to create it")
+    func changelogMissing() async throws {
+        let e = try await EndToEnd(partitions: 2)
+        try Self.mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let config = try e.config(group: "e2e-rules-nochangelog", httpPort: 0, sections: Self.rules(e))
+        let (status, output) = try await e.pushbridge(["run", "--config", config], timeout: .seconds(90))
+        #expect(status != 0, "\(output)")
+        #expect(
+            output.contains(
+                "the rules changelog pushbridge.e2e-rules-nochangelog.rules-changelog does not exist, and events has 2: create it with as many"),
+            "\(output)")
+        await e.stop()
+    }
 }

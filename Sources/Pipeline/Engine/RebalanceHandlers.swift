@@ -109,6 +109,17 @@ final class RebalanceHandlers: Sendable {
         guard let rules, let topic = partitions.first?.topic else { return }
         do {
             let count = try await consumer.partitionCount(of: topic)
+            let changelog = (try? await consumer.partitionCount(of: rules.changelogTopic)) ?? 0
+            guard changelog == count else {
+                let problem = changelog == 0 ? "does not exist" : "has \(changelog) partitions"
+                let why =
+                    "the rules changelog \(rules.changelogTopic) \(problem), and \(topic) has \(count): create it with as many "
+                    + "(kafka-topics.sh --create --topic \(rules.changelogTopic) --partitions \(count) --config cleanup.policy=delete), "
+                    + "or set rules.changelog_topic"
+                logger.critical("\(why)")
+                failed?(why)
+                return
+            }
             rules.assigned(partitions.map(\.partition), partitionCount: Int32(count))
         } catch {
             logger.critical("cannot read the partition count of \(topic), which the rules engine's state partitions follow: \(error)")

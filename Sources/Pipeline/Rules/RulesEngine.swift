@@ -8,6 +8,8 @@ import Threading
 public protocol StatefulRulesEngine: Sendable {
     /// How the source's producers partition by subject (direct mode, docs/rules.md).
     var partitioner: KafkaPartitioner { get }
+    /// Where the owners' claims and facts go: as many partitions as the source.
+    var changelogTopic: String { get }
     /// The partition `key` belongs in among the source's partitions; nil before the first
     /// assignment said how many there are.
     func partition(of key: [UInt8]) -> Int32?
@@ -87,6 +89,7 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
     }
 
     public var partitioner: KafkaPartitioner { configuration.partitioner }
+    public var changelogTopic: String { configuration.changelogTopic }
 
     public func partition(of key: [UInt8]) -> Int32? {
         guard let count = state.withLock({ $0.partitionCount }) else { return nil }
