@@ -92,14 +92,16 @@ struct RulesExactnessEndToEndTests {
 
     /// Produces `records` keyed by their token with librdkafka's default partitioner, `chunk` at a
     /// time with `pause` between: the offset after the last one written, per partition.
-    static func produce(_ e: EndToEnd, _ records: [(id: String, token: String)], chunk: Int, pause: Duration) async throws -> [Int32: Int64] {
+    static func produce(
+        _ e: EndToEnd, _ records: [(id: String, token: String)], values: [String]? = nil, chunk: Int, pause: Duration
+    ) async throws -> [Int32: Int64] {
         var configuration = KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers])
         configuration.properties = e.clientProperties
         configuration.properties["partitioner"] = "consistent_random"
         let producer = try KafkaProducer(configuration: configuration)
         var ends: [Int32: Int64] = [:]
         for (i, r) in records.enumerated() {
-            let value = #"{"type":"chat.message","id":"\#(r.id)","token":"\#(r.token)"}"#
+            let value = values?[i] ?? #"{"type":"chat.message","id":"\#(r.id)","token":"\#(r.token)"}"#
             let report = try await producer.send(KafkaProducerRecord(topic: e.topic, key: Array(r.token.utf8), value: Array(value.utf8)))
             ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1)
             if (i + 1) % chunk == 0 { try await Task.sleep(for: pause) }
@@ -108,10 +110,91 @@ struct RulesExactnessEndToEndTests {
         return ends
     }
 
-    static func committed(_ e: EndToEnd, _ ends: [Int32: Int64]) async throws -> Bool {
+    static func committed(_ e: EndToEnd, _ ends: [Int32: Int64], group: String = group) async throws -> Bool {
         let admin = try KafkaConsumer(configuration: e.events.consumerConfiguration(group: group))
         let offsets = try await admin.committed(ends.keys.map { TopicPartition(topic: e.topic, partition: $0) })
         await admin.close()
         return offsets.allSatisfy { $0.offset.isConcrete && $0.offset.rawValue >= ends[$0.partition]! }
+    }
+
+    static let userMapping = """
+        version: 1
+        event: {id: /id}
+        events:
+          chat.message:
+            target: {user: {field: /to}}
+            category: social
+            body: {key: new_message}
+            data: {event: {field: /id}}
+            cap: {max: 2, per: 1h, by: [user, category]}
+        """
+
+    @Test(
+        "users' two devices from the registry, a cap per user and category: each user gets exactly 2 of 5 notifications on both devices while a second worker joins and the partitions move"
+    )
+    func userCapAcrossRebalance() async throws {
+        var faults = EmulatorFaults()
+        faults.latencyMilliseconds = 40
+        let e = try await EndToEnd(partitions: 4, faults: faults)
+        let group = "e2e-rules-users"
+        try await e.createTopic("pushbridge.\(group).rules-changelog", partitions: 4)
+        try await e.createTopic("devices", partitions: 2)
+        try Self.userMapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let users = (0..<20).map { "u\($0)" }
+        let backend = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers]))
+        for user in users {
+            let devices = #"{"devices": [{"token": "\#(user)-phone"}, {"token": "\#(user)-tablet"}]}"#
+            _ = try await backend.send(KafkaProducerRecord(topic: "devices", key: Array(user.utf8), value: Array(devices.utf8)))
+        }
+        await backend.close()
+        @Sendable func start(_ n: Int) async throws -> WorkerProcess {
+            let sections = """
+                registry: {topic: devices, path: \(e.directory.appendingPathComponent("registry-\(n).sqlite").path)}
+                rules:
+                  source: {keyed_by: user, partitioner: consistent}
+                  state_path: \(e.directory.appendingPathComponent("rules-\(n).sqlite").path)
+                """
+            return try await e.startWorker(group: group, assignment: "range", sections: sections)
+        }
+        let first = try await start(1)
+        #expect(try await eventually(timeout: .seconds(90), every: .milliseconds(200)) { first.output.contains(#""msg":"assigned""#) })
+        var rng = SplitMix64(seed: 56)
+        var records: [(id: String, token: String)] = []  // keyed by the user (the `token` field of produce's records)
+        for user in users {
+            for k in 0..<5 { records += [("\(user)-e\(k)", user), ("\(user)-e\(k)", user)] }
+        }
+        records.shuffle(using: &rng)
+        let values = records.map { #"{"type":"chat.message","id":"\#($0.id)","to":"\#($0.token)"}"# }
+        let half = records.count / 2
+        var ends = try await Self.produce(e, Array(records[..<half]), values: Array(values[..<half]), chunk: 20, pause: .milliseconds(200))
+        // The first half decided by the first worker alone, its facts in the changelog.
+        #expect(try await eventually(timeout: .seconds(120), every: .milliseconds(300)) { try await Self.committed(e, ends, group: group) })
+        let second = try await start(2)  // the group rebalances: partitions move, their state is restored
+        let moved = try await eventually(timeout: .seconds(90), every: .milliseconds(200)) { second.output.contains(#""msg":"assigned""#) }
+        #expect(moved, "the second worker got partitions: \(second.output.suffix(1500))")
+        ends.merge(
+            try await Self.produce(e, Array(records[half...]), values: Array(values[half...]), chunk: 20, pause: .milliseconds(200)),
+            uniquingKeysWith: max)
+        let committed = try await eventually(timeout: .seconds(300), every: .milliseconds(500)) {
+            try await Self.committed(e, ends, group: group)
+        }
+        #expect(committed, "every offset committed:\n\(first.output.suffix(1500))\n\(second.output.suffix(1500))")
+        var delivered: [String: Set<String>] = [:]  // device → events
+        for m in e.emulator.messages where !m.validateOnly {
+            guard let token = m.token, case .string(let event)? = m.message["data"]?["event"] else { continue }
+            delivered[token, default: []].insert(event)
+        }
+        for user in users {
+            let phone = delivered["\(user)-phone"] ?? []
+            #expect(
+                phone.count == 2 && phone == delivered["\(user)-tablet"],
+                "\(user): \(phone.sorted()) and \((delivered["\(user)-tablet"] ?? []).sorted())")
+        }
+        #expect(
+            first.output.contains(#""msg":"revoked""#) || first.output.contains(#""msg":"lost""#),
+            "partitions moved: \(first.output.split(separator: "\n").filter { $0.contains("partitions") }.joined(separator: "\n"))")
+        _ = await first.terminate()
+        _ = await second.terminate()
+        await e.stop()
     }
 }

@@ -78,6 +78,7 @@ final class RebalanceHandlers: Sendable {
         guard let consumer = consumer.withLock({ $0 }) else { return }
         coordinator.beginRevoke(partitions)
         waiting?.abandon(partitions)
+        rules?.revoking(partitions.map(\.partition))
         let drained = await coordinator.waitUntilDrained(partitions, timeout: configuration.revokeTimeout) {
             waiting?.abandoned(partitions) ?? 0
         }

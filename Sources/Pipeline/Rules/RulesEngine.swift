@@ -15,6 +15,10 @@ public protocol StatefulRulesEngine: Sendable {
     func partition(of key: [UInt8]) -> Int32?
     /// Owners start for `partitions` of the source, which has `partitionCount` partitions.
     func assigned(_ partitions: [Int32], partitionCount: Int32)
+    /// `partitions` are being revoked: events waiting for their owner's restore give up now
+    /// (the next owner takes them), so the revoke's drain does not wait for a restore; pushes
+    /// under way finish.
+    func revoking(_ partitions: [Int32])
     /// Their owners stop (their events drained or given up).
     func released(_ partitions: [Int32])
     /// Takes `attempt` through the owner of `partition`, once that owner has restored its
@@ -59,6 +63,8 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
     private struct Slot {
         let owner: StatePartitionOwner<Store>
         var restored = false
+        /// Being revoked: no new event waits for its restore.
+        var revoking = false
         var stopping = false
     }
 
@@ -121,6 +127,13 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         for owner in started { startsContinuation.yield(owner) }
     }
 
+    public func revoking(_ partitions: [Int32]) {
+        state.withLock { state in
+            for p in partitions { state.slots[p]?.revoking = true }
+        }
+        changed.notify()
+    }
+
     public func released(_ partitions: [Int32]) {
         state.withLock { state in
             for p in partitions { state.slots[p]?.stopping = true }
@@ -135,7 +148,7 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         _ = await changed.wait {
             owner = nil
             return state.withLock { state in
-                guard let slot = state.slots[partition], !slot.stopping else { return true }
+                guard let slot = state.slots[partition], !slot.stopping, slot.restored || !slot.revoking else { return true }
                 owner = slot.restored ? slot.owner : nil
                 return slot.restored
             }
