@@ -17,6 +17,9 @@ public struct Delivery: Sendable {
     public let projects: FCMProjects
     public let producer: KafkaProducer
     public let processor: EventProcessor
+    /// Re-key mode's stage 2 (`cap` or `dedup` on a topic not keyed by user): the processor of
+    /// the by-subject topic, which decides them; nil otherwise.
+    public let rulesProcessor: EventProcessor?
     public let validateOnly: Bool
     /// Each project's send rate for the whole group, by name (`fcm.project_sends_per_second`).
     public let projectQuotas: [String: ProjectQuotaShare]
@@ -110,23 +113,39 @@ public struct Delivery: Sendable {
         options.clock = clock
         self.validateOnly = options.validateOnly
         schemaRegistry = try Self.schemaRegistry(settings, logger: logger)
-        let rulesEngine = try rules && mappings.hasStatefulRules ? Self.rulesEngine(settings, producer: producer, clock: clock) : nil
+        let stateful = rules && mappings.hasStatefulRules
+        let direct = stateful && settings.rules.keyedBy == .user
+        let rulesEngine = try stateful ? Self.rulesEngine(settings, producer: producer, clock: clock) : nil
+        if stateful && !direct {
+            var stage2 = options
+            stage2.sourceFromHeader = true
+            rulesProcessor = EventProcessor(
+                mappings: mappings, sender: projects, producer: producer, directory: directory, schemas: schemaRegistry, options: stage2,
+                metrics: metrics, logger: logger, failures: failures, tracer: tracer, rules: rulesEngine)
+            options.rekeyTopic = settings.rules.bySubject(group: settings.kafka.group)
+        } else {
+            rulesProcessor = nil
+        }
         processor = EventProcessor(
             mappings: mappings, sender: projects, producer: producer, directory: directory, schemas: schemaRegistry, options: options,
-            metrics: metrics, logger: logger, failures: failures, tracer: tracer, rules: rulesEngine)
+            metrics: metrics, logger: logger, failures: failures, tracer: tracer, rules: direct ? rulesEngine : nil)
     }
 
-    /// The rules engine of `cap` and `dedup` (direct mode: `rules.source.keyed_by: user`), its
-    /// state in `rules.state_path`, its claims and facts written by `producer` (the record
-    /// producer: `acks=all`, ``OutputRecords/producerConfiguration(brokers:properties:)``).
-    /// Public for `pushbridge demo`, which puts its pipeline together itself.
+    /// The rules engine of `cap` and `dedup`, its state in `rules.state_path`, its claims and
+    /// facts written by `producer` (the record producer: `acks=all`,
+    /// ``OutputRecords/producerConfiguration(brokers:properties:)``). Its partitions are the
+    /// source's with `rules.source.keyed_by: user` (partitioned as `rules.source.partitioner`
+    /// says), else the by-subject topic's, which `producer` writes with librdkafka's default
+    /// partitioner. Public for `pushbridge demo`, which puts its pipeline together itself.
     public static func rulesEngine(_ settings: PushbridgeConfig, producer: KafkaProducer, clock: any WallClock) throws -> any StatefulRulesEngine {
-        guard settings.rules.keyedBy == .user, let name = settings.rules.partitioner, let partitioner = KafkaPartitioner(rawValue: name.rawValue)
-        else {
-            throw RulesSetupError(
-                description:
-                    "a mapping has cap or dedup, which run only on a topic keyed by user for now: set rules.source.keyed_by: user and rules.source.partitioner (docs/rules.md)"
-            )
+        let partitioner: KafkaPartitioner
+        if settings.rules.keyedBy == .user {
+            guard let name = settings.rules.partitioner, let p = KafkaPartitioner(rawValue: name.rawValue) else {
+                throw RulesSetupError(description: "rules.source.keyed_by: user needs rules.source.partitioner (docs/rules.md)")
+            }
+            partitioner = p
+        } else {
+            partitioner = .consistent
         }
         let directory = URL(fileURLWithPath: settings.rules.statePath).deletingLastPathComponent().path
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

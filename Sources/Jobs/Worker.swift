@@ -17,6 +17,9 @@ import Threading
 /// A swift-service-lifecycle `Service`: graceful shutdown drains and commits.
 public final class Worker: Service, Sendable {
     let pipeline: Pipeline
+    /// Re-key mode's stage 2: the by-subject topic's pipeline, in the group `<kafka.group>.rules`,
+    /// which decides `cap` and `dedup` (docs/rules.md#caps-and-dedup); nil otherwise.
+    let rulesPipeline: Pipeline?
     let delivery: Delivery
     let metrics: PipelineMetrics
     let logger: Logger
@@ -80,6 +83,16 @@ public final class Worker: Service, Sendable {
         configuration.shutdownTimeout = settings.delivery.shutdownTimeout
         configuration.projectQuotas = delivery.projectQuotas
         pipeline = try Pipeline(configuration: configuration, processor: processor, metrics: metrics, logger: logger)
+        if let rulesProcessor = delivery.rulesProcessor {
+            var rules = configuration
+            rules.consumer.groupID = "\(settings.kafka.group).rules"
+            rules.consumer.groupInstanceID = settings.kafka.instanceID.map { "\($0).rules" }
+            rules.topics = [settings.rules.bySubject(group: settings.kafka.group)]
+            rules.projectQuotas = [:]
+            rulesPipeline = try Pipeline(configuration: rules, processor: rulesProcessor, metrics: metrics, logger: logger)
+        } else {
+            rulesPipeline = nil
+        }
         logger.info(
             "started",
             metadata: [
@@ -146,13 +159,23 @@ public final class Worker: Service, Sendable {
                             return
                         }
                     }
-                    try await pipeline.run()
+                    if let rulesPipeline {
+                        // Both pipelines until both end; either failing stops the other.
+                        try await withThrowingTaskGroup(of: Void.self) { pipelines in
+                            pipelines.addTask { try await self.runStopping(self.pipeline, other: rulesPipeline) }
+                            pipelines.addTask { try await self.runStopping(rulesPipeline, other: self.pipeline) }
+                            try await pipelines.waitForAll()
+                        }
+                    } else {
+                        try await pipeline.run()
+                    }
                     group.cancelAll()
                 }
-            } onGracefulShutdown: { [pipeline, logger] in
+            } onGracefulShutdown: { [pipeline, rulesPipeline, logger] in
                 logger.info("stopping: draining events in flight, then committing")
                 self.stop()
                 pipeline.stop()
+                rulesPipeline?.stop()
             }
         } catch {
             failureBox.withLock { $0 = $0 ?? "\(error)" }
@@ -161,6 +184,12 @@ public final class Worker: Service, Sendable {
         await traceExporter?.shutdown()
         await delivery.close()
         logger.info("stopped")
+    }
+
+    /// Runs `pipeline`; when it ends (stopped, or failed), `other` stops too.
+    private func runStopping(_ pipeline: Pipeline, other: Pipeline) async throws {
+        defer { other.stop() }
+        try await pipeline.run()
     }
 
     /// Fetches an access token now: readiness reports it, and a refused account stops the worker
@@ -176,6 +205,7 @@ public final class Worker: Service, Sendable {
                 failureBox.withLock { $0 = error.description }
                 stop()
                 pipeline.stop()
+                rulesPipeline?.stop()
                 return
             } catch is CancellationError {
                 return  // the worker stops
@@ -201,6 +231,7 @@ public final class Worker: Service, Sendable {
             failureBox.withLock { $0 = $0 ?? "device registry: \(error)" }
             stop()
             pipeline.stop()
+            rulesPipeline?.stop()
             throw error
         }
     }
@@ -243,6 +274,7 @@ public final class Worker: Service, Sendable {
             return (false, "reading the device registry: \(registry.follower.lag) records behind the end offsets seen at start")
         }
         guard pipeline.isRunning else { return (false, "not consuming") }
+        if let rulesPipeline, !rulesPipeline.isRunning { return (false, "the rules pipeline (by-subject topic) is not consuming") }
         let projects = delivery.projects
         for name in projects.names {
             let client = projects.clients[name]!

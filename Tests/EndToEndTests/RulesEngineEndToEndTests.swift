@@ -109,4 +109,34 @@ struct RulesEngineEndToEndTests {
             "\(output)")
         await e.stop()
     }
+
+    @Test(
+        "on a topic not keyed by user, events of a capped mapping are re-keyed into the by-subject topic and decided there: the cap and the duplicate hold"
+    )
+    func rekeyMode() async throws {
+        let e = try await EndToEnd(partitions: 2)
+        let group = "e2e-rekey"
+        try await e.createTopic("pushbridge.\(group).by-subject", partitions: 3)
+        try await e.createTopic("pushbridge.\(group).rules-changelog", partitions: 3)
+        try Self.mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        let worker = try await e.startWorker(
+            group: group, sections: "rules: {state_path: \(e.directory.appendingPathComponent("rules.sqlite").path)}")
+        // Keys that are not the subject (the harness's producer keys by position), one event twice.
+        let events = [("a1", "ann"), ("a2", "ann"), ("a3", "ann"), ("b1", "ben"), ("b1", "ben"), ("a4", "ann"), ("b2", "ben")]
+        try await e.produceRaw(events.map { #"{"type":"chat.message","id":"\#($0.0)","token":"\#($0.1)"}"# })
+        #expect(try await e.waitUntilCommitted(group: group), "\(worker.output.suffix(3000))")
+        let decided = try await eventually(timeout: .seconds(90), every: .milliseconds(300)) {
+            let withheld =
+                try worker.metric(#"pushbridge_pushes_withheld_total{rule="cap",event_type="chat.message"}"#)
+                + worker.metric(#"pushbridge_pushes_withheld_total{rule="duplicate",event_type="chat.message"}"#)
+            return withheld == 3 && e.acceptedTokens.values.reduce(0, +) == 4
+        }
+        #expect(decided, "\(e.acceptedTokens)\n\(worker.output.suffix(3000))")
+        #expect(e.acceptedTokens == ["ann": 2, "ben": 2], "\(e.acceptedTokens)")
+        #expect(try worker.metric(#"pushbridge_pushes_withheld_total{rule="cap",event_type="chat.message"}"#) == 2)
+        #expect(try worker.metric(#"pushbridge_pushes_withheld_total{rule="duplicate",event_type="chat.message"}"#) == 1)
+        #expect(try worker.metric("pushbridge_rules_rekeyed_total") == 7)
+        await expectCleanExit(worker)
+        await e.stop()
+    }
 }

@@ -99,7 +99,7 @@ extension ConfigSchema {
         ),
         Key(
             "rules.source.keyed_by", \.rules.keyedBy, .cases,
-            "user: the topic's records are keyed by user ID (one topic), so cap and dedup decide in each partition's owner; none: cap and dedup cannot run."
+            "user: the topic's records are keyed by user ID (one topic), so cap and dedup decide in each partition's owner; none: their events are re-keyed by user into rules.by_subject_topic first."
         ),
         Key(
             "rules.source.partitioner", \.rules.partitioner, .partitioner,
@@ -111,6 +111,10 @@ extension ConfigSchema {
         Key(
             "rules.changelog_topic", \.rules.changelogTopic, .string,
             "The changelog of caps and dedup, as many partitions as the source topic, cleanup.policy=delete; null: pushbridge.<kafka.group>.rules-changelog."
+        ),
+        Key(
+            "rules.by_subject_topic", \.rules.bySubjectTopic, .string,
+            "With keyed_by: none, events of mappings with cap or dedup are re-keyed by user into this topic (as many partitions as the changelog) and decided by the group <kafka.group>.rules; null: pushbridge.<kafka.group>.by-subject."
         ),
         Key(
             "schema_registry.url", \.schemaRegistry.url, .url,

@@ -148,6 +148,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var statePath = "/var/lib/pushbridge/rules.sqlite"
         /// The changelog of caps and dedup; nil: `pushbridge.<kafka.group>.rules-changelog`.
         public var changelogTopic: String?
+        /// Re-key mode's topic of events keyed by subject; nil: `pushbridge.<kafka.group>.by-subject`.
+        public var bySubjectTopic: String?
 
         public enum KeyedBy: String, Sendable, Equatable, CaseIterable {
             case none, user
@@ -160,6 +162,9 @@ public struct PushbridgeConfig: Sendable, Equatable {
 
         /// ``changelogTopic``, or its default for `group`.
         public func changelog(group: String) -> String { changelogTopic ?? "pushbridge.\(group).rules-changelog" }
+
+        /// ``bySubjectTopic``, or its default for `group`.
+        public func bySubject(group: String) -> String { bySubjectTopic ?? "pushbridge.\(group).by-subject" }
     }
 
     public struct HTTP: Sendable, Equatable {

@@ -60,7 +60,7 @@ extension EventProcessor {
     ///
     /// - Parameter orderActivities: a Live Activity push is returned as `.activity`, not sent.
     public func begin(_ message: KafkaMessage, orderActivities: Bool = false, then: @escaping @Sendable (Ending) -> Void) -> Begun {
-        let record = EventRecord(message)
+        let record = eventRecord(message)
         guard let schema = schemas.writerSchemaAtHand(of: record) else { return .needsTask(nil) }
         let trace = tracer.flatMap { EventTrace.begin(message, tracer: $0) }
         var facts = EventFacts()
@@ -80,7 +80,7 @@ extension EventProcessor {
     /// `ttl: remaining` are judged when it really leaves; in the same trace. nil: its writer
     /// schema is no longer at hand (then it goes as first rendered).
     func renderedAgain(_ prepared: Prepared, of message: KafkaMessage) -> Prepared? {
-        let record = EventRecord(message)
+        let record = eventRecord(message)
         guard let schema = schemas.writerSchemaAtHand(of: record) else { return nil }
         var facts = EventFacts()
         let plan = traced(prepared.trace, &facts) { self.plan(record, schema, &$0) }
@@ -167,6 +167,8 @@ extension EventProcessor {
         case .stateful(let plan):
             guard let rules else { preconditionFailure("a stateful plan is made only with the rules engine") }
             return await sendStateful(plan, prepared, of: message, engine: rules)
+        case .rekey(let subject, let topic):
+            return traced(await rekey(message, subject: subject, to: topic), prepared.trace, message)
         }
     }
 

@@ -29,6 +29,11 @@ public final class EventProcessor: Sendable {
         /// The wall clock events are judged by (`max_age`, `apns-expiration`, quiet hours) and
         /// records are stamped with: the system's, or a test's (`PUSHBRIDGE_TEST_CLOCK`, debug builds).
         public var clock: any WallClock = SystemWallClock()
+        /// Re-key mode's stage 1 (docs/rules.md#caps-and-dedup): events of mappings with `cap`
+        /// or `dedup` go to this by-subject topic instead of being sent here; nil: none.
+        public var rekeyTopic: String?
+        /// Re-key mode's stage 2: a record's `pushbridge-source` header gives its coordinates.
+        public var sourceFromHeader = false
 
         public init(deadLetterTopic: String, tokenInvalidationTopic: String) {
             self.deadLetterTopic = deadLetterTopic
@@ -97,7 +102,7 @@ public final class EventProcessor: Sendable {
         // task) waits in this frame while FCM answers: what lives across the sends is kept to
         // the message and the rendered event; rendering and the records an event ends with are
         // functions of their own (2,960 bytes of frame per event before, docs/benchmarks.md).
-        let record = EventRecord(message)
+        let record = eventRecord(message)
         let schema = await schemas.writerSchema(of: record)
         let trace = tracer.flatMap { EventTrace.begin(message, tracer: $0) }
         var facts = EventFacts()
@@ -127,6 +132,8 @@ public final class EventProcessor: Sendable {
         case send
         /// Send ``EventFacts/sent`` as the owner of the event's state partition decides (`cap`, `dedup`).
         indirect case stateful(StatefulPlan)
+        /// Written to the by-subject topic keyed by this subject (re-key mode's stage 1).
+        case rekey(subject: String, topic: String)
     }
 
     /// Renders the event: the sends it calls for, or its verdict without any.
@@ -171,6 +178,9 @@ public final class EventProcessor: Sendable {
                         skipUsersWithoutDevices: options.skipUsersWithoutDevices))
             case .success(let sends):
                 facts.sent = sends
+                if let topic = options.rekeyTopic, mappings.stateful(of: rendered.event.type) != nil {
+                    return .rekey(subject: StatefulPush.subject(of: rendered), topic: topic)
+                }
                 if let stateful = statefulPlan(rendered) { return .stateful(stateful) }
                 return .send
             case .failure(let unknown):

@@ -15,6 +15,8 @@ public final class PipelineMetrics: Sendable {
     let usersWithoutDevices: Counter
     /// Notifications not sent because another member claimed their state partition.
     let rulesFenced: Counter
+    /// Events of capped or deduplicated mappings written to the by-subject topic (re-key mode).
+    let rulesRekeyed: Counter
     let devicesWithUnknownApp: Counter
     let commitErrors: Counter
     let recordWriteErrors: Counter
@@ -44,6 +46,7 @@ public final class PipelineMetrics: Sendable {
         eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")], factory: factory)
         usersWithoutDevices = Counter(label: "pushbridge_users_without_devices_total", factory: factory)
         rulesFenced = Counter(label: "pushbridge_rules_fenced_total", factory: factory)
+        rulesRekeyed = Counter(label: "pushbridge_rules_rekeyed_total", factory: factory)
         devicesWithUnknownApp = Counter(label: "pushbridge_registry_devices_unknown_app_total", factory: factory)
         commitErrors = Counter(label: "pushbridge_commit_errors_total", factory: factory)
         recordWriteErrors = Counter(label: "pushbridge_record_write_errors_total", factory: factory)
