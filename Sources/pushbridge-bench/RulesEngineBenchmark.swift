@@ -22,11 +22,13 @@ enum RulesEngineBenchmark {
         var round: Int
     }
 
-    enum Mode: String, CaseIterable { case off, cap }
+    /// `cap`: direct mode, the topic keyed by device; `rekey`: the same cap on a topic keyed by
+    /// position, each event re-keyed into a by-subject topic first (both stages in the worker).
+    enum Mode: String, CaseIterable { case off, cap, rekey }
 
     static func run(_ o: Options) async throws -> [(name: String, value: Double)] {
         var figures: [(name: String, value: Double)] = []
-        let order = o.round % 2 == 1 ? Mode.allCases : Mode.allCases.reversed()
+        let order = (0..<Mode.allCases.count).map { Mode.allCases[($0 + o.round - 1) % Mode.allCases.count] }
         for mode in order {
             figures += try await one(mode, o).map { ("rules_engine_\(mode.rawValue)_\($0.name)", $0.value) }
         }
@@ -38,17 +40,20 @@ enum RulesEngineBenchmark {
     static func one(_ mode: Mode, _ o: Options) async throws -> [(name: String, value: Double)] {
         let topic = "rules-r\(o.round)-\(mode.rawValue)"
         let endpoint = "\(o.base)/d0"
-        let mapping = PeerBenchmark.mapping + (mode == .cap ? "\n    cap: {max: 1000, per: 1h, by: [device]}\n" : "\n")
+        let mapping = PeerBenchmark.mapping + (mode == .off ? "\n" : "\n    cap: {max: 1000, per: 1h, by: [device]}\n")
         let rules = """
             rules:
-              source: {keyed_by: user, partitioner: consistent}
+              source: {keyed_by: \(mode == .cap ? "user" : "none"), partitioner: consistent}
               state_path: \(o.directory)/\(topic)-rules.sqlite
               changelog_topic: \(topic)-changelog
+              by_subject_topic: \(topic)-by-subject
             """
         let setup = try EndToEndBenchmark.prepare(
             directory: o.directory, bootstrap: o.bootstrap, topic: topic, worker: o.worker, endpoint: endpoint, caFile: o.caFile,
-            serviceAccount: o.serviceAccount, group: topic, mapping: mapping, sections: mode == .cap ? rules : "")
-        let ends = try await EndToEndBenchmark.produce(setup, count: o.events, event: { PeerBenchmark.event($0) }, key: { token($0) })
+            serviceAccount: o.serviceAccount, group: topic, mapping: mapping, sections: mode == .off ? "" : rules)
+        let keyedByToken: @Sendable (Int) -> String = { token($0) }
+        let key = mode == .rekey ? nil : keyedByToken
+        let ends = try await EndToEndBenchmark.produce(setup, count: o.events, event: { PeerBenchmark.event($0) }, key: key)
         let requests0 = try PeerBenchmark.stubRequests(port: o.statusPort)
         let worker = try WorkerProcess.start(setup)
         defer { worker.stop() }
