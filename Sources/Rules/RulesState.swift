@@ -24,6 +24,9 @@ public protocol RulesStateStore: RulesState, Sendable {
     func addPending(_ fact: NotificationFact, partition: Int32) throws(Failure)
     /// Forgets everything of `partition`, for a restore from its start.
     func reset(partition: Int32) throws(Failure)
+    /// Deletes up to `limit` notifications that stopped counting by `now` (their expiry passed):
+    /// how many rows went. Called again while it returns a full batch.
+    func sweep(now: Int64, limit: Int) throws(Failure) -> Int
 }
 
 /// ``RulesState`` in memory: facts merged by N. Claims are not notification state and are

@@ -51,6 +51,10 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         public var partitioner: KafkaPartitioner
         /// This worker's name in its owners' IDs (with the partition and a nonce).
         public var member: String
+        /// How often notifications past their expiry leave the store (at most `sweepBatch` rows
+        /// per transaction, as many as expired).
+        public var sweepInterval: Duration = .seconds(10)
+        public var sweepBatch = 1_000
 
         public init(bootstrapServers: [String], changelogTopic: String, partitioner: KafkaPartitioner, member: String) {
             self.bootstrapServers = bootstrapServers
@@ -167,9 +171,25 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
             changed.notify()
         }
         try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await self.sweepExpired() }
             for await owner in starts {
                 group.addTask { try await self.own(owner) }
             }
+        }
+    }
+
+    /// Deletes notifications past their expiry from the store every ``Configuration/sweepInterval``
+    /// until cancelled: without it the file would keep every notification ever decided. A store
+    /// that cannot be written stops the engine.
+    private func sweepExpired() async throws {
+        while true {
+            do {
+                try await Task.sleep(for: configuration.sweepInterval)
+            } catch {
+                return  // cancelled: the engine stops
+            }
+            let now = clock()
+            while try store.sweep(now: now, limit: configuration.sweepBatch) >= configuration.sweepBatch {}
         }
     }
 

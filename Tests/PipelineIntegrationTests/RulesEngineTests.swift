@@ -1,0 +1,69 @@
+import Foundation
+import Kafka
+import Pipeline
+import Rules
+import RulesStore
+import Synchronization
+import TestSupport
+import Testing
+
+/// ``RulesEngine`` on tansu with a real rules store: owners started and stopped with the
+/// partitions assigned and released, and notifications past their expiry swept from the store.
+@Suite("The rules engine: owners per partition held, and the expiry sweep (tansu, SQLite)")
+struct RulesEngineTests {
+    /// Milliseconds since 1970, moved by the test.
+    final class Clock: Sendable {
+        private let ms = Atomic<Int64>(1_800_000_000_000)
+        func now() -> Int64 { ms.load(ordering: .relaxed) }
+        func advance(_ by: Int64) { ms.add(by, ordering: .relaxed) }
+    }
+
+    static func attempt(_ event: String) -> NotificationAttempt {
+        NotificationAttempt(
+            notification: NotificationID(eventID: event, mapping: "chat", subject: "u"),
+            subject: CapSubject(user: "u", category: nil, mapping: "chat"),
+            targets: ["fid:a"], caps: [], dedupWindow: 3_600_000, policy: RulesPolicy(sendLimit: 60_000), owner: "")
+    }
+
+    @Test(
+        "a push goes through the owner of its partition once restored; a repeat is a duplicate until its expiry passes and the sweep deletes it; a released partition has no owner"
+    )
+    func ownersAndSweep() async throws {
+        let tansu = try await Tansu.start()
+        try await tansu.createTopic("changelog", partitions: 2)
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: [tansu.bootstrapServers])
+        producerConfiguration.enableIdempotence = false
+        let producer = try KafkaProducer(configuration: producerConfiguration)
+        let folder = try TemporaryFolder()
+        let store = try RulesStore(path: folder.path("rules.sqlite"))
+        let clock = Clock()
+        var configuration = RulesEngine<RulesStore>.Configuration(
+            bootstrapServers: [tansu.bootstrapServers], changelogTopic: "changelog", partitioner: .consistent, member: "test")
+        configuration.sweepInterval = .milliseconds(100)
+        let engine = RulesEngine(configuration, producer: producer, store: store, clock: clock.now)
+        let running = Task { try await engine.run() }
+        engine.assigned([1], partitionCount: 2)
+        let sent = Mutex(0)
+        let send: @Sendable ([String], Int64) async -> [String: PushAnswer] = { targets, _ in
+            sent.withLock { $0 += 1 }
+            return Dictionary(uniqueKeysWithValues: targets.map { ($0, .accepted) })
+        }
+        let first = try await engine.push(Self.attempt("e1"), partition: 1, send: send)
+        guard case .recorded(let fact) = first, fact.status == .sent else { throw TestSupportError("e1: \(first)") }
+        #expect(try await engine.push(Self.attempt("e1"), partition: 1, send: send) == .duplicate)
+        #expect(try store.state(of: Self.attempt("e1").notification) != nil)
+
+        // Past the dedup window and the send limit: the sweep deletes it, and e1 may go again.
+        clock.advance(2 * 3_600_000)
+        #expect(try await eventually(timeout: .seconds(30)) { try store.state(of: Self.attempt("e1").notification) == nil })
+        guard case .recorded = try await engine.push(Self.attempt("e1"), partition: 1, send: send) else { throw TestSupportError("e1 again") }
+        #expect(sent.withLock { $0 } == 2)
+
+        engine.released([1])
+        await #expect(throws: RulesEngineError.notOwned) { try await engine.push(Self.attempt("e2"), partition: 1, send: send) }
+        await #expect(throws: RulesEngineError.notOwned) { try await engine.push(Self.attempt("e3"), partition: 0, send: send) }
+        running.cancel()
+        _ = await running.result
+        await producer.close()
+    }
+}
