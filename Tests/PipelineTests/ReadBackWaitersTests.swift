@@ -50,6 +50,19 @@ struct ReadBackWaitersTests {
         var all: [Int64] { offsets.withLock { $0 } }
     }
 
+    @Test("when the tail stops, waiters return false at once, and so do later waits until it reads again")
+    func closed() async {
+        let waiters = ReadBackWaiters()
+        let task = Task { await waiters.wait(past: 10) }
+        await waitUntil { waiters.waiting == 1 }
+        waiters.close()
+        #expect(await task.value == false)
+        #expect(await waiters.wait(past: 20) == false)
+        waiters.open()
+        waiters.advance(to: 30)
+        #expect(await waiters.wait(past: 20))
+    }
+
     /// Yields until `condition` holds (the tasks under test run on the cooperative pool).
     func waitUntil(_ condition: () -> Bool) async {
         while !condition() { await Task.yield() }

@@ -100,6 +100,10 @@ public final class ChangelogPartition: Sendable {
     /// Reads the partition from `start` until cancelled (or the consumer fails), feeding the
     /// tail and `sink`, and waking those waiting for a read-back.
     public func follow(from start: Int64 = 0) async throws {
+        // Reservations waiting for their read-back fail when the follower ends (their owner
+        // stopped: a partition released, lost or given up), instead of waiting for ever.
+        readBacks.open()
+        defer { readBacks.close() }
         var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: configuration.bootstrapServers)
         consumerConfiguration.properties = configuration.properties
         let consumer = try KafkaConsumer(configuration: consumerConfiguration)
@@ -160,7 +164,8 @@ public final class ChangelogPartition: Sendable {
 
     /// Waits until the tail has read past `offset`: the tail as it was then (a reservation's
     /// read-back there is decided, ``NotificationAttempt/readBack(_:now:state:)``), and `sink`
-    /// has had every fact it admitted up to it. Nil if the task is cancelled first.
+    /// has had every fact it admitted up to it. Nil if the task is cancelled or the follower
+    /// ends first.
     public func tail(pastOffset offset: Int64) async -> ChangelogTail? {
         guard await readBacks.wait(past: offset) else { return nil }
         return tail.withLock { $0 }

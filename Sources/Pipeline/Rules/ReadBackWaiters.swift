@@ -14,6 +14,8 @@ final class ReadBackWaiters: Sendable {
         var queue: Deque<(offset: Int64, id: UInt64)> = []
         var continuations: [UInt64: CheckedContinuation<Bool, Never>] = [:]
         var lastID: UInt64 = 0
+        /// The tail stopped: no offset will be read past any more.
+        var closed = false
     }
 
     private let state = Mutex(State())
@@ -41,7 +43,25 @@ final class ReadBackWaiters: Sendable {
         state.withLock { $0.next = 0 }
     }
 
-    /// Waits until the tail has read past `offset`: true; false if the task is cancelled first.
+    /// The tail reads again (its follower started).
+    func open() {
+        state.withLock { $0.closed = false }
+    }
+
+    /// The tail stopped (its follower ended): every waiter returns false now, and so does every
+    /// wait until ``open()``, rather than waiting for reads that will not come.
+    func close() {
+        let woken = state.withLock { s -> [CheckedContinuation<Bool, Never>] in
+            s.closed = true
+            s.queue.removeAll()
+            defer { s.continuations.removeAll() }
+            return Array(s.continuations.values)
+        }
+        for c in woken { c.resume(returning: false) }
+    }
+
+    /// Waits until the tail has read past `offset`: true; false if the task is cancelled or the
+    /// tail stops first.
     func wait(past offset: Int64) async -> Bool {
         let id = state.withLock { s -> UInt64 in
             s.lastID &+= 1
@@ -51,7 +71,7 @@ final class ReadBackWaiters: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let now = state.withLock { s -> Bool? in
                     if s.next > offset { return true }
-                    if Task.isCancelled { return false }
+                    if Task.isCancelled || s.closed { return false }
                     s.continuations[id] = continuation
                     var i = s.queue.endIndex
                     while i > s.queue.startIndex, s.queue[s.queue.index(before: i)].offset > offset { i = s.queue.index(before: i) }
