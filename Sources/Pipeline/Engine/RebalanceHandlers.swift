@@ -110,7 +110,12 @@ final class RebalanceHandlers: Sendable {
         guard let rules, let topic = partitions.first?.topic else { return }
         do {
             let count = try await consumer.partitionCount(of: topic)
-            let changelog = (try? await consumer.partitionCount(of: rules.changelogTopic)) ?? 0
+            let changelog: Int
+            do {
+                changelog = try await consumer.partitionCount(of: rules.changelogTopic)
+            } catch  where error.code == .unknownTopicOrPartition {
+                changelog = 0
+            }
             guard changelog == count else {
                 let problem = changelog == 0 ? "does not exist" : "has \(changelog) partitions"
                 let why =
@@ -123,8 +128,9 @@ final class RebalanceHandlers: Sendable {
             }
             rules.assigned(partitions.map(\.partition), partitionCount: Int32(count))
         } catch {
-            logger.critical("cannot read the partition count of \(topic), which the rules engine's state partitions follow: \(error)")
-            failed?("the partition count of \(topic) cannot be read: \(error)")
+            let topics = "\(topic) and \(rules.changelogTopic)"
+            logger.critical("cannot read the partition counts of \(topics), which the rules engine's state partitions follow: \(error)")
+            failed?("the partition counts of \(topics) cannot be read: \(error)")
         }
     }
 

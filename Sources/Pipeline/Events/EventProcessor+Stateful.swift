@@ -18,9 +18,8 @@ extension EventProcessor {
         var over: StatefulRules.Cap.Over
     }
 
-    /// The plan of a rendered event whose mapping has `cap` or `dedup`, when the engine runs.
-    func statefulPlan(_ rendered: MappingSet.Rendered) -> StatefulPlan? {
-        guard rules != nil, let mapping = mappings.stateful(of: rendered.event.type) else { return nil }
+    /// The plan of a rendered event whose mapping has `cap` or `dedup` (`mapping`).
+    func statefulPlan(_ rendered: MappingSet.Rendered, _ mapping: StatefulMapping) -> StatefulPlan {
         let attempt = StatefulPush.attempt(
             rendered, mapping: rendered.event.type, rules: mapping.rules, stateful: mapping.stateful, policy: rulesPolicy)
         return StatefulPlan(attempt: attempt, subject: StatefulPush.subject(of: rendered), over: mapping.stateful.cap?.over ?? .skip)

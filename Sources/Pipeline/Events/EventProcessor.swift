@@ -178,10 +178,10 @@ public final class EventProcessor: Sendable {
                         skipUsersWithoutDevices: options.skipUsersWithoutDevices))
             case .success(let sends):
                 facts.sent = sends
-                if let topic = options.rekeyTopic, mappings.stateful(of: rendered.event.type) != nil {
-                    return .rekey(subject: StatefulPush.subject(of: rendered), topic: topic)
+                if let mapping = mappings.stateful(of: rendered.event.type) {
+                    if let topic = options.rekeyTopic { return .rekey(subject: StatefulPush.subject(of: rendered), topic: topic) }
+                    if rules != nil { return .stateful(statefulPlan(rendered, mapping)) }
                 }
-                if let stateful = statefulPlan(rendered) { return .stateful(stateful) }
                 return .send
             case .failure(let unknown):
                 return .verdict(.unknownProject(unknown.name))

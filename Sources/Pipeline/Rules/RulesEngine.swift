@@ -106,11 +106,6 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         return partitioner.partition(of: key, count: count)
     }
 
-    /// The partitions whose owners have restored their state.
-    public var restoredPartitions: Set<Int32> {
-        state.withLock { Set($0.slots.filter { $0.value.restored && !$0.value.stopping }.keys) }
-    }
-
     public func assigned(_ partitions: [Int32], partitionCount: Int32) {
         let started = state.withLock { state -> [StatePartitionOwner<Store>] in
             state.partitionCount = partitionCount
