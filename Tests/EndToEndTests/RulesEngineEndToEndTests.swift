@@ -29,32 +29,17 @@ struct RulesEngineEndToEndTests {
         """
     }
 
-    /// Events keyed by their token, where Java's partitioner puts them (librdkafka's murmur2):
-    /// the offset after the last one written, per partition.
-    @discardableResult
-    static func produce(_ e: EndToEnd, _ events: [(id: String, token: String)], partition: Int32? = nil) async throws -> [Int32: Int64] {
-        var configuration = KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers])
-        configuration.properties = e.clientProperties
-        configuration.properties["partitioner"] = "murmur2_random"
-        let producer = try KafkaProducer(configuration: configuration)
-        var ends: [Int32: Int64] = [:]
-        for event in events {
+    /// Events keyed by their token, each in the partition Java's partitioner (murmur2) gives its
+    /// key among `partitions`, unless `partition` names another.
+    static func records(
+        _ e: EndToEnd, _ events: [(id: String, token: String)], partitions: Int32 = 2, partition: Int32? = nil
+    ) -> [KafkaProducerRecord] {
+        events.map { event in
+            let key = Array(event.token.utf8)
             let value = #"{"type":"chat.message","id":"\#(event.id)","token":"\#(event.token)"}"#
-            let report = try await producer.send(
-                KafkaProducerRecord(topic: e.topic, partition: partition, key: Array(event.token.utf8), value: Array(value.utf8)))
-            ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1)
-        }
-        await producer.close()
-        return ends
-    }
-
-    /// Waits until the group has committed up to `ends`.
-    static func committed(_ e: EndToEnd, _ ends: [Int32: Int64]) async throws -> Bool {
-        try await eventually(timeout: .seconds(120), every: .milliseconds(300)) {
-            let admin = try KafkaConsumer(configuration: e.events.consumerConfiguration(group: group))
-            let offsets = try await admin.committed(ends.keys.map { TopicPartition(topic: e.topic, partition: $0) })
-            await admin.close()
-            return offsets.allSatisfy { $0.offset.isConcrete && $0.offset.rawValue >= ends[$0.partition]! }
+            return KafkaProducerRecord(
+                topic: e.topic, partition: partition ?? KafkaPartitioner.murmur2.partition(of: key, count: partitions), key: key,
+                value: Array(value.utf8))
         }
     }
 
@@ -68,12 +53,12 @@ struct RulesEngineEndToEndTests {
         let first = try await e.startWorker(group: Self.group, sections: Self.rules(e))
 
         // ann: 4 events, a cap of 2 per hour. ben: one event written twice (same ID), and one more.
-        var ends = try await Self.produce(
-            e, [("a1", "ann"), ("a2", "ann"), ("a3", "ann"), ("b1", "ben"), ("b1", "ben"), ("a4", "ann"), ("b2", "ben")])
+        try await e.events.produceInOrder(
+            records: Self.records(e, [("a1", "ann"), ("a2", "ann"), ("a3", "ann"), ("b1", "ben"), ("b1", "ben"), ("a4", "ann"), ("b2", "ben")]))
         // cat's record in the partition its key does not hash to.
         let wrong = KafkaPartitioner.murmur2.partition(of: Array("cat".utf8), count: 2) == 0 ? Int32(1) : 0
-        ends.merge(try await Self.produce(e, [("c1", "cat")], partition: wrong), uniquingKeysWith: max)
-        #expect(try await Self.committed(e, ends), "\(first.output.suffix(3000))")
+        try await e.events.produceInOrder(records: Self.records(e, [("c1", "cat")], partition: wrong))
+        #expect(try await e.waitUntilCommitted(group: Self.group, timeout: .seconds(120)), "\(first.output.suffix(3000))")
         #expect(e.acceptedTokens["ann"] == 2, "\(e.acceptedTokens)")
         #expect(e.acceptedTokens["ben"] == 2, "\(e.acceptedTokens)")
         #expect(e.acceptedTokens["cat"] == nil)
@@ -86,8 +71,8 @@ struct RulesEngineEndToEndTests {
         // A new worker with an empty store: the changelog says what was sent.
         try? FileManager.default.removeItem(at: e.directory.appendingPathComponent("rules.sqlite"))
         let second = try await e.startWorker(group: Self.group, sections: Self.rules(e))
-        ends = try await Self.produce(e, [("a5", "ann"), ("b1", "ben"), ("d1", "dan")])
-        #expect(try await Self.committed(e, ends), "\(second.output.suffix(3000))")
+        try await e.events.produceInOrder(records: Self.records(e, [("a5", "ann"), ("b1", "ben"), ("d1", "dan")]))
+        #expect(try await e.waitUntilCommitted(group: Self.group, timeout: .seconds(120)), "\(second.output.suffix(3000))")
         #expect(e.acceptedTokens["dan"] == 1)
         #expect(e.acceptedTokens["ann"] == 2 && e.acceptedTokens["ben"] == 2, "\(e.acceptedTokens)")
         #expect(try second.metric(#"pushbridge_pushes_withheld_total{rule="cap",event_type="chat.message"}"#) == 1)

@@ -72,11 +72,10 @@ struct RulesExactnessEndToEndTests {
             try await Task.sleep(for: .milliseconds(Int.random(in: 200...1_000, using: &rng)))
             workers[i] = try await start()
         }
-        let ends = try await producing.value
-        let committed = try await eventually(timeout: .seconds(300), every: .milliseconds(500)) {
-            try await Self.committed(e, ends)
-        }
-        #expect(committed, "every offset committed:\n\(workers.map { String($0.output.suffix(1500)) }.joined(separator: "\n"))")
+        try await producing.value
+        #expect(
+            try await e.waitUntilCommitted(group: Self.group, timeout: .seconds(300)),
+            "every offset committed:\n\(workers.map { String($0.output.suffix(1500)) }.joined(separator: "\n"))")
         if rekeyed {
             // Committed in the source means re-keyed; the rules group decides after. Once every
             // device has its three, a while more lets a fourth show if one were coming.
@@ -108,33 +107,20 @@ struct RulesExactnessEndToEndTests {
         await e.stop()
     }
 
-    /// Produces `records` keyed by their token with librdkafka's default partitioner, `chunk` at a
-    /// time with `pause` between: the offset after the last one written, per partition.
+    /// Writes `records` keyed by their token (or, `keyedByPosition`, by their position) with
+    /// librdkafka's default partitioner (`consistent`), `chunk` at a time with `pause` between.
     static func produce(
         _ e: EndToEnd, _ records: [(id: String, token: String)], values: [String]? = nil, keyedByPosition: Bool = false, chunk: Int,
         pause: Duration
-    ) async throws -> [Int32: Int64] {
-        var configuration = KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers])
-        configuration.properties = e.clientProperties
-        configuration.properties["partitioner"] = "consistent_random"
-        let producer = try KafkaProducer(configuration: configuration)
-        var ends: [Int32: Int64] = [:]
-        for (i, r) in records.enumerated() {
+    ) async throws {
+        let all = records.enumerated().map { i, r in
             let value = values?[i] ?? #"{"type":"chat.message","id":"\#(r.id)","token":"\#(r.token)"}"#
-            let key = keyedByPosition ? "x\(i)" : r.token
-            let report = try await producer.send(KafkaProducerRecord(topic: e.topic, key: Array(key.utf8), value: Array(value.utf8)))
-            ends[report.partition] = max(ends[report.partition] ?? 0, report.offset + 1)
-            if (i + 1) % chunk == 0 { try await Task.sleep(for: pause) }
+            return KafkaProducerRecord(topic: e.topic, key: Array((keyedByPosition ? "x\(i)" : r.token).utf8), value: Array(value.utf8))
         }
-        await producer.close()
-        return ends
-    }
-
-    static func committed(_ e: EndToEnd, _ ends: [Int32: Int64], group: String = group) async throws -> Bool {
-        let admin = try KafkaConsumer(configuration: e.events.consumerConfiguration(group: group))
-        let offsets = try await admin.committed(ends.keys.map { TopicPartition(topic: e.topic, partition: $0) })
-        await admin.close()
-        return offsets.allSatisfy { $0.offset.isConcrete && $0.offset.rawValue >= ends[$0.partition]! }
+        for start in stride(from: 0, to: all.count, by: chunk) {
+            try await e.events.produceInOrder(records: Array(all[start..<min(start + chunk, all.count)]))
+            try await Task.sleep(for: pause)
+        }
     }
 
     static let userMapping = """
@@ -186,19 +172,16 @@ struct RulesExactnessEndToEndTests {
         records.shuffle(using: &rng)
         let values = records.map { #"{"type":"chat.message","id":"\#($0.id)","to":"\#($0.token)"}"# }
         let half = records.count / 2
-        var ends = try await Self.produce(e, Array(records[..<half]), values: Array(values[..<half]), chunk: 20, pause: .milliseconds(200))
+        try await Self.produce(e, Array(records[..<half]), values: Array(values[..<half]), chunk: 20, pause: .milliseconds(200))
         // The first half decided by the first worker alone, its facts in the changelog.
-        #expect(try await eventually(timeout: .seconds(120), every: .milliseconds(300)) { try await Self.committed(e, ends, group: group) })
+        #expect(try await e.waitUntilCommitted(group: group, timeout: .seconds(120)))
         let second = try await start(2)  // the group rebalances: partitions move, their state is restored
         let moved = try await eventually(timeout: .seconds(90), every: .milliseconds(200)) { second.output.contains(#""msg":"assigned""#) }
         #expect(moved, "the second worker got partitions: \(second.output.suffix(1500))")
-        ends.merge(
-            try await Self.produce(e, Array(records[half...]), values: Array(values[half...]), chunk: 20, pause: .milliseconds(200)),
-            uniquingKeysWith: max)
-        let committed = try await eventually(timeout: .seconds(300), every: .milliseconds(500)) {
-            try await Self.committed(e, ends, group: group)
-        }
-        #expect(committed, "every offset committed:\n\(first.output.suffix(1500))\n\(second.output.suffix(1500))")
+        try await Self.produce(e, Array(records[half...]), values: Array(values[half...]), chunk: 20, pause: .milliseconds(200))
+        #expect(
+            try await e.waitUntilCommitted(group: group, timeout: .seconds(300)),
+            "every offset committed:\n\(first.output.suffix(1500))\n\(second.output.suffix(1500))")
         var delivered: [String: Set<String>] = [:]  // device → events
         for m in e.emulator.messages where !m.validateOnly {
             guard let token = m.token, case .string(let event)? = m.message["data"]?["event"] else { continue }
