@@ -17,11 +17,13 @@ public protocol RulesState {
 /// what it admits, in offset order, per state partition; the owner's own facts go in as soon as
 /// Kafka acknowledged them, before the tail reads them back, so its next decision counts them.
 public protocol RulesStateStore: RulesState, Sendable {
-    /// Applies `facts` read from changelog partition `partition` at their offsets (increasing).
+    /// Applies `facts` read from changelog partition `partition` at their offsets (never
+    /// decreasing: a record's facts share its offset).
     func apply(partition: Int32, facts: [(offset: Int64, fact: Fact)]) throws(Failure)
-    /// A fact this owner wrote to `partition` and Kafka acknowledged: counted in every read
-    /// until the tail applies it.
-    func addPending(_ fact: NotificationFact, partition: Int32) throws(Failure)
+    /// A fact this owner wrote to `partition` in the record at `offset`, which Kafka
+    /// acknowledged: counted in every read until the tail applies it (not kept if the tail has
+    /// applied that record already). `subject`: the notification's (an outcome fact names none).
+    func addPending(_ fact: NotificationFact, partition: Int32, offset: Int64, subject: CapSubject?) throws(Failure)
     /// Forgets everything of `partition`, for a restore from its start.
     func reset(partition: Int32) throws(Failure)
     /// Deletes up to `limit` notifications that stopped counting by `now` (their expiry passed):

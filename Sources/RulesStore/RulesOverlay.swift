@@ -9,39 +9,76 @@ struct RulesOverlay: Sendable {
     /// Per notification, its pending facts and their partitions (a fact written twice is here twice).
     private var facts: [NotificationID: [(partition: Int32, fact: NotificationFact)]] = [:]
     private(set) var count = 0
-    /// The subject of each pending notification, when a fact of it (here or in the file) named
-    /// it: a cap query skips those of other subjects without reading the file.
-    private var subjects: [NotificationID: CapSubject] = [:]
+    /// Every subject a pending notification was seen with (its pending facts', the file's, the
+    /// caller's). Its merged subject is one of them (the merge keeps the least), so a cap query
+    /// skips a notification none of whose subjects matches, without reading the file.
+    private var subjects: [NotificationID: [CapSubject]] = [:]
+    /// Pending notifications by their subjects' users and devices, so that a cap query by user
+    /// or device looks at those only, not at everything in flight.
+    private var byUser: [String: Set<NotificationID>] = [:]
+    private var byDevice: [DeviceKey: Set<NotificationID>] = [:]
 
     var notifications: Dictionary<NotificationID, [(partition: Int32, fact: NotificationFact)]>.Keys { facts.keys }
 
-    mutating func add(_ fact: NotificationFact, partition: Int32, subject: CapSubject? = nil) {
-        facts[fact.notification, default: []].append((partition, fact))
-        if let subject = fact.subject ?? subject { subjects[fact.notification] = subject }
+    /// The pending notifications that may count toward `key`: those with a subject of its user
+    /// or device (or every one, for a key by neither), then only those with a subject it
+    /// matches, or with no subject known.
+    func candidates(for key: CapKey) -> [NotificationID] {
+        let indexed: Set<NotificationID>?
+        if let device = key.device {
+            indexed = byDevice[device] ?? []
+        } else if case .some(.some(let user)) = key.user {
+            indexed = byUser[user] ?? []
+        } else {
+            indexed = nil
+        }
+        let unknown = subjects.count < facts.count ? facts.keys.filter { subjects[$0] == nil } : []
+        let known = indexed.map(Array.init) ?? Array(subjects.keys)
+        return known.filter { subjects[$0]?.contains(where: key.matches) == true } + unknown
+    }
+
+    /// Keeps `fact`, pending in `partition`; `seen`: other subjects the notification has (the
+    /// file's, the caller's).
+    mutating func add(_ fact: NotificationFact, partition: Int32, seen: [CapSubject] = []) {
+        let n = fact.notification
+        facts[n, default: []].append((partition, fact))
+        for subject in (fact.subject.map { [$0] } ?? []) + seen where subjects[n]?.contains(subject) != true {
+            subjects[n, default: []].append(subject)
+            if let user = subject.user { Self.update(&byUser, user, n, insert: true) }
+            for device in subject.devices { Self.update(&byDevice, device, n, insert: true) }
+        }
         count += 1
     }
 
-    /// The subject of pending notification `n`, if known.
-    func subject(of n: NotificationID) -> CapSubject? { subjects[n] }
+    private static func update<K: Hashable>(_ index: inout [K: Set<NotificationID>], _ key: K, _ n: NotificationID, insert: Bool) {
+        if insert {
+            index[key, default: []].insert(n)
+        } else if index[key]?.remove(n) != nil, index[key]?.isEmpty == true {
+            index[key] = nil
+        }
+    }
+
+    /// `n` has no pending fact left.
+    private mutating func forget(_ n: NotificationID) {
+        facts[n] = nil
+        for subject in subjects.removeValue(forKey: n) ?? [] {
+            if let user = subject.user { Self.update(&byUser, user, n, insert: false) }
+            for device in subject.devices { Self.update(&byDevice, device, n, insert: false) }
+        }
+    }
 
     /// The tail applied `fact` to `partition`: one pending copy of it leaves.
     mutating func applied(_ fact: NotificationFact, partition: Int32) {
         guard let i = facts[fact.notification]?.firstIndex(where: { $0.partition == partition && $0.fact == fact }) else { return }
         facts[fact.notification]?.remove(at: i)
-        if facts[fact.notification]?.isEmpty == true {
-            facts[fact.notification] = nil
-            subjects[fact.notification] = nil
-        }
+        if facts[fact.notification]?.isEmpty == true { forget(fact.notification) }
         count -= 1
     }
 
     mutating func drop(partition: Int32) {
         for n in Array(facts.keys) {
             facts[n]?.removeAll { $0.partition == partition }
-            if facts[n]?.isEmpty == true {
-                facts[n] = nil
-                subjects[n] = nil
-            }
+            if facts[n]?.isEmpty == true { forget(n) }
         }
         count = facts.values.reduce(0) { $0 + $1.count }
     }

@@ -11,7 +11,8 @@ import Synchronization
 ///   ``nextOffset(partition:)``. Facts merge as a lattice (``NotificationState``), so facts
 ///   applied twice or in another order give the same state.
 /// - **Reads** (``RulesState``) answer as ``InMemoryRulesState`` over the same facts, plus the
-///   overlay: facts this owner wrote and has not read back yet (``addPending(_:partition:)``).
+///   overlay: facts this owner wrote and has not read back yet
+///   (``addPending(_:partition:offset:subject:)``).
 /// - **Claims**: the latest claim applied per partition (``claim(partition:)``). A re-claim
 ///   (the owner was fenced by a late claim and claims again) must restore the partition from
 ///   the changelog's start: the tail left out foreign reservations after the owner's first
@@ -37,6 +38,15 @@ public final class RulesStore: RulesState, Sendable {
     private struct Inner: Sendable {
         let connection: RulesConnection
         var overlay = RulesOverlay()
+        /// Each partition's next offset as stored, once read (nil inside: nothing applied).
+        var nextOffsets: [Int32: Int64?] = [:]
+
+        mutating func nextOffset(_ partition: Int32) throws(RulesStoreError) -> Int64? {
+            if let known = nextOffsets[partition] { return known }
+            let stored = try connection.nextOffset(partition)
+            nextOffsets[partition] = .some(stored)
+            return stored
+        }
     }
 
     /// Opens the store at `path`, creating it (and its tables) unless `readOnly`.
@@ -64,15 +74,18 @@ public final class RulesStore: RulesState, Sendable {
 
     // MARK: Writes
 
-    /// Applies `facts`, read from changelog partition `partition` at their offsets (increasing),
-    /// and stores the next offset to read, in one transaction. Facts below the stored next
-    /// offset were applied already and are skipped. Each applied fact leaves the overlay.
-    /// - Throws: ``RulesStoreError``: `.outOfOrder` for offsets that do not increase,
+    /// Applies `facts`, read from changelog partition `partition` at their offsets (never
+    /// decreasing: the facts of one record share its offset, and come in one call), and stores
+    /// the next offset to read, in one transaction. Facts below the stored next offset were
+    /// applied already and are skipped. Each applied fact leaves the overlay.
+    /// - Throws: ``RulesStoreError``: `.outOfOrder` for offsets that decrease,
     ///   `.damagedRow` for a stored state that does not decode, `.readOnly`, `.io`. Nothing of
     ///   the batch is stored then.
     public func apply(partition: Int32, facts: [(offset: Int64, fact: Fact)]) throws(RulesStoreError) {
         let written = try locked.withLock { inner throws(RulesStoreError) -> Int in
+            let before = try inner.nextOffset(partition)
             let applied = try inner.connection.apply(partition: partition, facts: facts)
+            if let last = facts.last { inner.nextOffsets[partition] = .some(max(before ?? .min, last.offset + 1)) }
             if inner.overlay.count > 0 {
                 for case .notification(let f) in applied { inner.overlay.applied(f, partition: partition) }
             }
@@ -89,20 +102,18 @@ public final class RulesStore: RulesState, Sendable {
         _ = checkpoints?.withLockIfAvailable { checkpointer in try? checkpointer.checkpoint(writerPages: written) }
     }
 
-    /// Records a fact this owner wrote to `partition`'s changelog (Kafka acknowledged it) that
-    /// the tail has not applied yet: the reads include it until ``apply(partition:facts:)``
-    /// applies the same fact. A fact the file already reflects (the tail read it before its
-    /// acknowledgement came back: merging it changes nothing, now or later) is not kept.
-    public func addPending(_ fact: NotificationFact, partition: Int32) throws(RulesStoreError) {
+    /// Records a fact this owner wrote to `partition`'s changelog in the record at `offset`
+    /// (Kafka acknowledged it) that the tail has not applied yet: the reads include it until
+    /// ``apply(partition:facts:)`` applies the same fact. A fact whose record the tail applied
+    /// already (it read the record before the acknowledgement came back) is not kept. `subject`
+    /// is the notification's, for an outcome fact, which names none.
+    public func addPending(_ fact: NotificationFact, partition: Int32, offset: Int64, subject: CapSubject?) throws(RulesStoreError) {
         guard !isReadOnly else { throw RulesStoreError(code: .readOnly, message: "\(path) is open read-only: cannot add a pending fact") }
         try locked.withLock { inner throws(RulesStoreError) in
-            let stored = try inner.connection.state(of: fact.notification, partition: partition)
-            if var merged = stored {
-                merged.apply(fact)
-                if merged == stored { return }
-            }
-            // An outcome fact names no subject: the reservation's, in the file or pending, is its.
-            inner.overlay.add(fact, partition: partition, subject: fact.subject ?? stored?.subject)
+            if let next = try inner.nextOffset(partition), offset < next { return }
+            // The file's subject too: the merged state's subject is the least of them all.
+            let stored = try inner.connection.state(of: fact.notification, partition: partition)?.subject
+            inner.overlay.add(fact, partition: partition, seen: [subject, stored].compactMap { $0 })
         }
     }
 
@@ -115,6 +126,7 @@ public final class RulesStore: RulesState, Sendable {
         let written = try locked.withLock { inner throws(RulesStoreError) -> Int in
             try inner.connection.reset(partition: partition)
             inner.overlay.drop(partition: partition)
+            inner.nextOffsets[partition] = nil
             return inner.connection.pagesWritten
         }
         checkpoint(written)
@@ -163,9 +175,7 @@ public final class RulesStore: RulesState, Sendable {
     )] {
         try locked.withLock { inner throws(RulesStoreError) in
             var found = try inner.connection.notifications(of: key, countingAfter: since, policy: policy)
-            for n in inner.overlay.notifications {
-                // A notification whose subject the key does not match cannot count, whatever is pending.
-                if let subject = inner.overlay.subject(of: n), !key.matches(subject) { continue }
+            for n in inner.overlay.candidates(for: key) {
                 guard let pending = inner.overlay.state(of: n) else { continue }
                 var stored = found[n]
                 if stored == nil { stored = try inner.connection.state(of: n) }

@@ -161,6 +161,34 @@ struct ChangelogPartitionTests {
         withExtendedLifetime(changelog) {}
     }
 
+    @Test(
+        "facts written while a record is in flight go out together in the next: each write answers its record's offset, and a new owner restores every fact once",
+        arguments: Broker.allCases)
+    func groupCommit(broker: Broker) async throws {
+        let changelog = try await Changelog.start(broker)
+        let producer = try changelog.producer()
+        let a = changelog.partition("a#1", producer: producer, state: Facts())
+        let written = 400
+        let offsets = try await withThrowingTaskGroup(of: (String, Int64).self) { group in
+            for i in 0..<written {
+                group.addTask { ("e\(i)", try await a.write(Self.reservation("e\(i)", by: "a#1"))) }
+            }
+            return try await group.reduce(into: [String: Int64]()) { $0[$1.0] = $1.1 }
+        }
+        let records = Set(offsets.values)
+        #expect(records.count < written / 4, "\(records.count) records for \(written) facts")
+        let facts = Facts()
+        let b = changelog.partition("b#1", producer: producer, state: facts)
+        #expect(try await Self.restored(b))
+        let state = facts.state
+        #expect((0..<written).allSatisfy { state.state(of: Self.n("e\($0)"))?.status == .reserved }, "every fact restored")
+        #expect(facts.offsets.count == written, "each once")
+        #expect(facts.offsets == facts.offsets.sorted(), "in order")
+        #expect(Set(facts.offsets) == records, "each at the offset its write answered")
+        await producer.close()
+        withExtendedLifetime(changelog) {}
+    }
+
     @Test("a claim written with another partition count stops the follower, naming both counts; a record that is not a fact is counted and read past")
     func partitionCountAndDamage() async throws {
         let changelog = try await Changelog.start(.mock)

@@ -47,6 +47,7 @@ public final class ChangelogPartition: Sendable {
 
     public let configuration: Configuration
     private let producer: KafkaProducer
+    private let writer: ChangelogWriter
     private let sink: Sink
     private let tail: Mutex<ChangelogTail>
     private let changed = ChangeSignal()
@@ -61,6 +62,13 @@ public final class ChangelogPartition: Sendable {
         self.producer = producer
         self.sink = sink
         tail = Mutex(ChangelogTail(owner: owner))
+        writer = ChangelogWriter { facts throws(KafkaError) in
+            guard case .notification(let first) = facts[0] else { preconditionFailure("claims are written alone") }
+            let record = KafkaProducerRecord(
+                topic: configuration.topic, partition: configuration.partition, key: first.notification.bytes,
+                value: FactCodec.encodeRecord(facts))
+            return try await producer.send(record).offset
+        }
     }
 
     public var owner: String { tail.withLock { $0.owner } }
@@ -72,16 +80,16 @@ public final class ChangelogPartition: Sendable {
     @discardableResult
     public func claim(at now: Int64) async throws(KafkaError) -> Int64 {
         let claim = Claim(at: now, owner: owner, partitionCount: configuration.partitionCount)
-        return try await producer.send(record(key: Self.claimKey, .claim(claim))).offset
+        let record = KafkaProducerRecord(
+            topic: configuration.topic, partition: configuration.partition, key: Self.claimKey, value: FactCodec.encode(.claim(claim)))
+        return try await producer.send(record).offset
     }
 
-    /// Writes a fact of this member's: its offset (a reservation's, for its read-back).
+    /// Writes a fact of this member's: the offset of its record (a reservation's, for its
+    /// read-back). Facts written while a record is in flight share the next one
+    /// (``ChangelogWriter``); the record is keyed by its first fact's notification.
     public func write(_ fact: NotificationFact) async throws(KafkaError) -> Int64 {
-        try await producer.send(record(key: fact.notification.bytes, .notification(fact))).offset
-    }
-
-    private func record(key: [UInt8], _ fact: Fact) -> KafkaProducerRecord {
-        KafkaProducerRecord(topic: configuration.topic, partition: configuration.partition, key: key, value: FactCodec.encode(fact))
+        try await writer.write(.notification(fact))
     }
 
     public enum FollowError: Error, Equatable, CustomStringConvertible {
@@ -128,16 +136,19 @@ public final class ChangelogPartition: Sendable {
         }
         var admitted: [(offset: Int64, fact: Fact)] = []
         for message in messages {
-            guard let fact = try? FactCodec.decode(message.value) else {
+            guard let facts = try? FactCodec.decodeRecord(message.value) else {
                 undecodable.add(1, ordering: .relaxed)
                 tail.withLock { $0.skip(message.offset) }
                 continue
             }
-            if case .claim(let c) = fact, c.partitionCount != configuration.partitionCount {
-                try sinkIfAny(admitted)
-                throw FollowError.partitionCountChanged(claimedWith: c.partitionCount, now: configuration.partitionCount, atOffset: message.offset)
+            for fact in facts {
+                if case .claim(let c) = fact, c.partitionCount != configuration.partitionCount {
+                    try sinkIfAny(admitted)
+                    throw FollowError.partitionCountChanged(
+                        claimedWith: c.partitionCount, now: configuration.partitionCount, atOffset: message.offset)
+                }
+                if tail.withLock({ $0.read(fact, at: message.offset) }) == .apply { admitted.append((message.offset, fact)) }
             }
-            if tail.withLock({ $0.read(fact, at: message.offset) }) == .apply { admitted.append((message.offset, fact)) }
         }
         try sinkIfAny(admitted)
     }

@@ -10,7 +10,7 @@ import Threading
 /// partition, and once restored takes notifications through their steps
 /// (``NotificationAttempt``): the decision over the store and one in-flight table, the
 /// reservation written and read back, the send, the outcome written. Its own facts go into the
-/// store as soon as Kafka acknowledges them (``RulesStateStore/addPending(_:partition:)``), so
+/// store as soon as Kafka acknowledges them (``RulesStateStore/addPending(_:partition:offset:subject:)``), so
 /// the next decision counts them before the tail reads them back.
 ///
 /// Each run restores from the changelog's start (``RulesStateStore/reset(partition:)``): a
@@ -100,7 +100,7 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
             case .duplicate: return .duplicate
             case .capped(let key, let counted): return .capped(key: key, counted: counted)
             case .settle(let facts):
-                for fact in facts { _ = try await write(fact) }
+                for fact in facts { _ = try await write(fact, of: attempt) }
                 return .settled(facts)
             case .reserve(let reservation):
                 do {
@@ -117,7 +117,7 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
         _ attempt: inout NotificationAttempt, _ reservation: NotificationFact,
         send: @Sendable ([String], Int64) async -> [String: PushAnswer]
     ) async throws -> Outcome {
-        let offset = try await write(reservation)
+        let offset = try await write(reservation, of: attempt)
         attempt.reserved(at: offset)
         guard let tail = await changelog.tail(pastOffset: offset) else { throw CancellationError() }
         let outcome: NotificationFact
@@ -132,7 +132,7 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
             let now = clock()
             outcome = attempt.answered(answers, deliveredBy: now, now: now)
         }
-        _ = try await write(outcome)
+        _ = try await write(outcome, of: attempt)
         flights.withLock { flights in
             for waiter in attempt.recorded(in: &flights.table) { flights.parked.remove(waiter) }
         }
@@ -140,10 +140,11 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
         return .recorded(outcome)
     }
 
-    /// Writes one of this owner's facts and counts it in the store at once: its offset.
-    private func write(_ fact: NotificationFact) async throws -> Int64 {
+    /// Writes one of this owner's facts of `attempt` and counts it in the store at once: the
+    /// offset of its record.
+    private func write(_ fact: NotificationFact, of attempt: NotificationAttempt) async throws -> Int64 {
         let offset = try await changelog.write(fact)
-        try store.addPending(fact, partition: partition)
+        try store.addPending(fact, partition: partition, offset: offset, subject: attempt.subject)
         return offset
     }
 

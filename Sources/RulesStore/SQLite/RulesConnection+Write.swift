@@ -80,10 +80,11 @@ extension RulesConnection {
 
     /// Applies the facts of changelog `part` at `facts`' offsets, skipping those below the
     /// stored next offset (already applied), and stores the next offset, in one transaction.
+    /// Facts of one record share its offset; a record's facts come in one call.
     /// - Returns: the facts applied.
     func apply(partition part: Int32, facts: [(offset: Int64, fact: Fact)]) throws(RulesStoreError) -> [Fact] {
         let w = try writer("apply facts to partition \(part)")
-        for (a, b) in zip(facts, facts.dropFirst()) where b.offset <= a.offset {
+        for (a, b) in zip(facts, facts.dropFirst()) where b.offset < a.offset {
             throw RulesStoreError(code: .outOfOrder, message: "\(path): partition \(part): offset \(b.offset) after \(a.offset)")
         }
         let next = try nextOffset(part) ?? .min
