@@ -210,7 +210,7 @@ let package = Package(
             name: "Jobs",
             dependencies: [
                 "Mapping", "Pipeline", "Kafka", "HTTP2", "FCM", "Operations", "DeviceRegistry", "SchemaRegistry", "Threading", "EventTracing",
-                "Dates", "Preferences", "RulesStore",
+                "Dates", "Preferences", "Rules", "RulesStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -330,7 +330,7 @@ let package = Package(
             dependencies: [
                 "pushbridge", "TestSupport", "PipelineTestSupport", "Kafka", "FCM", "FCMEmulator", "Mapping", "Dates", "Pipeline",
                 "Localization", "MappingLocalization",
-                "Jobs", "Operations",
+                "Jobs", "Operations", "Rules", "RulesStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

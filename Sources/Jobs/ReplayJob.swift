@@ -39,6 +39,9 @@ public final class ReplayJob: Service, Sendable {
         public var commitGroup: String?
         public var maxAge = MaxAgeCheck.enforce
         public var maxEventsInFlight = 1_000
+        /// Events of mappings with `cap` or `dedup`: handed to the workers' rules stage, or sent
+        /// as any other (``ReplayJob/statefulRouting(settings:mappings:request:)``).
+        public var capsAndDedup = CapsAndDedup.rulesStage
 
         public init(topic: String, from: OffsetPosition, to: OffsetPosition? = nil) {
             self.topic = topic
@@ -92,13 +95,14 @@ public final class ReplayJob: Service, Sendable {
     /// Plans, sets up the delivery (or the dry run), replays, and closes what it opened.
     /// - Throws: ``Failure`` when the replay cannot start.
     public func run() async throws {
+        let routing = try Self.statefulRouting(settings: settings, mappings: mappings, request: request)
         let plan = try await resolvePlan()
         reporter.planned(plan)
-        let output = try await startOutput()
+        let output = try await startOutput(routing)
         let started = ContinuousClock.now
         let summary: Result<Replay.Summary, any Error>
         do {
-            summary = .success(try await replay(plan, into: output))
+            summary = .success(try await replay(plan, into: output, routing: routing))
         } catch {
             summary = .failure(error)
         }
@@ -127,7 +131,7 @@ public final class ReplayJob: Service, Sendable {
     }
 
     /// Where the events go: a delivery with an access token, or a dry run's own registry client.
-    private func startOutput() async throws -> Output {
+    private func startOutput(_ routing: StatefulRouting) async throws -> Output {
         if request.sending == .dryRun {
             // Avro and Protobuf records render as a run would.
             return .dryRun(try Delivery.schemaRegistry(settings, logger: logger))
@@ -148,7 +152,8 @@ public final class ReplayJob: Service, Sendable {
         do {
             delivery = try Delivery(
                 settings: settings, mappings: mappings, validateOnly: request.sending == .validateOnly, maxSendsPerSecond: request.maxSendsPerSecond,
-                maxAge: request.maxAge, directory: directory, metrics: PipelineMetrics(), logger: logger)
+                maxAge: request.maxAge, directory: directory, metrics: PipelineMetrics(), logger: logger,
+                handToRulesStage: routing.topic != nil)
         } catch {
             throw Failure(kind: .refused, description: "FCM refuses this setup: \(error)")
         }
@@ -166,7 +171,7 @@ public final class ReplayJob: Service, Sendable {
 
     /// Reads the plan's ranges until they end or a graceful shutdown stops the reading (at once
     /// if it came earlier), then lets the events in flight finish.
-    private func replay(_ plan: ReplayPlan, into output: Output) async throws -> Replay.Summary {
+    private func replay(_ plan: ReplayPlan, into output: Output, routing: StatefulRouting) async throws -> Replay.Summary {
         var configuration = Replay.Configuration(
             consumer: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties, group: request.commitGroup), plan: plan)
         configuration.eventTypes = request.eventTypes
@@ -175,6 +180,7 @@ public final class ReplayJob: Service, Sendable {
         configuration.maxAge = request.maxAge
         configuration.maxEventsInFlight = request.maxEventsInFlight
         configuration.shutdownTimeout = settings.delivery.shutdownTimeout
+        configuration.rulesStage = routing.topic
         let mode: Replay.Mode
         switch output {
         case .delivery(let delivery): mode = .send(delivery.processor)

@@ -46,18 +46,29 @@ public enum RulesEvaluation {
         _ cap: CapRule, notification: NotificationID, subject: CapSubject, now: Int64, state: State, inFlight: InFlightTable,
         policy: RulesPolicy
     ) throws(State.Failure) -> CapVerdict {
-        let since = now &- cap.per
         var waitOn: Set<NotificationID> = []
         for key in cap.keys(of: subject) {
-            var counted: Set<NotificationID> = []
-            for (n, s) in try state.notifications(of: key, countingAfter: since, policy: policy) where n != notification {
-                if let until = s.countsUntil(sendLimit: policy.sendLimit), until > since { counted.insert(n) }
-            }
+            let counted = Set(try Self.counted(key, per: cap.per, besides: notification, now: now, state: state, policy: policy).keys)
             let flying = inFlight.notifications(countingToward: key).subtracting([notification])
             let settled = counted.subtracting(flying)
             if settled.count >= cap.max { return .withhold(key: key, counted: settled.count) }
             if settled.count + flying.count >= cap.max { waitOn.formUnion(flying) }
         }
         return waitOn.isEmpty ? .allow : .wait(on: waitOn)
+    }
+
+    /// The notifications other than `notification` that count toward `key` in the window
+    /// `(now − per, now]` of `state`, each with the instant it stops counting toward it
+    /// (``NotificationState/countsUntil(sendLimit:)`` + `per`): what ``cap(_:notification:subject:now:state:inFlight:policy:)``
+    /// counts, and what `render --rules-store` reports (when the oldest leaves the window).
+    public static func counted<State: RulesState>(
+        _ key: CapKey, per: Int64, besides notification: NotificationID, now: Int64, state: State, policy: RulesPolicy
+    ) throws(State.Failure) -> [NotificationID: Int64] {
+        let since = now &- per
+        var counted: [NotificationID: Int64] = [:]
+        for (n, s) in try state.notifications(of: key, countingAfter: since, policy: policy) where n != notification {
+            if let until = s.countsUntil(sendLimit: policy.sendLimit), until > since { counted[n] = until &+ per }
+        }
+        return counted
     }
 }

@@ -10,6 +10,13 @@ struct EventOptions: ParsableArguments {
     @Option(name: .long, help: "A Kafka header NAME=VALUE, e.g. ce_type=… for CloudEvents binary mode. Repeatable.")
     var header: [String] = []
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The Kafka record's coordinates TOPIC/PARTITION/OFFSET: an event without an ID takes them as its ID, which dedup goes by (default events/0/0).",
+            valueName: "coordinates"))
+    var source: String?
+
     /// `--event`'s bytes with the `--header`s, no timestamp.
     func record() throws -> EventRecord {
         let bytes: [UInt8]
@@ -24,6 +31,11 @@ struct EventOptions: ParsableArguments {
             guard let eq = h.firstIndex(of: "=") else { throw ValidationError("--header \(h): expected NAME=VALUE") }
             headers.append((String(h[..<eq]), Array(h[h.index(after: eq)...].utf8)))
         }
-        return EventRecord(value: bytes, headers: headers)
+        guard let source else { return EventRecord(value: bytes, headers: headers) }
+        let parts = source.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, let partition = Int32(parts[1]), let offset = Int64(parts[2]) else {
+            throw ValidationError("--source \(source): expected TOPIC/PARTITION/OFFSET, e.g. events/0/42")
+        }
+        return EventRecord(value: bytes, headers: headers, topic: String(parts[0]), partition: partition, offset: offset)
     }
 }

@@ -6,11 +6,11 @@ import Mapping
 extension MappingFiles {
     /// Loads, or prints every error to stderr and exits 1. Warnings go to stderr too, unless
     /// the caller reports them itself (`run` logs them as JSON lines).
-    /// - Parameter statefulRules: whether the command applies `cap` and `dedup` (or only shows
-    /// them); `replay` does not yet, and refuses mappings with them.
-    static func load(_ paths: [String], printingWarnings: Bool = true, statefulRules: Bool = true) throws -> MappingSet {
+    /// `cap` and `dedup` load for every command: `run` decides them, `replay` hands them to the
+    /// workers' rules stage (or sends them as told), `render` and `preview` say what applies.
+    static func load(_ paths: [String], printingWarnings: Bool = true) throws -> MappingSet {
         do {
-            let set = try MappingSet.load(files: try read(paths), statefulRules: statefulRules)
+            let set = try MappingSet.load(files: try read(paths), statefulRules: true)
             if printingWarnings { printWarnings(set) }
             return set
         } catch let errors as MappingLoadErrors {

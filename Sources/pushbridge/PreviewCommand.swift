@@ -16,7 +16,9 @@ struct PreviewCommand: ParsableCommand {
             IllegalFormatConversionException — app crashes in background). A locale without \
             its own strings shows the fallback and says so. Default: every locale found. A user \
             target needs --user-state (a registry record, as `render` takes it); the user's rules \
-            apply now, and a push they withhold prints why.
+            apply now, and a push they withhold prints why. For a mapping with cap or dedup, \
+            --rules-store reads a worker's rules store (read-only) and says whether the push would be \
+            withheld now as a duplicate or by the cap, as `render --rules-store` does.
 
             Examples:
               pushbridge preview --mappings examples/mappings \\
@@ -42,18 +44,26 @@ struct PreviewCommand: ParsableCommand {
 
     @OptionGroup var user: UserStateOptions
 
+    @OptionGroup var rulesStore: RulesStoreOptions
+
     func run() throws {
         let set = try mappings.load()
         var record = try event.record()
         // A record just produced: a Live Activity's timestamp is its time.
         record.timestamp = EpochClock.milliseconds()
-        let rendered: MappingSet.Rendered
+        var rendered: MappingSet.Rendered
         // What a device shows does not depend on the event's age: max_age is not applied (a
         // file has no Kafka timestamp to measure from).
         switch set.render(record, maxAge: .ignore, users: try user.lookup()) {
         case .success(let r):
             rendered = r
             UserStateOptions.report(r)
+            switch try rulesStore.judge(r, set: set, now: record.timestamp ?? EpochClock.milliseconds()) {
+            case .send(let messages): rendered.messages = messages
+            case .withheld(let reason, let code):
+                FileHandle.standardError.write(Data("cannot render: \(reason) [\(code)]\n".utf8))
+                throw ExitCode(2)
+            }
         case .failure(let failure):
             if case .noVariant(let none) = failure { print(none.summary) }
             FileHandle.standardError.write(Data("cannot render: \(failure.reason) [\(failure.code)]\n".utf8))

@@ -20,6 +20,14 @@ struct RenderCommand: ParsableCommand {
             they withhold prints why (muted, quiet_hours), and a device that muted the category is \
             named on standard error.
 
+            A mapping with cap or dedup is decided by the workers' shared state: render says which \
+            apply. --rules-store reads a worker's rules store (its rules.state_path; read-only, the \
+            worker may be running) and judges the event at --now as the worker owning the event's \
+            state partition would, if the store holds that partition: withheld as a duplicate (FCM \
+            already acknowledged it), by the cap (how many are counted in the window, and when the \
+            oldest leaves it), or sent. An event without an ID takes its coordinates as its ID \
+            (--source, default events/0/0).
+
             A mapping with a max_age renders only an event young enough to send, as `run` would; an \
             older one prints why (too_old). Its age is measured to --now (default: the clock) from the \
             mapping's occurred_at field, or from --timestamp, the Kafka record's time (default: --now, a \
@@ -35,6 +43,10 @@ struct RenderCommand: ParsableCommand {
               pushbridge render --mappings examples/registry/mapping.yaml \
                   --event examples/events/chat-message.user.json \
                   --user-state examples/registry/user-42.json --now 2027-01-15T22:30:00Z
+              # would a worker send this like now, or withhold it (cap, duplicate)?
+              pushbridge render --mappings examples/registry/mapping.yaml \\
+                  --event examples/events/post-liked.user-44.1.json --user-state examples/registry/user-44.json \\
+                  --rules-store /var/lib/pushbridge/rules.sqlite
               # a record produced 4 minutes before --now: ttl is what is left of max_age
               pushbridge render --mappings m.yaml --event arrived.json \\
                   --now 2027-01-15T08:10:00Z --timestamp 2027-01-15T08:06:00Z
@@ -62,6 +74,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var user: UserStateOptions
 
+    @OptionGroup var rulesStore: RulesStoreOptions
+
     func run() throws {
         let set = try mappings.load()
         var record = try event.record()
@@ -73,7 +87,14 @@ struct RenderCommand: ParsableCommand {
         case .success(let rendered):
             if let variant = rendered.variant { FileHandle.standardError.write(Data("\(variant.summary)\n".utf8)) }
             UserStateOptions.report(rendered)
-            for message in rendered.messages {
+            let messages: [FCMMessage]
+            switch try rulesStore.judge(rendered, set: set, now: nowMilliseconds) {
+            case .send(let sent): messages = sent
+            case .withheld(let reason, let code):
+                FileHandle.standardError.write(Data("cannot render: \(reason) [\(code)]\n".utf8))
+                throw ExitCode(2)
+            }
+            for message in messages {
                 if let push = message.push {
                     let variant = push.variant.map { ", variant \($0)" } ?? ""
                     FileHandle.standardError.write(Data("push: \(push.name)\(variant)\(push.user.map { ", user \($0)" } ?? "")\n".utf8))

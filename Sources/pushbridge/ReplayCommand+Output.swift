@@ -14,6 +14,8 @@ struct ReplayOutput: ReplayReporter {
     let ignoreMaxAge: Bool
     /// `--print`: each rendered message as a JSON line.
     let printRendered: Bool
+    /// Where events of mappings with `cap` or `dedup` go.
+    let routing: ReplayJob.StatefulRouting
     /// The egress proxy the FCM clients use (`fcm.proxy`, as it is safe to print), if any.
     let proxy: String?
 
@@ -23,6 +25,15 @@ struct ReplayOutput: ReplayReporter {
         for range in plan.ranges {
             stderr("  partition \(range.partition.partition): \(range.start) ..< \(range.end) (\(ReplayProgress.grouped(range.count)))")
             for note in range.notes { stderr("    \(note)") }
+        }
+        switch routing {
+        case .none: break
+        case .rulesStage(let topic, let types):
+            let list = types.joined(separator: ", ")
+            stderr("  \(list) (cap or dedup): handed to the workers' rules stage through \(topic); they withhold duplicates and what the caps refuse")
+        case .direct(let types):
+            let why = sending == .validateOnly ? "validate-only: nothing is delivered" : "--ignore-caps-and-dedup"
+            stderr("  \(types.joined(separator: ", ")) (cap or dedup): sent directly, cap and dedup not applied (\(why))")
         }
     }
 
@@ -39,13 +50,16 @@ struct ReplayOutput: ReplayReporter {
     }
 
     /// `{"body":{…},"source":"events/0/12"}` per message (with `"variant":"shipped"` for an event
-    /// type with variants), or `{"error":{"code":…,"reason":…},"source":…}`.
+    /// type with variants, `"rules_stage":"<topic>"` for one handed to the workers' rules stage), or `{"error":{"code":…,"reason":…},"source":…}`.
     func rendered(_ message: KafkaMessage, _ result: Result<MappingSet.Rendered, MappingFailure>) {
         guard printRendered else { return }
         var members: [(key: String, value: JSONValue)] = [("source", .string("\(message.topic)/\(message.partition)/\(message.offset)"))]
         switch result {
         case .success(let r):
             if let variant = r.variant { members.append(("variant", .string(variant.label))) }
+            if case .rulesStage(let topic, let types) = routing, types.contains(r.event.type) {
+                members.append(("rules_stage", .string(topic)))
+            }
             for m in r.messages {
                 let body = (try? JSONParser.parse(m.encoded)) ?? .null
                 print(JSONWriter.string(.object(members + [("body", body)])))
@@ -67,6 +81,12 @@ struct ReplayOutput: ReplayReporter {
             "replay \(verb): \(ReplayProgress.grouped(p.done)) events in \(String(format: "%.1f", seconds)) s\(sending == .dryRun ? " (dry run: nothing sent or written)" : "")"
         )
         print(p.counts)
+        if p.handedToRules > 0, let topic = routing.topic {
+            let what = sending == .dryRun ? "would be written" : "were written"
+            print(
+                "\(ReplayProgress.grouped(p.handedToRules)) events of mappings with cap or dedup \(what) to \(topic): the workers send them, withholding pushes FCM already acknowledged and what the caps refuse (pushbridge_pushes_withheld_total)"
+            )
+        }
         if summary.isComplete { return }
         if let failure = summary.failure { print("failure: \(failure)") }
         print("resume with:")

@@ -31,6 +31,16 @@ struct ReplayCommand: AsyncParsableCommand {
             --ignore-max-age sends them all anyway (with `ttl: remaining`, each gets the whole max_age, \
             counted from when it is sent).
 
+            Events of mappings with cap or dedup (docs/rules.md) are not sent by the replay itself: \
+            it has no share of the workers' rules state. On a topic not keyed by user (rules.source.keyed_by: \
+            none) it writes them to the by-subject topic (rules.by_subject_topic) as the workers do, and \
+            the workers' rules stage decides: a push FCM already acknowledged within the window is \
+            withheld as a duplicate, the rest are sent and counted in the caps (the summary counts them \
+            "handed to the rules stage"; the workers must be running). With keyed_by: user the replay \
+            refuses them. --ignore-caps-and-dedup sends them directly instead, as any other event: \
+            devices get pushes they already had, caps are exceeded, and the workers' caps do not count \
+            these sends. --validate-only sends them directly (FCM delivers nothing).
+
             A progress line goes to standard error every few seconds; the summary (sent, skipped, \
             filtered, dead-lettered, too old, invalidated) to standard output. Ctrl-C (or SIGTERM) stops \
             reading, lets events in flight finish, and prints the command that resumes where it \
@@ -84,6 +94,15 @@ struct ReplayCommand: AsyncParsableCommand {
         help: "Send events older than their mapping's max_age too, instead of skipping or dead-lettering them as its too_old says.")
     var ignoreMaxAge = false
 
+    @Flag(
+        name: .long,
+        help: """
+            Send events of mappings with cap or dedup directly, as any other, instead of handing them to the workers' \
+            rules stage: pushes FCM already acknowledged are sent again, caps are exceeded, and these sends do not count \
+            toward the workers' caps.
+            """)
+    var ignoreCapsAndDedup = false
+
     @Flag(name: .long, help: "Render only: count (and with --print, print) the messages; send and write nothing.")
     var dryRun = false
 
@@ -133,7 +152,7 @@ struct ReplayCommand: AsyncParsableCommand {
         } catch {
             throw OffsetArguments.usage("\(error)")
         }
-        let mappingSet = try MappingFiles.load(mappings.isEmpty ? settings.mappings : mappings, statefulRules: false)
+        let mappingSet = try MappingFiles.load(mappings.isEmpty ? settings.mappings : mappings)
         let unknownTypes = eventType.filter { !mappingSet.eventTypes.contains($0) }
         if !unknownTypes.isEmpty {
             throw OffsetArguments.usage(
@@ -148,11 +167,18 @@ struct ReplayCommand: AsyncParsableCommand {
         request.commitGroup = commit ? group : nil
         request.maxAge = ignoreMaxAge ? .ignore : .enforce
         request.maxEventsInFlight = maxInFlight
+        request.capsAndDedup = ignoreCapsAndDedup ? .ignore : .rulesStage
+        let routing: ReplayJob.StatefulRouting
+        do {
+            routing = try ReplayJob.statefulRouting(settings: settings, mappings: mappingSet, request: request)
+        } catch {
+            throw OffsetArguments.usage(error.description)
+        }
 
         LoggingSetup.bootstrap(level: settings.log.level, format: settings.log.format)
         let logger = Logger(label: "pushbridge.replay")
         let output = ReplayOutput(
-            topic: topic, sending: request.sending, ignoreMaxAge: ignoreMaxAge, printRendered: print,
+            topic: topic, sending: request.sending, ignoreMaxAge: ignoreMaxAge, printRendered: print, routing: routing,
             proxy: settings.fcm.proxyURL != nil ? settings.fcm.proxySummary : nil)
         let job = ReplayJob(settings: settings, mappings: mappingSet, request: request, reporter: output, logger: logger)
         var groupConfiguration = ServiceGroupConfiguration(

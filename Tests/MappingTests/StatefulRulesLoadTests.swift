@@ -71,12 +71,12 @@ struct StatefulRulesLoadTests {
         #expect(set.warnings.map(\.message).contains("critical bypasses caps: this cap never withholds"))
     }
 
-    @Test("without the rules engine (every worker today) each is refused after its checks, naming why")
+    @Test("loaded without the rules engine, each is refused after its checks, naming why")
     func refusedWithoutEngine() {
         #expect(
             errors(Self.yaml("cap: {max: 3, per: 1h, by: [user]}\ndedup: true"), statefulRules: false) == [
-                "test.yaml:6:10: error: `cap` needs the rules engine's shared state, which only `pushbridge run` keeps (replay does not apply it yet)\n    hint: replay with mapping files without it (--mappings); docs/rules.md",
-                "test.yaml:7:12: error: `dedup` needs the rules engine's shared state, which only `pushbridge run` keeps (replay does not apply it yet)\n    hint: replay with mapping files without it (--mappings); docs/rules.md",
+                "test.yaml:6:10: error: `cap` needs the rules engine's shared state, which only `pushbridge run`'s workers keep\n    hint: load these mappings with the rules engine (MappingSet.load(files:statefulRules: true)); docs/rules.md",
+                "test.yaml:7:12: error: `dedup` needs the rules engine's shared state, which only `pushbridge run`'s workers keep\n    hint: load these mappings with the rules engine (MappingSet.load(files:statefulRules: true)); docs/rules.md",
             ])
     }
 }

@@ -172,6 +172,16 @@ struct ReplayProgressTests {
         #expect(p.counts == "sent 1 (1 messages) · skipped 0 · filtered 0 · dead-lettered 0 · too old 2 · invalidated 0")
     }
 
+    @Test("events handed to the rules stage (cap, dedup) are done, counted on their own, and shown once there is one")
+    func handedToRules() {
+        var p = ReplayProgress(planned: 10)
+        p.record(.sent(messages: 1))
+        #expect(!p.counts.contains("rules stage"))
+        p.record(.handedToRules)
+        #expect(p.done == 2 && p.handedToRules == 1 && p.sent == 1 && p.skipped == 0)
+        #expect(p.counts == "sent 1 (1 messages) · skipped 0 · handed to the rules stage 1 · filtered 0 · dead-lettered 0 · invalidated 0")
+    }
+
     @Test("before anything is done the ETA is unknown; long ETAs show hours")
     func eta() {
         var p = ReplayProgress(planned: 1_000_000)

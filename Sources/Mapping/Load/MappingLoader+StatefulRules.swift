@@ -16,8 +16,8 @@ extension MappingLoader {
         if !statefulRules {
             for name in Self.statefulRuleKeys where m[name] != nil {
                 fail(
-                    m[name], "`\(name)` needs the rules engine's shared state, which only `pushbridge run` keeps (replay does not apply it yet)",
-                    hint: "replay with mapping files without it (--mappings); docs/rules.md")
+                    m[name], "`\(name)` needs the rules engine's shared state, which only `pushbridge run`'s workers keep",
+                    hint: "load these mappings with the rules engine (MappingSet.load(files:statefulRules: true)); docs/rules.md")
             }
         }
         return rules

@@ -2,15 +2,18 @@ import Kafka
 import Mapping
 
 // Re-key mode of `cap` and `dedup` (docs/rules.md#caps-and-dedup; design §5.6): on a topic not
-// keyed by user, the main pipeline (stage 1) writes each event of a capped or deduplicated
-// mapping to the by-subject topic, keyed by its subject, and is done with it once Kafka has it;
-// the rules pipeline (stage 2) reads that topic, where a partition is a state partition, and
-// decides. The record keeps its value, headers and timestamp, and gains `pushbridge-source`:
-// its source coordinates, so an event without an ID has the same ID in both stages and a
-// replay of the source is recognised.
+// keyed by user, the main pipeline (stage 1), and `pushbridge replay` unless told to send them
+// itself, writes each event of a capped or deduplicated mapping to the by-subject topic, keyed
+// by its subject, and is done with it once Kafka has it; the rules pipeline (stage 2) reads
+// that topic, where a partition is a state partition, and decides. The record keeps its value,
+// headers and timestamp, and gains `pushbridge-source`: its source coordinates, so an event
+// without an ID has the same ID in both stages and a replay of the source is recognised.
 extension EventProcessor {
     /// The header naming a re-keyed record's source coordinates, `topic/partition/offset`.
     public static let sourceHeader = "pushbridge-source"
+    /// The skip code of an event written to the by-subject topic (``rekey(_:subject:to:)``):
+    /// not sent here, the rules stage decides (a replay counts it as handed to that stage).
+    public static let rekeyedCode = "rekeyed"
 
     /// The record the mappings read for `message`: in the rules pipeline, with the source
     /// coordinates a re-keyed record carries (an event without an ID takes them as its ID).
@@ -40,7 +43,7 @@ extension EventProcessor {
         guard await write(record, for: message) else { return Outcome(verdict: EventVerdict(disposition: .abandoned), done: false) }
         metrics.rulesRekeyed.increment()
         var verdict = EventVerdict(disposition: .skipped(reason: "re-keyed by subject to \(topic)"))
-        verdict.skipCode = "rekeyed"
+        verdict.skipCode = Self.rekeyedCode
         return Outcome(verdict: verdict, done: true)
     }
 }

@@ -67,9 +67,9 @@ public final class EventProcessor: Sendable {
     public let tracer: PushTracer?
     /// Decides the events of mappings with `cap` or `dedup`; nil: no mapping has them.
     public let rules: (any StatefulRulesEngine)?
-    /// How long after its reservation a capped or deduplicated push may still go out: FCM's
-    /// retry budget and then some (``RulesPolicy/sendLimit``).
-    let rulesPolicy = RulesPolicy(sendLimit: 600_000)
+    /// How long after its reservation a capped or deduplicated push may still go out
+    /// (``StatefulPush/policy``).
+    let rulesPolicy = StatefulPush.policy
 
     /// - Parameter failures: the process's ``LogSummary`` (default: one of its own on `logger`).
     /// - Parameter tracer: traces sampled events; the commits that end their spans are the

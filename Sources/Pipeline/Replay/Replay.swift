@@ -30,6 +30,10 @@ public final class Replay: Sendable {
         /// processor's ``EventProcessor/Options/maxAge``, which should say the same.
         public var maxAge = MaxAgeCheck.enforce
         public var maxEventsInFlight = 1_000
+        /// The by-subject topic a replay that sends hands events of mappings with `cap` or
+        /// `dedup` to (its processor's ``EventProcessor/Options/rekeyTopic``), for the workers'
+        /// rules stage; a dry run counts them as handed to it. nil: they are sent as any other.
+        public var rulesStage: String?
         /// How long events in flight may take after ``Replay/stop()``.
         public var shutdownTimeout: Duration = .seconds(30)
         public var progressInterval: Duration = .seconds(2)

@@ -17,6 +17,9 @@ public struct ReplayProgress: Sendable, Equatable {
     /// Older than their mapping's `max_age`: not sent (skipped, or dead-lettered when the
     /// mapping says `too_old: dead-letter`); counted here, not under skipped or dead-lettered.
     public private(set) var tooOld: Int64 = 0
+    /// Events of mappings with `cap` or `dedup` written to the by-subject topic, for the
+    /// workers' rules stage to decide and send (docs/rules.md#caps-and-dedup).
+    public private(set) var handedToRules: Int64 = 0
     /// Token-invalidation records written.
     public private(set) var invalidated: Int64 = 0
     /// Not finished because the replay stopped first; a resume sends them.
@@ -30,6 +33,8 @@ public struct ReplayProgress: Sendable, Equatable {
         case filtered
         case deadLettered
         case tooOld
+        /// Written to the by-subject topic: the workers' rules stage sends it, or withholds it.
+        case handedToRules
         case unfinished
     }
 
@@ -43,6 +48,7 @@ public struct ReplayProgress: Sendable, Equatable {
         case .filtered: filtered += 1
         case .deadLettered: deadLettered += 1
         case .tooOld: tooOld += 1
+        case .handedToRules: handedToRules += 1
         case .unfinished:
             unfinished += 1
             return
@@ -72,9 +78,10 @@ public struct ReplayProgress: Sendable, Equatable {
 
     /// `sent 11,990 (12,400 messages) · skipped 10 · filtered 0 · dead-lettered 0 · invalidated 2`,
     /// with `too old N` after dead-lettered once an event was too old (most mappings have no
-    /// `max_age`).
+    /// `max_age`), and `handed to the rules stage N` before it once an event was (`cap`, `dedup`).
     public var counts: String {
         var parts = ["sent \(Self.grouped(sent)) (\(Self.grouped(messages)) messages)", "skipped \(Self.grouped(skipped))"]
+        if handedToRules > 0 { parts.append("handed to the rules stage \(Self.grouped(handedToRules))") }
         parts += ["filtered \(Self.grouped(filtered))", "dead-lettered \(Self.grouped(deadLettered))"]
         if tooOld > 0 { parts.append("too old \(Self.grouped(tooOld))") }
         parts.append("invalidated \(Self.grouped(invalidated))")

@@ -64,6 +64,8 @@ struct ReplayWork: EngineWork {
             let rendered = schemaFailure.map { .failure($0) } ?? replay.mappings.render(record, schema: schema, maxAge: configuration.maxAge)
             inspect(message, rendered)
             switch rendered {
+            case .success(let r) where configuration.rulesStage != nil && replay.mappings.stateful(of: r.event.type) != nil:
+                return (.handedToRules, 0, true)
             case .success(let r): return (.sent(messages: r.messages.count), 0, true)
             case .failure(.unknownEventType): return (.skipped, 0, true)
             case .failure(.tooOld): return (.tooOld, 0, true)
@@ -76,6 +78,7 @@ struct ReplayWork: EngineWork {
             if outcome.verdict.tooOld { return (.tooOld, invalidations, outcome.done) }
             switch outcome.verdict.disposition {
             case .delivered: return (.sent(messages: outcome.verdict.sent), invalidations, outcome.done)
+            case .skipped where outcome.verdict.skipCode == EventProcessor.rekeyedCode: return (.handedToRules, invalidations, outcome.done)
             case .skipped: return (.skipped, invalidations, outcome.done)
             case .deadLetter: return (.deadLettered, invalidations, outcome.done)
             case .fatal(let why):

@@ -3,7 +3,7 @@ import Rules
 
 /// One rendered push of a mapping with `cap` or `dedup`, as the rules engine takes it
 /// (docs/design/per-user-rules.md §5.2): its notification N = H(event ID, mapping, subject),
-/// the subject that owns its state, and its targets. Pure. Not wired into the worker yet.
+/// the subject that owns its state, and its targets. Pure.
 ///
 /// | the mapping | its subject |
 /// |---|---|
@@ -13,6 +13,11 @@ import Rules
 public enum StatefulPush {
     /// `fid:…`, `token:…`, `topic:…`: how a target is named in the rules' facts (a fid and a
     /// token with the same text are two devices).
+    /// The workers' policy: a capped or deduplicated push may still go out up to 10 minutes
+    /// after its reservation (FCM's retry budget and then some, ``RulesPolicy/sendLimit``).
+    /// `render --rules-store` judges with the same.
+    public static let policy = RulesPolicy(sendLimit: 600_000)
+
     public static func target(_ t: MessageTarget) -> String { "\(t.kind.rawValue):\(t.value)" }
 
     /// The subject whose state partition decides `rendered` (the table above).
