@@ -66,4 +66,46 @@ struct RulesEngineTests {
         _ = await running.result
         await producer.close()
     }
+
+    @Test(
+        "another member's claim written late, while this worker still holds the partition: the push is fenced, unsent; the engine claims again, restores, and sends it"
+    )
+    func reclaimAfterLateClaim() async throws {
+        let tansu = try await Tansu.start()
+        try await tansu.createTopic("changelog", partitions: 2)
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: [tansu.bootstrapServers])
+        producerConfiguration.enableIdempotence = false
+        let producer = try KafkaProducer(configuration: producerConfiguration)
+        let folder = try TemporaryFolder()
+        let store = try RulesStore(path: folder.path("rules.sqlite"))
+        let clock = Clock()
+        let engine = RulesEngine(
+            .init(bootstrapServers: [tansu.bootstrapServers], changelogTopic: "changelog", partitioner: .consistent, member: "test"),
+            producer: producer, store: store, clock: clock.now)
+        let running = Task { try await engine.run() }
+        engine.assigned([1], partitionCount: 2)
+        let sent = Mutex<[String]>([])
+        let send: @Sendable ([String], Int64) async -> [String: PushAnswer] = { targets, _ in
+            sent.withLock { $0 += targets }
+            return Dictionary(uniqueKeysWithValues: targets.map { ($0, .accepted) })
+        }
+        guard case .recorded = try await engine.push(Self.attempt("e1"), partition: 1, send: send) else { throw TestSupportError("e1") }
+        // A member that held the partition before writes its claim now (its produce was late),
+        // and a reservation of its own after it, which counts: it was not fenced.
+        let late = Claim(at: clock.now(), owner: "other:1:1:7", partitionCount: 2)
+        let lateReservation = NotificationFact(
+            notification: Self.attempt("e9").notification, status: .reserved, attempt: 1, at: clock.now(), expires: clock.now() + 3_600_000,
+            owner: "other:1:1:7", subject: Self.attempt("e9").subject)
+        for fact in [Fact.claim(late), .notification(lateReservation)] {
+            _ = try await producer.send(KafkaProducerRecord(topic: "changelog", partition: 1, key: [1], value: FactCodec.encode(fact)))
+        }
+        let second = try await engine.push(Self.attempt("e2"), partition: 1, send: send)
+        guard case .recorded(let fact) = second, fact.status == .sent else { throw TestSupportError("e2: \(second)") }
+        #expect(sent.withLock { $0 } == ["fid:a", "fid:a"], "e1 and e2 once each: the fenced attempt sent nothing")
+        #expect(try store.state(of: Self.attempt("e9").notification)?.status == .reserved, "the late claimer's reservation is restored")
+        #expect(try await engine.push(Self.attempt("e1"), partition: 1, send: send) == .duplicate, "the state before the re-claim is restored")
+        running.cancel()
+        _ = await running.result
+        await producer.close()
+    }
 }

@@ -76,6 +76,8 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         var slots: [Int32: Slot] = [:]
         var partitionCount: Int32?
         var claims = 0
+        /// Partitions whose owner is running (following its changelog into the store).
+        var running: Set<Int32> = []
     }
 
     public let configuration: Configuration
@@ -111,19 +113,43 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
             state.partitionCount = partitionCount
             return partitions.compactMap { p in
                 guard state.slots[p] == nil || state.slots[p]!.stopping else { return nil }
-                state.claims += 1
-                var changelog = ChangelogPartition.Configuration(
-                    bootstrapServers: configuration.bootstrapServers, topic: configuration.changelogTopic, partition: p,
-                    partitionCount: partitionCount)
-                changelog.properties = configuration.properties
-                let owner = StatePartitionOwner(
-                    changelog, owner: "\(configuration.member):\(p):\(state.claims):\(UInt32.random(in: .min ... .max))", producer: producer,
-                    store: store, clock: clock)
-                state.slots[p] = Slot(owner: owner)
-                return owner
+                return newOwner(p, partitionCount: partitionCount, &state)
             }
         }
         for owner in started { startsContinuation.yield(owner) }
+    }
+
+    /// A new owner of `partition`, under an owner ID of its own, in its slot (not restored yet);
+    /// the caller yields it to ``run()``.
+    private func newOwner(_ partition: Int32, partitionCount: Int32, _ state: inout State) -> StatePartitionOwner<Store> {
+        state.claims += 1
+        var changelog = ChangelogPartition.Configuration(
+            bootstrapServers: configuration.bootstrapServers, topic: configuration.changelogTopic, partition: partition,
+            partitionCount: partitionCount)
+        changelog.properties = configuration.properties
+        let owner = StatePartitionOwner(
+            changelog, owner: "\(configuration.member):\(partition):\(state.claims):\(UInt32.random(in: .min ... .max))",
+            producer: producer, store: store, clock: clock)
+        state.slots[partition] = Slot(owner: owner)
+        return owner
+    }
+
+    /// `fenced`, the owner of `partition`, met another member's claim after its own while this
+    /// worker still holds the partition (a claim written late: its writer had the partition
+    /// before and lost it). It claims again under a new owner ID and restores from the
+    /// changelog's start (``ChangelogTail/reclaim(as:)``: the late claimer's reservations count).
+    /// True when the partition has an owner here to try again with.
+    private func reclaim(_ partition: Int32, fenced: StatePartitionOwner<Store>) -> Bool {
+        let started = state.withLock { state -> (again: Bool, owner: StatePartitionOwner<Store>?) in
+            guard let slot = state.slots[partition], !slot.stopping, !slot.revoking, let count = state.partitionCount else { return (false, nil) }
+            guard slot.owner === fenced else { return (true, nil) }  // another push re-claimed already
+            return (true, newOwner(partition, partitionCount: count, &state))
+        }
+        if let owner = started.owner {
+            startsContinuation.yield(owner)
+            changed.notify()  // the fenced owner's run ends
+        }
+        return started.again
     }
 
     public func revoking(_ partitions: [Int32]) {
@@ -140,9 +166,26 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         changed.notify()
     }
 
+    /// How often one push claims its partition again after being fenced while this worker
+    /// still holds it, before it is left not done.
+    static var reclaimsPerPush: Int { 3 }
+
     public func push(
         _ attempt: NotificationAttempt, partition: Int32, send: @Sendable ([String], Int64) async -> [String: PushAnswer]
     ) async throws -> StatefulOutcome {
+        for _ in 0..<Self.reclaimsPerPush {
+            let owner = try await restoredOwner(partition)
+            let outcome = try await owner.push(attempt, send: send)
+            // Fenced, nothing was sent: with the partition still held here, claim it again.
+            guard case .fenced = outcome, reclaim(partition, fenced: owner) else { return outcome }
+        }
+        return try await restoredOwner(partition).push(attempt, send: send)
+    }
+
+    /// The owner of `partition` once it has restored its state. Throws
+    /// ``RulesEngineError/notOwned`` when the partition is not held here (or is being revoked
+    /// before its owner restored).
+    private func restoredOwner(_ partition: Int32) async throws -> StatePartitionOwner<Store> {
         var owner: StatePartitionOwner<Store>?
         _ = await changed.wait {
             owner = nil
@@ -156,7 +199,7 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
             if Task.isCancelled { throw CancellationError() }
             throw RulesEngineError.notOwned
         }
-        return try await owner.push(attempt, send: send)
+        return owner
     }
 
     public func run() async throws {
@@ -188,15 +231,22 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         }
     }
 
-    /// Runs `owner` until its partition is released (or the run is cancelled).
+    /// Runs `owner` until its partition is released or another owner replaces it (or the run
+    /// is cancelled). One owner of a partition runs at a time: a new one (the partition assigned
+    /// again, a re-claim) waits until the one before stopped following, or both would write the
+    /// partition's state; an owner replaced while it waited never starts (its claim would fence
+    /// the one that replaced it).
     private func own(_ owner: StatePartitionOwner<Store>) async throws {
         let partition = owner.changelog.configuration.partition
+        guard await changed.wait(for: { self.state.withLock { $0.running.insert(partition).inserted } }) else { return }
         defer {
             state.withLock { state in
+                state.running.remove(partition)
                 if state.slots[partition]?.owner === owner { state.slots[partition] = nil }
             }
             changed.notify()
         }
+        guard state.withLock({ $0.slots[partition].map { $0.owner === owner && !$0.stopping } ?? false }) else { return }
         try await owner.run { owner in
             self.state.withLock { $0.slots[partition]?.restored = true }
             self.changed.notify()
