@@ -121,6 +121,7 @@ struct RulesEngineEndToEndTests {
         #expect(try worker.metric(#"pushbridge_pushes_withheld_total{rule="cap",event_type="chat.message"}"#) == 2)
         #expect(try worker.metric(#"pushbridge_pushes_withheld_total{rule="duplicate",event_type="chat.message"}"#) == 1)
         #expect(try worker.metric("pushbridge_rules_rekeyed_total") == 7)
+        #expect(try worker.metric("pushbridge_partitions_assigned") == 5, "both pipelines' partitions: 2 of the source, 3 by subject")
         await expectCleanExit(worker)
         await e.stop()
     }

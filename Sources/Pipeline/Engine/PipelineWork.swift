@@ -27,7 +27,7 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
         case .skipAlreadyDone: metrics.eventsAlreadyDone.increment()
         case .ignore: break
         }
-        if admission.flowChanged { metrics.pausedPartitions.record(coordinator.pausedCount) }
+        if admission.flowChanged { metrics.partitionsPaused(coordinator.pausedCount, by: coordinator) }
         return (admission.receipt == .process, admission.full)
     }
 
@@ -172,7 +172,7 @@ struct PipelineWork<Source: MessageSource>: EngineWork {
         // above max_events_in_flight, even for a moment.
         metrics.eventsInFlight.decrement()
         let finish = coordinator.finished(message, done: outcome.done, source: source, onPauseFailure: pauseFailed)
-        if finish.flowChanged { metrics.pausedPartitions.record(coordinator.pausedCount) }
+        if finish.flowChanged { metrics.partitionsPaused(coordinator.pausedCount, by: coordinator) }
         if outcome.done, let timestamp = message.timestamp {
             metrics.deliveryLag(sinceMilliseconds: timestamp.milliseconds)
         }

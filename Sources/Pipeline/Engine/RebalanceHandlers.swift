@@ -69,7 +69,7 @@ final class RebalanceHandlers: Sendable {
         waiting?.assigned(partitions)
         coordinator.assign(offsets)
         await startRulesOwners(partitions, consumer)
-        metrics.assignedPartitions.record(coordinator.partitions.count)
+        metrics.partitionsAssigned(coordinator.partitions.count, by: coordinator)
         logger.info("assigned", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         await shareProjectQuota(consumer)
     }
@@ -174,7 +174,7 @@ final class RebalanceHandlers: Sendable {
     private func release(_ partitions: [TopicPartition]) {
         coordinator.remove(partitions)
         metrics.forget(partitions)
-        metrics.assignedPartitions.record(coordinator.partitions.count)
+        metrics.partitionsAssigned(coordinator.partitions.count, by: coordinator)
     }
 }
 

@@ -22,8 +22,11 @@ public final class PipelineMetrics: Sendable {
     let recordWriteErrors: Counter
     let eventsInFlight: Meter
     let sendsInFlight: Gauge
-    let pausedPartitions: Gauge
-    let assignedPartitions: Gauge
+    private let pausedPartitions: Gauge
+    private let assignedPartitions: Gauge
+    /// Each pipeline's partitions (assigned, paused): a worker in re-key mode runs two
+    /// pipelines on one set of metrics, and the gauges show their sums.
+    private let partitionCounts = Mutex<[ObjectIdentifier: (assigned: Int, paused: Int)]>([:])
     let sendLatency: CoreMetrics.Timer
     let lag: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
@@ -57,6 +60,24 @@ public final class PipelineMetrics: Sendable {
         assignedPartitions.record(0)  // present from the start, so "no assignment" can alert
         sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds, factory: factory)
         lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds, factory: factory)
+    }
+
+    /// The pipeline of `coordinator` holds `count` partitions.
+    func partitionsAssigned(_ count: Int, by coordinator: PipelineCoordinator) {
+        assignedPartitions.record(updateCounts(coordinator) { $0.assigned = count }.assigned)
+    }
+
+    /// The pipeline of `coordinator` has `count` partitions paused.
+    func partitionsPaused(_ count: Int, by coordinator: PipelineCoordinator) {
+        pausedPartitions.record(updateCounts(coordinator) { $0.paused = count }.paused)
+    }
+
+    /// Changes `coordinator`'s counts: the sums over every pipeline.
+    private func updateCounts(_ coordinator: PipelineCoordinator, _ change: (inout (assigned: Int, paused: Int)) -> Void) -> (assigned: Int, paused: Int) {
+        partitionCounts.withLock { counts in
+            change(&counts[ObjectIdentifier(coordinator), default: (0, 0)])
+            return counts.values.reduce((0, 0)) { ($0.0 + $1.assigned, $0.1 + $1.paused) }
+        }
     }
 
     func sendStarted() {
