@@ -73,7 +73,9 @@ public final class PipelineMetrics: Sendable {
     }
 
     /// Changes `coordinator`'s counts: the sums over every pipeline.
-    private func updateCounts(_ coordinator: PipelineCoordinator, _ change: (inout (assigned: Int, paused: Int)) -> Void) -> (assigned: Int, paused: Int) {
+    private func updateCounts(
+        _ coordinator: PipelineCoordinator, _ change: (inout (assigned: Int, paused: Int)) -> Void
+    ) -> (assigned: Int, paused: Int) {
         partitionCounts.withLock { counts in
             change(&counts[ObjectIdentifier(coordinator), default: (0, 0)])
             return counts.values.reduce((0, 0)) { ($0.0 + $1.assigned, $0.1 + $1.paused) }
