@@ -4,6 +4,7 @@ import Logging
 import Mapping
 import Operations
 import Pipeline
+import Synchronization
 import Threading
 
 /// The device registry as the pipeline sees it (``DeviceDirectory``): a user's devices and
@@ -15,6 +16,27 @@ public struct RegistryDirectory: DeviceDirectory {
     /// (`rules.default_time_zone`).
     let zones: TimeZoneDatabase
     let defaultZone: ZoneRules
+    /// Lookups of users whose `time_zone` this machine's tzdata does not know (judged in the
+    /// default zone): `pushbridge_rules_unknown_time_zone_total`, and one warning per name.
+    public let unknownZones = UnknownZones()
+
+    /// Counts lookups that fell back to the default zone, and warns once per zone name.
+    public final class UnknownZones: Sendable {
+        private let state = Mutex<(lookups: Int, warned: Set<String>)>((0, []))
+
+        public var lookups: Int { state.withLock { $0.lookups } }
+
+        func fellBack(_ name: String, logger: Logger, defaultZone: ZoneRules) {
+            let first = state.withLock { state in
+                state.lookups += 1
+                return state.warned.count < 100 && state.warned.insert(name).inserted
+            }
+            guard first else { return }
+            logger.warning(
+                "a user's time_zone is not one this machine's tzdata knows: judged in the default zone (rules.default_time_zone)",
+                metadata: ["time_zone": "\(name)", "default": "\(defaultZone.name)"])
+        }
+    }
 
     public init(store: RegistryStore, logger: Logger, defaultZone: ZoneRules = .utc, zones: TimeZoneDatabase = .shared) {
         self.store = store
@@ -29,7 +51,9 @@ public struct RegistryDirectory: DeviceDirectory {
 
     public func record(ofUser user: String) throws -> UserRecord {
         guard let found = try store.user(user) else { return UserRecord(devices: []) }
-        return Self.record(found, zones: zones, defaultZone: defaultZone)
+        let record = Self.record(found, zones: zones, defaultZone: defaultZone)
+        if let name = record.preferences.unknownZone { unknownZones.fellBack(name, logger: logger, defaultZone: defaultZone) }
+        return record
     }
 
     /// What the rules see of a user the registry holds: their devices, and their preferences with

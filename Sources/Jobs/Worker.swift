@@ -130,7 +130,7 @@ public final class Worker: Service, Sendable {
             let status = registry.follower.status
             metrics.registry(
                 lag: status.lag, caughtUp: status.caughtUp, applied: status.applied, invalid: status.invalid,
-                droppedPreferences: status.droppedPreferences)
+                droppedPreferences: status.droppedPreferences, unknownTimeZones: registry.directory.unknownZones.lookups)
         }
         for client in delivery.projects.clients.values {
             metrics.fcm(

@@ -88,6 +88,8 @@ struct UserRulesEndToEndTests {
         #expect(try worker.metric(#"pushbridge_rules_bypassed_total{rule="muted",event_type="alert"}"#) == 1)
         #expect(try worker.metric(#"pushbridge_registry_invalid_preferences_total{member="muted"}"#) == 1)
         #expect(try worker.metric(#"pushbridge_events_total{result="skipped"}"#) == 4)
+        #expect(try worker.metric("pushbridge_rules_unknown_time_zone_total") == 1, "eve's event, judged in the default zone")
+        #expect(worker.output.contains("Mars/Olympus_Mons"), "the unknown zone is named in a warning")
         await expectCleanExit(worker)
         await backend.close()
         await e.stop()

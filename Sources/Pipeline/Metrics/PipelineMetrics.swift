@@ -34,7 +34,7 @@ public final class PipelineMetrics: Sendable {
     /// `pushbridge_sends_total{result="ok"}` by project.
     private let okCounters = Mutex<[String: Counter]>([:])
     /// The registry's counts at the last scrape.
-    private let registryCounts = Mutex<(applied: Int, invalid: Int, dropped: [String: Int])>((0, 0, [:]))
+    private let registryCounts = Mutex<(applied: Int, invalid: Int, dropped: [String: Int], unknownZones: Int)>((0, 0, [:], 0))
     private let traceCounts = Mutex<(exported: Int, dropped: Int)>((0, 0))
 
     /// Where the metrics go: the global one the executable bootstraps, or a test's own.
@@ -146,8 +146,11 @@ public final class PipelineMetrics: Sendable {
 
     /// The device registry's state, refreshed per scrape: records behind the end offsets it
     /// knows, whether it has caught up with those seen at start, and the records applied and
-    /// skipped as invalid since the start (counters, moved on by what is new).
-    public func registry(lag: Int64, caughtUp: Bool, applied: Int, invalid: Int, droppedPreferences: [String: Int] = [:]) {
+    /// skipped as invalid since the start (counters, moved on by what is new); `unknownTimeZones`:
+    /// users' lookups judged in the default zone, their `time_zone` unknown to this machine.
+    public func registry(
+        lag: Int64, caughtUp: Bool, applied: Int, invalid: Int, droppedPreferences: [String: Int] = [:], unknownTimeZones: Int = 0
+    ) {
         Gauge(label: "pushbridge_registry_lag_records", factory: factory).record(lag)
         Gauge(label: "pushbridge_registry_caught_up", factory: factory).record(caughtUp ? 1 : 0)
         registryCounts.withLock { last in
@@ -158,6 +161,10 @@ public final class PipelineMetrics: Sendable {
             for (member, count) in droppedPreferences where count > last.dropped[member, default: 0] {
                 counter("pushbridge_registry_invalid_preferences_total", [("member", member)]).increment(by: count - last.dropped[member, default: 0])
                 last.dropped[member] = count
+            }
+            if unknownTimeZones > last.unknownZones {
+                Counter(label: "pushbridge_rules_unknown_time_zone_total", factory: factory).increment(by: unknownTimeZones - last.unknownZones)
+                last.unknownZones = unknownTimeZones
             }
             (last.applied, last.invalid) = (max(applied, last.applied), max(invalid, last.invalid))
         }
