@@ -68,7 +68,7 @@ struct ReliabilityTests {
         var size = Size.current
         if broker == .mock { size.events = min(size.events, 20_000) }  // the mock keeps a few MB per partition
         let started = ContinuousClock.now
-        let e = try await EndToEnd(partitions: 8, broker: broker, brokers: broker == .mock ? 3 : 1)
+        let e = try await EndToEnd(partitions: Self.chaosPartitions, broker: broker, brokers: broker == .mock ? 3 : 1)
         try await Self.prepareRules(e)
         var rng = SplitMix64(seed: size.seed)
         let onMock = broker == .mock
@@ -77,7 +77,7 @@ struct ReliabilityTests {
             starts += 1
             return try await e.startWorker(
                 group: Self.group, delivery: Self.delivery, instanceID: onMock ? "worker-\(i)" : nil,
-                assignment: onMock ? "cooperative-sticky" : "range", sections: Self.registrySection(e, start: starts))
+                assignment: onMock ? "cooperative-sticky" : "range", sections: Self.rulesSections(e, start: starts))
         }
         var workers: [WorkerProcess] = []
         for i in 0..<Self.workers { workers.append(try await start(i)) }
@@ -90,7 +90,7 @@ struct ReliabilityTests {
         let killGap = max(2.3, Double(size.events) / Double(size.rate) / Double(max(1, size.kills)))
         let chaosSeconds = Double(size.kills) * killGap + (onMock ? Double(Self.workers) * 3 : 0) + 5
         let producer = Task {
-            try await Self.produce(size, into: e, over: chaosSeconds, maxPoisonBytes: onMock ? 8_000 : 100_000, nudges: true)
+            try await Self.produce(size, into: e, over: chaosSeconds, maxPoisonBytes: onMock ? 8_000 : 100_000, rules: true)
         }
         let storms = Task { await Self.storms(e.emulator, seed: size.seed) }
         let kafkaFaults = Task { if let cluster = e.mock { await Self.kafkaFaults(cluster, seed: size.seed) } }
@@ -123,7 +123,7 @@ struct ReliabilityTests {
                 try await Task.sleep(for: .seconds(1))
             }
         }
-        let ledger = try await producer.value
+        var ledger = try await producer.value
         storms.cancel()
         kafkaFaults.cancel()
         await storms.value
@@ -132,6 +132,9 @@ struct ReliabilityTests {
 
         let settled = try await Self.waitUntilCommitted(e, timeout: .seconds(max(600, size.events / 500)))
         #expect(settled, "every produced offset committed:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
+        let (decided, rekeyed) = try await Self.waitUntilDecided(e, records: ledger.capped?.records ?? 0, timeout: .seconds(300))
+        ledger.capped?.rekeyed = rekeyed
+        #expect(decided, "every re-keyed capped event decided:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
         for w in workers { _ = await w.terminate() }
         // A worker that loses its partitions (its session timed out: the coordinator was out of
         // reach), or gives up the events in flight of partitions revoked from it (the revoke
@@ -173,12 +176,12 @@ struct ReliabilityTests {
     // MARK: Parts
 
     /// Produces `size.events` good events and 1% poison ones (malformed events whose dead-letter
-    /// reason is known), in batches spread over `seconds`; with `nudges`, 1% more whose users'
-    /// preferences send or withhold them (``prepareRules(_:)``).
+    /// reason is known), in batches spread over `seconds`; with `rules`, 1% more whose users'
+    /// preferences send or withhold them (``prepareRules(_:)``) and about 1% capped events.
     static func produce(
-        _ size: Size, into e: EndToEnd, over seconds: Double, maxPoisonBytes: Int = 100_000, nudges: Bool = false
+        _ size: Size, into e: EndToEnd, over seconds: Double, maxPoisonBytes: Int = 100_000, rules: Bool = false
     ) async throws -> Ledger {
-        var ledger = Ledger()
+        var ledger = Ledger(capped: rules ? CappedSubjects(max: capMax) : nil)
         var rng = SplitMix64(seed: size.seed ^ 0xB0B)
         let batch = 1_000
         let batches = max(1, (size.events + batch - 1) / batch)
@@ -202,11 +205,14 @@ struct ReliabilityTests {
                         topic: e.topic, key: Array(key.utf8), value: input.value,
                         headers: input.headers.map { KafkaHeader(name: $0.name, value: $0.value) }))
             }
-            if nudges {
+            if rules {
                 let nudged = Self.nudges(batch: b, count: max(1, n / 100), topic: e.topic)
                 records += nudged.records
                 ledger.tokens += nudged.sent
                 ledger.withheld += nudged.withheld
+                let capped = Self.cappedRecords(batch: b, topic: e.topic)
+                records += capped.records
+                ledger.capped?.written.merge(capped.written) { a, _ in a }
             }
             try await e.events.produce(records: records)
             progress("produced batch \(b + 1)/\(batches)", since: nil)
@@ -291,7 +297,7 @@ struct ReliabilityTests {
         name: String = "reliability"
     ) async throws -> Ledger.Settlement {
         let deadLetters = try await e.events.readAll(e.deadLetterTopic)
-        let s = ledger.settle(accepted: e.acceptedTokens, deadLetters: deadLetters)
+        let s = ledger.settle(accepted: e.acceptedTokens, deadLetters: deadLetters, delivered: Self.delivered(e.emulator))
         let crashes = max(1, kills + restarts + losses)
         print(
             """
@@ -308,6 +314,7 @@ struct ReliabilityTests {
             \(name)_withheld_but_sent: \(s.wronglySent.count)
             \(name)_wall_time_s: \(Int((ContinuousClock.now - started).components.seconds))
             """)
+        if let capped = ledger.capped, let caps = s.caps { Self.report(caps, of: capped, name: name) }
         #expect(s.lost.isEmpty, "lost: \(s.lost.prefix(20))")
         #expect(s.wrongReason.isEmpty, "\(s.wrongReason.prefix(10))")
         for line in s.goodDeadLettered { FileHandle.standardError.write(Data("[reliability] good event dead-lettered: \(line)\n".utf8)) }
