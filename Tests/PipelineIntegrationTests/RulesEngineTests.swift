@@ -25,22 +25,29 @@ struct RulesEngineTests {
             targets: ["fid:a"], caps: [], dedupWindow: 3_600_000, policy: RulesPolicy(sendLimit: 60_000), owner: "")
     }
 
-    @Test(
-        "a push goes through the owner of its partition once restored; a repeat is a duplicate until its expiry passes and the sweep deletes it; a released partition has no owner"
-    )
-    func ownersAndSweep() async throws {
-        let tansu = try await Tansu.start()
+    /// An engine of member "test" over a 2-partition changelog topic on `tansu`, its store in
+    /// `folder`, its clock moved by the test.
+    static func engine(
+        on tansu: Tansu, in folder: TemporaryFolder, sweepEvery sweep: Duration = .seconds(10)
+    ) async throws -> (KafkaProducer, RulesStore, Clock, RulesEngine<RulesStore>) {
         try await tansu.createTopic("changelog", partitions: 2)
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: [tansu.bootstrapServers])
         producerConfiguration.enableIdempotence = false
         let producer = try KafkaProducer(configuration: producerConfiguration)
-        let folder = try TemporaryFolder()
         let store = try RulesStore(path: folder.path("rules.sqlite"))
         let clock = Clock()
         var configuration = RulesEngine<RulesStore>.Configuration(
             bootstrapServers: [tansu.bootstrapServers], changelogTopic: "changelog", partitioner: .consistent, member: "test")
-        configuration.sweepInterval = .milliseconds(100)
-        let engine = RulesEngine(configuration, producer: producer, store: store, clock: clock.now)
+        configuration.sweepInterval = sweep
+        return (producer, store, clock, RulesEngine(configuration, producer: producer, store: store, clock: clock.now))
+    }
+
+    @Test(
+        "a push goes through the owner of its partition once restored; a repeat is a duplicate until its expiry passes and the sweep deletes it; a released partition has no owner"
+    )
+    func ownersAndSweep() async throws {
+        let (tansu, folder) = (try await Tansu.start(), try TemporaryFolder())
+        let (producer, store, clock, engine) = try await Self.engine(on: tansu, in: folder, sweepEvery: .milliseconds(100))
         let running = Task { try await engine.run() }
         engine.assigned([1], partitionCount: 2)
         let sent = Mutex(0)
@@ -71,17 +78,8 @@ struct RulesEngineTests {
         "another member's claim written late, while this worker still holds the partition: the push is fenced, unsent; the engine claims again, restores, and sends it"
     )
     func reclaimAfterLateClaim() async throws {
-        let tansu = try await Tansu.start()
-        try await tansu.createTopic("changelog", partitions: 2)
-        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: [tansu.bootstrapServers])
-        producerConfiguration.enableIdempotence = false
-        let producer = try KafkaProducer(configuration: producerConfiguration)
-        let folder = try TemporaryFolder()
-        let store = try RulesStore(path: folder.path("rules.sqlite"))
-        let clock = Clock()
-        let engine = RulesEngine(
-            .init(bootstrapServers: [tansu.bootstrapServers], changelogTopic: "changelog", partitioner: .consistent, member: "test"),
-            producer: producer, store: store, clock: clock.now)
+        let (tansu, folder) = (try await Tansu.start(), try TemporaryFolder())
+        let (producer, store, clock, engine) = try await Self.engine(on: tansu, in: folder)
         let running = Task { try await engine.run() }
         engine.assigned([1], partitionCount: 2)
         let sent = Mutex<[String]>([])
