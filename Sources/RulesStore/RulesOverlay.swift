@@ -18,8 +18,6 @@ struct RulesOverlay: Sendable {
     private var byUser: [String: Set<NotificationID>] = [:]
     private var byDevice: [DeviceKey: Set<NotificationID>] = [:]
 
-    var notifications: Dictionary<NotificationID, [(partition: Int32, fact: NotificationFact)]>.Keys { facts.keys }
-
     /// The pending notifications that may count toward `key`: those with a subject of its user
     /// or device (or every one, for a key by neither), then only those with a subject it
     /// matches, or with no subject known.
