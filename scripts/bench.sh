@@ -10,6 +10,9 @@
 #   scripts/bench.sh dates      zone_offset_ns, quiet_window_contains_ns (22:00–07:30), zone_cached_lookup_ns:
 #                               Europe/Berlin from the OS tzdata at instants over 2026–27; *_footer_ns: in 2040,
 #                               past the file's last transition (the POSIX TZ footer's rule)
+#   scripts/bench.sh flow-control the engine's per-event bookkeeping (receive, done, the pause/resume check) with
+#                               4, 64 and 512 partitions: flow_control_touched_* (the check of the one partition an
+#                               event touched) against flow_control_full_* (every partition) in ns (FLOW_BENCH_EVENTS)
 #   scripts/bench.sh rules      rules_off/on_microseconds_per_event: an event to a user's two devices mapped
 #                               without and with per-user rules (a category, quiet hours in Europe/Berlin);
 #                               rules_added_microseconds_per_event, what the rules add (docs/rules.md);
@@ -126,6 +129,10 @@ fi
 
 if [ "$which" = all ] || [ "$which" = dates ]; then
     "$bench" dates --lookups "${DATES_BENCH_LOOKUPS:-2000000}" --rounds 5
+fi
+
+if [ "$which" = all ] || [ "$which" = flow-control ]; then
+    "$bench" flow-control --events "${FLOW_BENCH_EVENTS:-1000000}" --rounds 5
 fi
 
 if [ "$which" = all ] || [ "$which" = rules ]; then

@@ -7,6 +7,7 @@ let usage = """
            pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N] [--in-flight N] [--rate N]
            pushbridge-bench mapping [--events N] [--rounds N] [--format json|avro|protobuf]
            pushbridge-bench dates [--lookups N] [--rounds N]
+           pushbridge-bench flow-control [--events N] [--rounds N]
            pushbridge-bench rules [--events N] [--rounds N] [--case NAME]
            pushbridge-bench rekey --bootstrap HOST:PORT --topics SOURCE,BY_SUBJECT,CHANGELOG [--events N] [--users N] [--broker-pid PID]
            pushbridge-bench rules-store --dir DIR [--notifications N] [--batch N] [--queries N] [--cache-mb N]
@@ -79,6 +80,8 @@ do {
         emit(
             try MappingBenchmark.run(
                 events: Int(option("--events", "200000")!)!, rounds: Int(option("--rounds", "5")!)!, format: option("--format", "json")!))
+    case "flow-control":
+        emit(FlowControlBenchmark.run(events: Int(option("--events", "1000000")!)!, rounds: Int(option("--rounds", "5")!)!))
     case "rules":
         emit(
             try RulesBenchmark.run(

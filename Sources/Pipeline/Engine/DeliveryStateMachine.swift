@@ -98,7 +98,7 @@ struct DeliveryStateMachine: Sendable {
         guard !revoking.contains(partition) else { return Admission(receipt: .ignore) }
         let before = flags
         let receipt = table.receive(partition, offset: offset)
-        let flowChanged = receipt == .process && !table.flowChange().isEmpty
+        let flowChanged = receipt == .process && !table.flowChange(after: partition).isEmpty
         // An offset already done counts towards the next commit.
         return Admission(receipt: receipt, flowChanged: flowChanged, full: isFull, wakes: wakes(since: before))
     }
@@ -109,7 +109,7 @@ struct DeliveryStateMachine: Sendable {
         guard done else { return Finish() }
         let before = flags
         table.done(partition, offset: offset)
-        var finish = Finish(flowChanged: !table.flowChange().isEmpty, wakes: wakes(since: before))
+        var finish = Finish(flowChanged: !table.flowChange(after: partition).isEmpty, wakes: wakes(since: before))
         if table.inFlight(partition) == 0 { finish.wakes.insert(.drained) }
         return finish
     }

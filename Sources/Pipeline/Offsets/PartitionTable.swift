@@ -55,6 +55,10 @@ public struct PartitionTable: Sendable {
     public let limits: Limits
     private var trackers: [TopicPartition: OffsetTracker] = [:]
     private var paused: Set<TopicPartition> = []
+    /// The worker-wide limits as ``flowChange(after:)`` last saw them (full, drained), and
+    /// whether a partition came or went since: then every partition is looked at again.
+    private var lastFlowFlags: (full: Bool, drained: Bool)?
+    private var flowScanNeeded = true
     /// Events in flight over all partitions.
     public private(set) var inFlight = 0
     /// Events done since the last acknowledged commit, over all partitions.
@@ -85,6 +89,7 @@ public struct PartitionTable: Sendable {
     public mutating func assign(_ partition: TopicPartition, committed: Int64?, metadata: String?) {
         guard trackers[partition] == nil else { return }
         trackers[partition] = OffsetTracker(committed: committed, metadata: metadata)
+        flowScanNeeded = true
     }
 
     /// Stops tracking partitions (revoked or lost). Their unfinished events are forgotten: when
@@ -95,6 +100,7 @@ public struct PartitionTable: Sendable {
             inFlight -= t.inFlight
             doneSinceCommit -= min(doneSinceCommit, t.doneSinceCommit)
             paused.remove(p)
+            flowScanNeeded = true
         }
     }
 
@@ -147,25 +153,37 @@ public struct PartitionTable: Sendable {
 
     /// The pauses and resumes the limits call for now; applying them is the caller's job, and
     /// this table assumes it happened.
-    public mutating func flowChange() -> FlowChange {
+    ///
+    /// - Parameter touched: the one partition whose events in flight changed since the last
+    ///   call (an event received or done there). When the worker-wide limits still read as
+    ///   then and no partition came or went, only it can need a pause or resume, so only it is
+    ///   looked at: an event costs the same with 4 partitions or 400. Nil: every partition.
+    public mutating func flowChange(after touched: TopicPartition? = nil) -> FlowChange {
         var change = FlowChange()
-        let workerFull = inFlight >= limits.maxEventsInFlight
-        let workerDrained = inFlight <= limits.maxEventsInFlight / 2
-        for (p, tracker) in trackers {
-            let n = tracker.inFlight
-            if paused.contains(p) {
-                if workerDrained && n <= limits.partitionBuffer / 2 {
-                    paused.remove(p)
-                    change.resume.append(p)
-                }
-            } else if workerFull || n >= limits.partitionBuffer {
-                paused.insert(p)
-                change.pause.append(p)
-            }
+        let flags = (full: inFlight >= limits.maxEventsInFlight, drained: inFlight <= limits.maxEventsInFlight / 2)
+        defer { lastFlowFlags = flags }
+        if let touched, !flowScanNeeded, let last = lastFlowFlags, last == flags {
+            if let n = trackers[touched]?.inFlight { flow(touched, inFlight: n, flags, &change) }
+            return change
         }
+        flowScanNeeded = false
+        for (p, tracker) in trackers { flow(p, inFlight: tracker.inFlight, flags, &change) }
         change.pause.sort()
         change.resume.sort()
         return change
+    }
+
+    /// Pauses or resumes `p`, which has `n` events in flight, if the limits call for it.
+    private mutating func flow(_ p: TopicPartition, inFlight n: Int, _ flags: (full: Bool, drained: Bool), _ change: inout FlowChange) {
+        if paused.contains(p) {
+            if flags.drained && n <= limits.partitionBuffer / 2 {
+                paused.remove(p)
+                change.resume.append(p)
+            }
+        } else if flags.full || n >= limits.partitionBuffer {
+            paused.insert(p)
+            change.pause.append(p)
+        }
     }
 
     // MARK: Commits
