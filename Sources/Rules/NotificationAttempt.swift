@@ -29,6 +29,11 @@ public struct NotificationAttempt: Sendable {
     public private(set) var targets: [String]
     /// The reservation's attempt number, once reserved.
     public private(set) var attempt: UInt32 = 0
+    /// The notification's subject in the state as ``decide(now:state:inFlight:)`` last read it
+    /// (an earlier attempt's; the merge keeps the least): with ``subject``, every subject its
+    /// merged state can have while this attempt runs, as the owner's facts are the only ones
+    /// with a subject the tail admits after its claim.
+    public private(set) var priorSubject: CapSubject?
     public private(set) var stage: Stage = .deciding
 
     public enum Stage: Equatable, Sendable {
@@ -86,12 +91,14 @@ public struct NotificationAttempt: Sendable {
     ) throws(State.Failure) -> Decision {
         precondition(stage == .deciding, "decide(now:state:inFlight:) once per wait")
         if inFlight.isInFlight(notification) { return .wait(.notification(notification)) }
+        let known = try state.state(of: notification)
+        priorSubject = known?.subject
         guard !targets.isEmpty else {
             stage = .finished
-            let unresolved = try state.state(of: notification)?.attempts.filter { $0.value.status == .reserved }.keys.sorted() ?? []
+            let unresolved = known?.attempts.filter { $0.value.status == .reserved }.keys.sorted() ?? []
             return .settle(unresolved.map { outcome(.inDoubt, attempt: $0, at: now) })
         }
-        targets = try RulesEvaluation.dedup(notification, targets: targets, now: now, window: dedupWindow, state: state).send
+        targets = RulesEvaluation.dedup(notification, targets: targets, now: now, window: dedupWindow, known: known).send
         guard !targets.isEmpty else {
             stage = .finished
             return .duplicate
@@ -109,7 +116,7 @@ public struct NotificationAttempt: Sendable {
             }
         }
         guard waitOn.isEmpty else { return .wait(.anyOf(waitOn)) }
-        attempt = (try state.state(of: notification)?.attempt ?? 0) + 1
+        attempt = (known?.attempt ?? 0) + 1
         _ = inFlight.begin(notification, keys: caps.flatMap { $0.keys(of: subject) })
         stage = .reserving(at: now)
         return .reserve(

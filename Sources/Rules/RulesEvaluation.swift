@@ -21,7 +21,14 @@ public enum RulesEvaluation {
     public static func dedup<State: RulesState>(
         _ notification: NotificationID, targets: [String], now: Int64, window: Int64, state: State
     ) throws(State.Failure) -> (send: [String], duplicates: [String]) {
-        let acknowledged = try state.state(of: notification)?.devices ?? [:]
+        dedup(notification, targets: targets, now: now, window: window, known: try state.state(of: notification))
+    }
+
+    /// ``dedup(_:targets:now:window:state:)`` over `known`, the notification's state as read.
+    public static func dedup(
+        _ notification: NotificationID, targets: [String], now: Int64, window: Int64, known: NotificationState?
+    ) -> (send: [String], duplicates: [String]) {
+        let acknowledged = known?.devices ?? [:]
         var send: [String] = []
         var duplicates: [String] = []
         for target in targets {

@@ -22,8 +22,9 @@ public protocol RulesStateStore: RulesState, Sendable {
     func apply(partition: Int32, facts: [(offset: Int64, fact: Fact)]) throws(Failure)
     /// A fact this owner wrote to `partition` in the record at `offset`, which Kafka
     /// acknowledged: counted in every read until the tail applies it (not kept if the tail has
-    /// applied that record already). `subject`: the notification's (an outcome fact names none).
-    func addPending(_ fact: NotificationFact, partition: Int32, offset: Int64, subject: CapSubject?) throws(Failure)
+    /// applied that record already). `subjects`: every subject the notification's merged state
+    /// may have meanwhile (its attempt's, and the one read before it).
+    func addPending(_ fact: NotificationFact, partition: Int32, offset: Int64, subjects: [CapSubject]) throws(Failure)
     /// Forgets everything of `partition`, for a restore from its start.
     func reset(partition: Int32) throws(Failure)
     /// Deletes up to `limit` notifications that stopped counting by `now` (their expiry passed):

@@ -18,6 +18,9 @@ struct RulesOverlay: Sendable {
     private var byUser: [String: Set<NotificationID>] = [:]
     private var byDevice: [DeviceKey: Set<NotificationID>] = [:]
 
+    /// Whether `n` has facts pending.
+    func isPending(_ n: NotificationID) -> Bool { facts[n] != nil }
+
     /// The pending notifications that may count toward `key`: those with a subject of its user
     /// or device (or every one, for a key by neither), then only those with a subject it
     /// matches, or with no subject known.

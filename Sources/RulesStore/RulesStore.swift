@@ -12,7 +12,7 @@ import Synchronization
 ///   applied twice or in another order give the same state.
 /// - **Reads** (``RulesState``) answer as ``InMemoryRulesState`` over the same facts, plus the
 ///   overlay: facts this owner wrote and has not read back yet
-///   (``addPending(_:partition:offset:subject:)``).
+///   (``addPending(_:partition:offset:subjects:)``).
 /// - **Claims**: the latest claim applied per partition (``claim(partition:)``). A re-claim
 ///   (the owner was fenced by a late claim and claims again) must restore the partition from
 ///   the changelog's start: the tail left out foreign reservations after the owner's first
@@ -105,15 +105,16 @@ public final class RulesStore: RulesState, Sendable {
     /// Records a fact this owner wrote to `partition`'s changelog in the record at `offset`
     /// (Kafka acknowledged it) that the tail has not applied yet: the reads include it until
     /// ``apply(partition:facts:)`` applies the same fact. A fact whose record the tail applied
-    /// already (it read the record before the acknowledgement came back) is not kept. `subject`
-    /// is the notification's, for an outcome fact, which names none.
-    public func addPending(_ fact: NotificationFact, partition: Int32, offset: Int64, subject: CapSubject?) throws(RulesStoreError) {
+    /// already (it read the record before the acknowledgement came back) is not kept.
+    ///
+    /// `subjects`: every subject the notification's merged state may have while the fact is
+    /// pending (its attempt's, and the one ``state(of:)`` gave before it); a cap query finds the
+    /// pending notification by them. The store reads nothing from the file here.
+    public func addPending(_ fact: NotificationFact, partition: Int32, offset: Int64, subjects: [CapSubject]) throws(RulesStoreError) {
         guard !isReadOnly else { throw RulesStoreError(code: .readOnly, message: "\(path) is open read-only: cannot add a pending fact") }
         try locked.withLock { inner throws(RulesStoreError) in
             if let next = try inner.nextOffset(partition), offset < next { return }
-            // The file's subject too: the merged state's subject is the least of them all.
-            let stored = try inner.connection.state(of: fact.notification, partition: partition)?.subject
-            inner.overlay.add(fact, partition: partition, seen: [subject, stored].compactMap { $0 })
+            inner.overlay.add(fact, partition: partition, seen: subjects)
         }
     }
 
@@ -175,7 +176,11 @@ public final class RulesStore: RulesState, Sendable {
     )] {
         try locked.withLock { inner throws(RulesStoreError) in
             var found = try inner.connection.notifications(of: key, countingAfter: since, policy: policy)
-            for n in inner.overlay.candidates(for: key) {
+            // The pending notifications that may match, and those the file matched that have
+            // pending facts (which may change their state, or their subject to one that does not).
+            var merging = Set(inner.overlay.candidates(for: key))
+            for n in found.keys where inner.overlay.isPending(n) { merging.insert(n) }
+            for n in merging {
                 guard let pending = inner.overlay.state(of: n) else { continue }
                 var stored = found[n]
                 if stored == nil { stored = try inner.connection.state(of: n) }

@@ -107,8 +107,8 @@ struct RulesStoreTests {
         let a = Self.log([Self.reserved("a", at: Self.t), Self.sent("a", at: Self.t)], from: 1)
         try store.apply(partition: 0, facts: [(0, .claim(Claim(at: 1, owner: "x", partitionCount: 2)))] + a)
         try store.apply(partition: 1, facts: Self.log([Self.reserved("b", at: Self.t), Self.sent("b", at: Self.t)]))
-        try store.addPending(Self.reserved("c", at: Self.t), partition: 0, offset: 3, subject: nil)
-        try store.addPending(Self.reserved("d", at: Self.t), partition: 1, offset: 2, subject: nil)
+        try store.addPending(Self.reserved("c", at: Self.t), partition: 0, offset: 3, subjects: [])
+        try store.addPending(Self.reserved("d", at: Self.t), partition: 1, offset: 2, subjects: [])
         #expect(try Self.counted(store, since: Self.t - 1) == [Self.n("a"), Self.n("b"), Self.n("c"), Self.n("d")])
         try store.reset(partition: 0)
         #expect(try store.nextOffset(partition: 0) == nil && store.claim(partition: 0) == nil)
@@ -201,8 +201,8 @@ struct RulesStoreTests {
         let store = try RulesStore(path: folder.path("rules.sqlite"))
         try store.apply(partition: 0, facts: Self.log([Self.reserved("a", at: Self.t)]))
         let pendingSent = Self.sent("a", at: Self.t + 3)
-        try store.addPending(pendingSent, partition: 0, offset: 1, subject: Self.reserved("a", at: Self.t).subject)
-        try store.addPending(Self.reserved("b", at: Self.t + 4), partition: 0, offset: 2, subject: nil)
+        try store.addPending(pendingSent, partition: 0, offset: 1, subjects: [Self.reserved("a", at: Self.t).subject].compactMap { $0 })
+        try store.addPending(Self.reserved("b", at: Self.t + 4), partition: 0, offset: 2, subjects: [])
         #expect(store.pendingCount == 2)
         #expect(try store.state(of: Self.n("a"))?.status == .sent, "the pending outcome merges with the stored reservation")
         #expect(try Self.acknowledged(store, "a") == Self.t + 3)
@@ -215,7 +215,7 @@ struct RulesStoreTests {
         #expect(store.pendingCount == 0)
         #expect(try Self.counted(store, since: Self.t + 2) == [Self.n("a"), Self.n("b")])
         // A fact the tail applied before its acknowledgement came back is not kept pending.
-        try store.addPending(pendingSent, partition: 0, offset: 1, subject: nil)
+        try store.addPending(pendingSent, partition: 0, offset: 1, subjects: [])
         #expect(store.pendingCount == 0)
     }
 
@@ -231,7 +231,7 @@ struct RulesStoreTests {
             { try reader.apply(partition: 2, facts: Self.log([Self.sent("b", at: Self.t)], from: 1)) },
             { try reader.reset(partition: 2) },
             { _ = try reader.sweep(now: .max, limit: 10) },
-            { try reader.addPending(Self.sent("b", at: Self.t), partition: 2, offset: 1, subject: nil) },
+            { try reader.addPending(Self.sent("b", at: Self.t), partition: 2, offset: 1, subjects: []) },
         ]
         for write in writes {
             let error = #expect(throws: RulesStoreError.self) { try write() }

@@ -10,7 +10,7 @@ import Threading
 /// partition, and once restored takes notifications through their steps
 /// (``NotificationAttempt``): the decision over the store and one in-flight table, the
 /// reservation written and read back, the send, the outcome written. Its own facts go into the
-/// store as soon as Kafka acknowledges them (``RulesStateStore/addPending(_:partition:offset:subject:)``), so
+/// store as soon as Kafka acknowledges them (``RulesStateStore/addPending(_:partition:offset:subjects:)``), so
 /// the next decision counts them before the tail reads them back.
 ///
 /// Each run restores from the changelog's start (``RulesStateStore/reset(partition:)``): a
@@ -144,7 +144,7 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
     /// offset of its record.
     private func write(_ fact: NotificationFact, of attempt: NotificationAttempt) async throws -> Int64 {
         let offset = try await changelog.write(fact)
-        try store.addPending(fact, partition: partition, offset: offset, subject: attempt.subject)
+        try store.addPending(fact, partition: partition, offset: offset, subjects: [attempt.subject] + (attempt.priorSubject.map { [$0] } ?? []))
         return offset
     }
 
