@@ -4,8 +4,8 @@ import Synchronization
 import Threading
 
 /// One state partition's changelog, as its owner writes and follows it (docs/rules-state.md;
-/// plan step 10 of docs/design/per-user-rules.md). Not wired into the worker yet: the engine
-/// of caps and deduplication will own one per state partition it is assigned.
+/// plan step 10 of docs/design/per-user-rules.md). Each ``StatePartitionOwner`` of the rules
+/// engine has one, for the state partition it owns.
 ///
 /// The owner ``follow(from:)``s the partition (a consumer of its own, no group), ``claim(at:)``s
 /// it, and is restored once the tail has read its claim (``waitUntilRestored()``): every fact
