@@ -1,3 +1,4 @@
+import Kafka
 import Mapping
 import Operations
 
@@ -56,5 +57,21 @@ extension ReplayJob {
                     """)
         }
         return .rulesStage(topic: settings.rules.bySubject(group: settings.kafka.group), eventTypes: types)
+    }
+
+    /// Refuses the replay when `topic`, the by-subject topic the workers' rules stage reads, does
+    /// not exist: the workers create nothing, and without it no event handed over is decided.
+    static func checkRulesStage(_ topic: String, _ consumer: KafkaConsumer) async throws {
+        do {
+            _ = try await consumer.partitions(of: topic)
+        } catch let error as KafkaError where error.code == .unknownTopicOrPartition {
+            throw Failure(
+                kind: .badInput,
+                description: """
+                    the rules stage's topic \(topic) (rules.by_subject_topic) does not exist: the workers of this config read it to \
+                    decide events of mappings with cap or dedup, so this replay would hand them to nobody. Create it as docs/rules.md \
+                    says (as many partitions as the rules changelog), or replay with --ignore-caps-and-dedup to send them directly
+                    """)
+        }
     }
 }

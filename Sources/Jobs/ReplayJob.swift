@@ -96,7 +96,7 @@ public final class ReplayJob: Service, Sendable {
     /// - Throws: ``Failure`` when the replay cannot start.
     public func run() async throws {
         let routing = try Self.statefulRouting(settings: settings, mappings: mappings, request: request)
-        let plan = try await resolvePlan()
+        let plan = try await resolvePlan(checking: request.sending == .dryRun ? nil : routing.topic)
         reporter.planned(plan)
         let output = try await startOutput(routing)
         let started = ContinuousClock.now
@@ -112,7 +112,10 @@ public final class ReplayJob: Service, Sendable {
         outcomeBox.withLock { $0 = outcome }
     }
 
-    private func resolvePlan() async throws(Failure) -> ReplayPlan {
+    /// The replay's ranges; also checks that `bySubject`, the rules stage's topic the replay
+    /// will write to, exists (a missing one would fail each write only after librdkafka's
+    /// message timeout, minutes later).
+    private func resolvePlan(checking bySubject: String?) async throws(Failure) -> ReplayPlan {
         do {
             // Closed before the replay starts: it only answers the planning questions.
             let logs = KafkaLogs(logger: logger)
@@ -120,11 +123,14 @@ public final class ReplayJob: Service, Sendable {
                 configuration: .standalone(brokers: settings.kafka.brokers, properties: settings.kafka.properties),
                 errorHandler: logs.errorHandler, logHandler: logs.lineHandler
             ) { [request] planner in
-                try await ReplayPlan.resolve(
+                if let bySubject { try await Self.checkRulesStage(bySubject, planner) }
+                return try await ReplayPlan.resolve(
                     topic: request.topic, partitions: request.partitions, from: request.from, to: request.to, lookup: planner)
             }
         } catch let invalid as ReplayPlan.Invalid {
             throw Failure(kind: .badInput, description: invalid.description)
+        } catch let failure as Failure {
+            throw failure
         } catch {
             throw Failure(kind: .refused, description: "cannot plan the replay: \(error)")
         }

@@ -100,4 +100,20 @@ struct ReplayRulesEndToEndTests {
         #expect(e.emulator.attempts.isEmpty)
         await e.stop()
     }
+
+    @Test("re-key mode with no by-subject topic: the replay is refused before it reads anything, naming the topic and the flag")
+    func missingRulesStageTopic() async throws {
+        let e = try await EndToEnd(partitions: 1)
+        try Self.mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
+        try await e.produceRaw(Self.events)
+        let config = try e.config(group: "e2e-replay-nostage", httpPort: 0)
+        let (status, output) = try await e.pushbridge(["replay", "--config", config, "--topic", e.topic, "--from-beginning"])
+        #expect(status == 2, "\(output.suffix(3000))")
+        #expect(
+            output.contains("the rules stage's topic pushbridge.e2e-replay-nostage.by-subject (rules.by_subject_topic) does not exist"),
+            "\(output)")
+        #expect(output.contains("--ignore-caps-and-dedup"), "\(output)")
+        #expect(e.emulator.attempts.isEmpty)
+        await e.stop()
+    }
 }
