@@ -25,6 +25,10 @@ public struct ChangelogTail: Sendable, Equatable {
     public private(set) var next: Int64 = 0
     /// Offsets of foreign claims read after this member's claim, in order.
     private var foreignClaims: [Int64] = []
+    /// When this member's claim was made (its `at`), once read.
+    public private(set) var claimedAt: Int64?
+    /// When each foreign claim after this member's was made, by offset.
+    private var foreignClaimTimes: [Int64: Int64] = [:]
 
     public init(owner: String) {
         self.owner = owner
@@ -47,10 +51,15 @@ public struct ChangelogTail: Sendable, Equatable {
         switch fact {
         case .claim(let c) where c.owner == owner:
             claim = offset
+            claimedAt = c.at
             foreignClaims.removeAll()
+            foreignClaimTimes.removeAll()
             return .claim(ours: true)
-        case .claim:
-            if claim != nil { foreignClaims.append(offset) }
+        case .claim(let c):
+            if claim != nil {
+                foreignClaims.append(offset)
+                foreignClaimTimes[offset] = c.at
+            }
             return .claim(ours: false)
         case .notification(let f):
             if let claim, offset > claim, f.status == .reserved, f.owner != owner { return .leaveOut }
@@ -83,6 +92,17 @@ public struct ChangelogTail: Sendable, Equatable {
         return .clear
     }
 
+    /// Whether the foreign claim at `offset` (one that fenced this member) was made before this
+    /// member's own and written after it: a member that held the partition earlier, whose claim
+    /// came late. Such a claim does not mean another member holds the partition now, so the
+    /// member the group assigns it to claims again; a claim made later does (this member is
+    /// then the one left behind, and stops). Claim times are the members' clocks: a hint for
+    /// liveness, while fencing alone keeps the counts exact.
+    public func isLateClaim(atOffset offset: Int64) -> Bool {
+        guard let mine = claimedAt, let theirs = foreignClaimTimes[offset] else { return false }
+        return theirs < mine
+    }
+
     /// Fenced while the group still assigns this member the partition: forget the claim and read
     /// from the start as `owner`, a new owner ID (a new nonce); the caller writes a new claim
     /// under it and restores its state from nothing.
@@ -90,7 +110,9 @@ public struct ChangelogTail: Sendable, Equatable {
         precondition(owner != self.owner, "a new claim needs an owner ID of its own")
         self.owner = owner
         claim = nil
+        claimedAt = nil
         next = 0
         foreignClaims.removeAll()
+        foreignClaimTimes.removeAll()
     }
 }

@@ -75,7 +75,7 @@ struct RulesEngineTests {
     }
 
     @Test(
-        "another member's claim written late, while this worker still holds the partition: the push is fenced, unsent; the engine claims again, restores, and sends it"
+        "a claim made before ours and written late: the push is fenced, unsent; the engine claims again, restores, and sends it. A claim made after ours: fenced, and no claim again"
     )
     func reclaimAfterLateClaim() async throws {
         let (tansu, folder) = (try await Tansu.start(), try TemporaryFolder())
@@ -90,7 +90,7 @@ struct RulesEngineTests {
         guard case .recorded = try await engine.push(Self.attempt("e1"), partition: 1, send: send) else { throw TestSupportError("e1") }
         // A member that held the partition before writes its claim now (its produce was late),
         // and a reservation of its own after it, which counts: it was not fenced.
-        let late = Claim(at: clock.now(), owner: "other:1:1:7", partitionCount: 2)
+        let late = Claim(at: clock.now() - 1_000, owner: "other:1:1:7", partitionCount: 2)  // made before ours
         let lateReservation = NotificationFact(
             notification: Self.attempt("e9").notification, status: .reserved, attempt: 1, at: clock.now(), expires: clock.now() + 3_600_000,
             owner: "other:1:1:7", subject: Self.attempt("e9").subject)
@@ -102,6 +102,16 @@ struct RulesEngineTests {
         #expect(sent.withLock { $0 } == ["fid:a", "fid:a"], "e1 and e2 once each: the fenced attempt sent nothing")
         #expect(try store.state(of: Self.attempt("e9").notification)?.status == .reserved, "the late claimer's reservation is restored")
         #expect(try await engine.push(Self.attempt("e1"), partition: 1, send: send) == .duplicate, "the state before the re-claim is restored")
+
+        // A claim made after ours: another member holds the partition now. This one is fenced
+        // and stops (no claim again, which would fence that member in turn).
+        let newer = try await producer.send(
+            KafkaProducerRecord(
+                topic: "changelog", partition: 1, key: [1],
+                value: FactCodec.encode(.claim(Claim(at: clock.now() + 1_000, owner: "next:1:1:9", partitionCount: 2)))))
+        let third = try await engine.push(Self.attempt("e3"), partition: 1, send: send)
+        #expect(third == .fenced(byClaimAt: newer.offset), "\(third)")
+        #expect(sent.withLock { $0 }.count == 2, "nothing more sent")
         running.cancel()
         _ = await running.result
         await producer.close()

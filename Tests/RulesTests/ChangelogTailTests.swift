@@ -53,6 +53,23 @@ struct ChangelogTailTests {
         #expect(tail.readBack(ofReservationAt: 1) == .clear, "the earlier one was before b's claim")
     }
 
+    @Test("a fencing claim made before this member's own was written late; one made after it means another member holds the partition")
+    func lateClaims() {
+        var tail = ChangelogTail(owner: "a#1")
+        let log: [Fact] = [
+            .claim(Claim(at: 100, owner: "a#1", partitionCount: 2)),  // 0
+            .claim(Claim(at: 90, owner: "z#1", partitionCount: 2)),  // 1: made before a's, written after
+            .claim(Claim(at: 110, owner: "b#1", partitionCount: 2)),  // 2: made after a's
+        ]
+        for (offset, fact) in log.enumerated() { _ = tail.read(fact, at: Int64(offset)) }
+        #expect(tail.claimedAt == 100)
+        #expect(tail.isLateClaim(atOffset: 1))
+        #expect(!tail.isLateClaim(atOffset: 2))
+        #expect(!tail.isLateClaim(atOffset: 0), "its own claim")
+        tail.reclaim(as: "a#2")
+        #expect(tail.claimedAt == nil && !tail.isLateClaim(atOffset: 1), "a re-claim forgets the claims it read")
+    }
+
     /// The ownership model's finding: a member fenced by a late claim claims again, and its
     /// state must count the late claimer's reservations between the two claims (they were sent).
     @Test("a re-claim under a new owner ID reads from the start: the late claimer's reservations before the new claim count")

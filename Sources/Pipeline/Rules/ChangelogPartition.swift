@@ -182,6 +182,12 @@ public final class ChangelogPartition: Sendable {
         return tail.withLock { $0 }
     }
 
+    /// Whether the foreign claim at `offset` was made before this member's own and written late
+    /// (``ChangelogTail/isLateClaim(atOffset:)``).
+    public func isLateClaim(atOffset offset: Int64) -> Bool {
+        tail.withLock { $0.isLateClaim(atOffset: offset) }
+    }
+
     /// Forgets the claim for a new one under `owner` (``ChangelogTail/reclaim(as:)``); call with
     /// the follower stopped, then empty the state and follow from 0 again.
     public func reclaim(as owner: String) {

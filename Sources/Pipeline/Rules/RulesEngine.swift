@@ -134,11 +134,12 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         return owner
     }
 
-    /// `fenced`, the owner of `partition`, met another member's claim after its own while this
-    /// worker still holds the partition (a claim written late: its writer had the partition
-    /// before and lost it). It claims again under a new owner ID and restores from the
-    /// changelog's start (``ChangelogTail/reclaim(as:)``: the late claimer's reservations count).
-    /// True when the partition has an owner here to try again with.
+    /// `fenced`, the owner of `partition`, met a claim made before its own but written after it
+    /// while this worker still holds the partition (its writer had the partition before and
+    /// lost it). It claims again under a new owner ID and restores from the changelog's start
+    /// (``ChangelogTail/reclaim(as:)``: the late claimer's reservations count). Only for such a
+    /// claim: two members re-claiming in turn would restore again and again. True when the
+    /// partition has an owner here to try again with.
     private func reclaim(_ partition: Int32, fenced: StatePartitionOwner<Store>) -> Bool {
         let started = state.withLock { state -> (again: Bool, owner: StatePartitionOwner<Store>?) in
             guard let slot = state.slots[partition], !slot.stopping, !slot.revoking, let count = state.partitionCount else { return (false, nil) }
@@ -176,8 +177,12 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         for _ in 0..<Self.reclaimsPerPush {
             let owner = try await restoredOwner(partition)
             let outcome = try await owner.push(attempt, send: send)
-            // Fenced, nothing was sent: with the partition still held here, claim it again.
-            guard case .fenced = outcome, reclaim(partition, fenced: owner) else { return outcome }
+            // Fenced, nothing was sent. By a claim made before ours and written late, with the
+            // partition still held here: claim it again. By a later claim: another member holds
+            // the partition now, and this one stops (the event is left to it).
+            guard case .fenced(let claim) = outcome, owner.changelog.isLateClaim(atOffset: claim), reclaim(partition, fenced: owner) else {
+                return outcome
+            }
         }
         return try await restoredOwner(partition).push(attempt, send: send)
     }
