@@ -31,17 +31,17 @@ public struct Delivery: Sendable {
     ///   - maxAge: `.ignore` sends events older than their `max_age` (replay's `--ignore-max-age`).
     ///   - clock: what events are judged by (``WorkerClock``).
     ///   - rules: run the rules engine that decides `cap` and `dedup` (`run`).
-    ///   - handToRulesStage: without the engine (`replay`), write events of mappings with `cap`
-    ///     or `dedup` to the by-subject topic, as the workers' stage 1 does, for their rules stage
-    ///     to decide; only in re-key mode (`rules.source.keyed_by: none`). Otherwise they are
-    ///     sent as any other event.
+    ///   - rulesStage: without the engine (`replay`), the by-subject topic to write events of
+    ///     mappings with `cap` or `dedup` to, as the workers' stage 1 does, for their rules stage
+    ///     to decide (``ReplayJob/statefulRouting(settings:mappings:request:)`` says whether);
+    ///     nil: they are sent as any other event.
     /// - Throws: when a service account cannot be loaded, or a mapping names a project the config
     ///   does not have (``ProjectChoiceError``, with each mapping's file and line).
     public init(
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
         maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger,
         failures: LogSummary? = nil, tracer: PushTracer? = nil, clock: any WallClock = SystemWallClock(), rules: Bool = false,
-        handToRulesStage: Bool = false
+        rulesStage: String? = nil
     ) throws {
         // Failures that repeat (Kafka down, FCM connections dying) as incidents: one per process.
         let failures = failures ?? LogSummary(logger: logger, period: settings.log.summaryPeriod)
@@ -131,9 +131,7 @@ public struct Delivery: Sendable {
             options.rekeyTopic = settings.rules.bySubject(group: settings.kafka.group)
         } else {
             rulesProcessor = nil
-            if handToRulesStage && mappings.hasStatefulRules && settings.rules.keyedBy != .user {
-                options.rekeyTopic = settings.rules.bySubject(group: settings.kafka.group)
-            }
+            options.rekeyTopic = rulesStage
         }
         processor = EventProcessor(
             mappings: mappings, sender: projects, producer: producer, directory: directory, schemas: schemaRegistry, options: options,

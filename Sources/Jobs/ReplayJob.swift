@@ -159,7 +159,7 @@ public final class ReplayJob: Service, Sendable {
             delivery = try Delivery(
                 settings: settings, mappings: mappings, validateOnly: request.sending == .validateOnly, maxSendsPerSecond: request.maxSendsPerSecond,
                 maxAge: request.maxAge, directory: directory, metrics: PipelineMetrics(), logger: logger,
-                handToRulesStage: routing.topic != nil)
+                rulesStage: routing.topic)
         } catch {
             throw Failure(kind: .refused, description: "FCM refuses this setup: \(error)")
         }

@@ -23,12 +23,16 @@ public struct ChangelogTail: Sendable, Equatable {
     public private(set) var claim: Int64?
     /// The next offset to read.
     public private(set) var next: Int64 = 0
-    /// Offsets of foreign claims read after this member's claim, in order.
-    private var foreignClaims: [Int64] = []
+    /// Foreign claims read after this member's claim, in offset order: where, and when each
+    /// was made (its `at`).
+    private var foreignClaims: [ForeignClaim] = []
     /// When this member's claim was made (its `at`), once read.
     public private(set) var claimedAt: Int64?
-    /// When each foreign claim after this member's was made, by offset.
-    private var foreignClaimTimes: [Int64: Int64] = [:]
+
+    private struct ForeignClaim: Sendable, Equatable {
+        var offset: Int64
+        var at: Int64
+    }
 
     public init(owner: String) {
         self.owner = owner
@@ -53,13 +57,9 @@ public struct ChangelogTail: Sendable, Equatable {
             claim = offset
             claimedAt = c.at
             foreignClaims.removeAll()
-            foreignClaimTimes.removeAll()
             return .claim(ours: true)
         case .claim(let c):
-            if claim != nil {
-                foreignClaims.append(offset)
-                foreignClaimTimes[offset] = c.at
-            }
+            if claim != nil { foreignClaims.append(ForeignClaim(offset: offset, at: c.at)) }
             return .claim(ours: false)
         case .notification(let f):
             if let claim, offset > claim, f.status == .reserved, f.owner != owner { return .leaveOut }
@@ -88,7 +88,7 @@ public struct ChangelogTail: Sendable, Equatable {
 
     public func readBack(ofReservationAt offset: Int64) -> ReadBack {
         guard let claim, next > offset else { return .notYet }
-        if let foreign = foreignClaims.first(where: { $0 > claim && $0 < offset }) { return .fenced(byClaimAt: foreign) }
+        if let foreign = foreignClaims.first(where: { $0.offset > claim && $0.offset < offset }) { return .fenced(byClaimAt: foreign.offset) }
         return .clear
     }
 
@@ -99,8 +99,8 @@ public struct ChangelogTail: Sendable, Equatable {
     /// then the one left behind, and stops). Claim times are the members' clocks: a hint for
     /// liveness, while fencing alone keeps the counts exact.
     public func isLateClaim(atOffset offset: Int64) -> Bool {
-        guard let mine = claimedAt, let theirs = foreignClaimTimes[offset] else { return false }
-        return theirs < mine
+        guard let mine = claimedAt, let theirs = foreignClaims.first(where: { $0.offset == offset }) else { return false }
+        return theirs.at < mine
     }
 
     /// Fenced while the group still assigns this member the partition: forget the claim and read
@@ -113,6 +113,5 @@ public struct ChangelogTail: Sendable, Equatable {
         claimedAt = nil
         next = 0
         foreignClaims.removeAll()
-        foreignClaimTimes.removeAll()
     }
 }

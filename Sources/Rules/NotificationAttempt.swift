@@ -34,6 +34,8 @@ public struct NotificationAttempt: Sendable {
     /// merged state can have while this attempt runs, as the owner's facts are the only ones
     /// with a subject the tail admits after its claim.
     public private(set) var priorSubject: CapSubject?
+    /// ``subject`` and ``priorSubject``: what the store's overlay indexes this attempt's facts by.
+    public var possibleSubjects: [CapSubject] { [subject] + (priorSubject.map { [$0] } ?? []) }
     public private(set) var stage: Stage = .deciding
 
     public enum Stage: Equatable, Sendable {

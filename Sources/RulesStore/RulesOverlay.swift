@@ -9,9 +9,10 @@ struct RulesOverlay: Sendable {
     /// Per notification, its pending facts and their partitions (a fact written twice is here twice).
     private var facts: [NotificationID: [(partition: Int32, fact: NotificationFact)]] = [:]
     private(set) var count = 0
-    /// Every subject a pending notification was seen with (its pending facts', the file's, the
-    /// caller's). Its merged subject is one of them (the merge keeps the least), so a cap query
-    /// skips a notification none of whose subjects matches, without reading the file.
+    /// Every subject a pending notification was seen with (its pending facts', and those the
+    /// owner passed: its attempt's and the one its decision read). Its merged subject is one of
+    /// them (the merge keeps the least), so a cap query skips a notification none of whose
+    /// subjects matches, without reading the file.
     private var subjects: [NotificationID: [CapSubject]] = [:]
     /// Pending notifications by their subjects' users and devices, so that a cap query by user
     /// or device looks at those only, not at everything in flight.
@@ -38,8 +39,8 @@ struct RulesOverlay: Sendable {
         return known.filter { subjects[$0]?.contains(where: key.matches) == true } + unknown
     }
 
-    /// Keeps `fact`, pending in `partition`; `seen`: other subjects the notification has (the
-    /// file's, the caller's).
+    /// Keeps `fact`, pending in `partition`; `seen`: other subjects the notification's merged
+    /// state may have (``RulesStore/addPending(_:partition:offset:subjects:)``).
     mutating func add(_ fact: NotificationFact, partition: Int32, seen: [CapSubject] = []) {
         let n = fact.notification
         facts[n, default: []].append((partition, fact))

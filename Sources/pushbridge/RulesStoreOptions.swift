@@ -73,8 +73,7 @@ struct RulesStoreOptions: ParsableArguments {
             let over = cap.over == .deadLetter ? ", over: dead-letter" : ""
             parts.append("cap \(cap.max) per \(EventAge.text(seconds: Int64(cap.per))) by \(cap.by.map(\.rawValue).joined(separator: ", "))\(over)")
         }
-        let window = max(rules.dedupWindow ?? 0, rules.cap?.per ?? 0)
-        parts.append("dedup \(EventAge.text(seconds: Int64(window)))")
+        parts.append("dedup \(EventAge.text(seconds: Int64(rules.effectiveDedupWindow)))")
         return parts.joined(separator: ", ")
     }
 

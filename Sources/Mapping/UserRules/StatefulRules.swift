@@ -44,6 +44,11 @@ public struct StatefulRules: Sendable, Equatable {
 
     public var isEmpty: Bool { cap == nil && dedupWindow == nil }
 
+    /// How long (seconds) an acknowledged push keeps the same push from going again: the longer
+    /// of `dedup` and the cap's `per`, since a cap implies dedup over its window (a re-keyed
+    /// event read twice is one notification, design §5.6); 0 for neither.
+    public var effectiveDedupWindow: Int { Swift.max(dedupWindow ?? 0, cap?.per ?? 0) }
+
     /// The window `dedup: true` takes: the mapping's `max_age` (an older event is not sent
     /// anyway), else a day.
     public static func defaultDedupWindow(maxAge: Int?) -> Int { maxAge ?? 86_400 }

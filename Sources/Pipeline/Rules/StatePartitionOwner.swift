@@ -144,7 +144,7 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
     /// offset of its record.
     private func write(_ fact: NotificationFact, of attempt: NotificationAttempt) async throws -> Int64 {
         let offset = try await changelog.write(fact)
-        try store.addPending(fact, partition: partition, offset: offset, subjects: [attempt.subject] + (attempt.priorSubject.map { [$0] } ?? []))
+        try store.addPending(fact, partition: partition, offset: offset, subjects: attempt.possibleSubjects)
         return offset
     }
 

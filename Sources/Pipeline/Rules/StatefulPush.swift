@@ -11,13 +11,13 @@ import Rules
 /// | one `fid`, `token`, `topic` or `condition`, no `user:` | that target's value (a topic keyed by device has it as its key) |
 /// | a `fids`/`tokens` fan-out, no `user:` (dedup only) | the event ID |
 public enum StatefulPush {
-    /// `fid:…`, `token:…`, `topic:…`: how a target is named in the rules' facts (a fid and a
-    /// token with the same text are two devices).
     /// The workers' policy: a capped or deduplicated push may still go out up to 10 minutes
     /// after its reservation (FCM's retry budget and then some, ``RulesPolicy/sendLimit``).
     /// `render --rules-store` judges with the same.
     public static let policy = RulesPolicy(sendLimit: 600_000)
 
+    /// `fid:…`, `token:…`, `topic:…`: how a target is named in the rules' facts (a fid and a
+    /// token with the same text are two devices).
     public static func target(_ t: MessageTarget) -> String { "\(t.kind.rawValue):\(t.value)" }
 
     /// The subject whose state partition decides `rendered` (the table above).
@@ -36,10 +36,9 @@ public enum StatefulPush {
         let targets = rendered.messages.map { target($0.target) }
         let subject = CapSubject(user: rendered.user, category: rules.category, mapping: mapping, devices: targets.map(DeviceKey.init(target:)))
         let caps = stateful.cap.map { [capRule($0)] } ?? []
-        let window = max(stateful.dedupWindow ?? 0, stateful.cap?.per ?? 0)
         return NotificationAttempt(
             notification: NotificationID(eventID: rendered.event.id, mapping: mapping, subject: Self.subject(of: rendered)), subject: subject,
-            targets: targets, caps: caps, dedupWindow: Int64(window) * 1_000, policy: policy, owner: owner)
+            targets: targets, caps: caps, dedupWindow: Int64(stateful.effectiveDedupWindow) * 1_000, policy: policy, owner: owner)
     }
 
     /// A mapping's cap as the rules count it (milliseconds).
