@@ -95,7 +95,8 @@ if [ "$which" = netfault ]; then
     exit "$status"
 fi
 swift build -c release --product pushbridge-bench >/dev/null
-bench=$(swift build -c release --show-bin-path)/pushbridge-bench
+# PUSHBRIDGE_BENCH_BINARY=path: the same for the in-process benchmarks (timers, rules-engine's bench side…).
+bench=${PUSHBRIDGE_BENCH_BINARY:-$(swift build -c release --show-bin-path)/pushbridge-bench}
 if [ "$which" = all ] || [ "$which" = e2e ] || [ "$which" = latency ] || [ "$which" = peer ] || [ "$which" = rules-engine ]; then swift build -c release --product pushbridge >/dev/null; fi
 # PUSHBRIDGE_BENCH_WORKER=path: measure another build of the worker (an older commit's, to
 # compare in one run: figures from different runs of a noisy machine do not compare).

@@ -61,7 +61,7 @@ final class TimerHarness: Sendable {
 
     /// A timer engine in `group`; `accept` says whether a fire is done (recorded either way).
     func engine(
-        group: String, accept: @escaping @Sendable (TimerRecord) -> Bool = { _ in true },
+        group: String, accept: @escaping @Sendable (TimerRecord) -> Bool = { _ in true }, metrics: PipelineMetrics = PipelineMetrics(),
         configure: (inout TimerPipeline.Configuration) -> Void = { _ in }
     ) throws -> TimerPipeline {
         var logger = Logger(label: "timer-test")
@@ -75,7 +75,7 @@ final class TimerHarness: Sendable {
         configuration.engine.commitInterval = .milliseconds(200)
         configuration.deadLetterTopic = deadLetterTopic
         configure(&configuration)
-        return try TimerPipeline(configuration: configuration, producer: producer, metrics: PipelineMetrics(), logger: logger) {
+        return try TimerPipeline(configuration: configuration, producer: producer, metrics: metrics, logger: logger) {
             [self] timer, context in
             fires.withLock { $0.append(Fired(timer: timer, context: context)) }
             return accept(timer)

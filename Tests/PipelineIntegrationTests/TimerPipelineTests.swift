@@ -1,4 +1,5 @@
 import Kafka
+import MetricsTestKit
 import Pipeline
 import Testing
 
@@ -67,6 +68,31 @@ struct TimerPipelineTests {
         await admin.close()
         #expect(dead?.header("pushbridge-reason-code")?.stringValue == "malformed_timer")
         #expect(dead?.header("pushbridge-source-partition")?.stringValue == "3")
+        await h.stop()
+    }
+
+    @Test("a forward Kafka refuses is counted as a write error and written again; every timer fires once, none early")
+    func forwardRefused() async throws {
+        let h = try TimerHarness(rate: 10)
+        let backend = TestMetrics()
+        let run = RunningTimers(try h.engine(group: "timers-refused", metrics: PipelineMetrics(factory: backend)))
+        #expect(try await h.warmUp(run.engine, group: "timers-refused"))
+        var scheduled: [TimerRecord] = []
+        for (i, delay) in [9_500, 17_000, 33_000].enumerated() {
+            scheduled.append(try await h.schedule(user: "f\(i)", dueIn: Int64(delay), offset: Int64(i)))
+        }
+        // Kafka refuses the next produce requests (not retried by librdkafka): the first
+        // forwards' writes fail, in the producer's delivery callback.
+        h.cluster.pushRequestErrors(.produce, Array(repeating: .topicAuthorizationFailed, count: 3))
+        #expect(try await h.eventually { h.fired.count >= scheduled.count })
+        #expect(try await h.eventually { try await h.committedAll(group: "timers-refused") })
+        try await run.stop()
+        #expect(Set(h.fired.map(\.timer.id)) == Set(scheduled.map(\.id)) && h.fired.count == scheduled.count, "each once")
+        #expect(h.fired.allSatisfy { $0.context.now >= $0.timer.due }, "none early")
+        let hops = h.fired.map(\.timer.hops).reduce(0, +)
+        let ends = try await h.ends()
+        #expect(ends.values.reduce(0, +) == Int64(scheduled.count + hops + 1), "first writes + each forward once + warm-up")
+        #expect(try backend.expectCounter("pushbridge_record_write_errors_total").totalValue >= 1, "the refused forwards were counted")
         await h.stop()
     }
 

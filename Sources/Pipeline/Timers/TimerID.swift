@@ -11,8 +11,13 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses 32 hex digits (either case; kept lowercase), or nil.
     public init?(hex: String) {
-        guard hex.utf8.count == 32, hex.utf8.allSatisfy({ Self.nibble($0) != nil }) else { return nil }
-        self.hex = hex.lowercased()
+        self.init(hexDigits: hex.utf8)
+    }
+
+    /// Parses 32 hex digits given as UTF-8 (either case; kept lowercase), or nil.
+    public init?(hexDigits: some Collection<UInt8>) {
+        guard hexDigits.count == 32, hexDigits.allSatisfy({ Self.nibble($0) != nil }) else { return nil }
+        hex = String(decoding: hexDigits, as: UTF8.self).lowercased()
     }
 
     /// The ID of the timer `reason` sets for `push` (nil: a mapping without `pushes:`) of the

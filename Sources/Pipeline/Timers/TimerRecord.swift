@@ -2,9 +2,9 @@ import Kafka
 
 /// One record of the timer topic (issue 56 design §1.1): a source event waiting to be sent.
 /// Key = the push's subject (the user ID); value = the source record's value byte for byte;
-/// headers = the source record's own, then `pushbridge-timer-*`, `pushbridge-event-timestamp` and
-/// `pushbridge-source-*`. The fire renders the source event again (``sourceMessage``), so
-/// devices, mappings, `max_age` and quiet hours are judged when it is sent. Pure.
+/// headers = the source record's own, then `pushbridge-timer` (``Header``). The fire renders the
+/// source event again (``sourceMessage``), so devices, mappings, `max_age` and quiet hours are
+/// judged when it is sent. Pure.
 public struct TimerRecord: Sendable, Equatable {
     /// The header format this pushbridge writes and reads.
     public static let version = 1
@@ -94,24 +94,12 @@ public struct TimerRecord: Sendable, Equatable {
             timestamp: source.timestamp.map { KafkaTimestamp(milliseconds: $0, kind: .createTime) })
     }
 
-    /// All headers, the source's first.
+    /// All headers: the source's, then ``Header/timer`` (and ``Header/targets`` for a retry).
     public var headers: [KafkaHeader] {
         var headers = sourceHeaders
-        func add(_ name: String, _ value: String) { headers.append(KafkaHeader(name: name, string: value)) }
-        add(Header.version, String(Self.version))
-        add(Header.id, id.hex)
-        add(Header.due, String(due))
-        add(Header.release, String(release))
-        add(Header.reason, reason.rawValue)
-        if let push { add(Header.push, push) }
-        add(Header.created, String(created))
-        add(Header.hops, String(hops))
-        add(Header.redefers, String(redefers))
-        if let targets { add(Header.targets, targets) }
-        if let timestamp = source.timestamp { add(Header.eventTimestamp, String(timestamp)) }
-        add(Header.sourceTopic, source.topic)
-        add(Header.sourcePartition, String(source.partition))
-        add(Header.sourceOffset, String(source.offset))
+        headers.reserveCapacity(sourceHeaders.count + 2)
+        headers.append(KafkaHeader(name: Header.timer, string: fields))
+        if let targets { headers.append(KafkaHeader(name: Header.targets, string: targets)) }
         return headers
     }
 }

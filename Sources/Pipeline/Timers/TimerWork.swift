@@ -8,10 +8,16 @@ import Logging
 struct TimerWork<Source: MessageSource>: EngineWork {
     let timers: TimerPipeline
     let source: Source
+    /// The timers' configuration, held here: read per record (a computed copy of the whole
+    /// struct each time showed in profiles).
+    private let configuration: TimerPipeline.Configuration
+
+    init(timers: TimerPipeline, source: Source) {
+        (self.timers, self.source, configuration) = (timers, source, timers.configuration)
+    }
 
     private var coordinator: PipelineCoordinator { timers.coordinator }
     private var shelf: TimerShelf { timers.shelf }
-    private var configuration: TimerPipeline.Configuration { timers.configuration }
 
     var messages: Source.Messages { source.messages }
 
@@ -73,21 +79,49 @@ struct TimerWork<Source: MessageSource>: EngineWork {
         }
         switch step {
         case .forward(let level, let release):
-            let partition = configuration.layout.partition(key: timer.key, level: level)
-            let record = OutputRecords.timer(
-                timer.forwarded(release: release), topic: configuration.topic, partition: partition, nowMilliseconds: now)
-            finished(message, done: await write(record, for: message))
+            finished(message, done: await write(forward(timer, level: level, release: release, now: now), for: message))
         case .fire, .wait:
             finished(message, done: await timers.fire(timer, TimerContext(now: now, partition: message.partition, offset: message.offset)))
         }
     }
 
-    private func write(_ record: KafkaProducerRecord, for message: KafkaMessage) async -> Bool {
-        await timers.producer.writeUntilAcknowledged(record) { error in
-            timers.failures.log(
-                .error, "cannot write to \(record.topic), will retry", kind: "write \(record.topic)",
-                metadata: ["source": "\(message.topic)/\(message.partition)/\(message.offset)", "error": "\(error)"])
+    /// Starts the forward of a ripe record without a task: done when Kafka acknowledges it (on
+    /// the producer's thread); a failed write goes to a runner, which writes it again with
+    /// retries (``release(_:)``). False when the record is no forward now (a fire, or under a
+    /// second left), its partition was given up, or the producer cannot (a fake, its queue
+    /// full): then a runner releases it. Most records of a ladder are forwards; this saves each
+    /// a task and a continuation.
+    private func startForward(_ waiting: WaitingTimer, runner: RunnerHandle) -> Bool {
+        let (message, timer) = (waiting.message, waiting.timer)
+        guard coordinator.holds(message.topicPartition) else { return false }
+        let now = configuration.clock.nowMilliseconds()
+        guard case .forward(let level, let release) = configuration.layout.ladder.next(due: timer.due, now: now) else { return false }
+        let record = forward(timer, level: level, release: release, now: now)
+        return timers.producer.start(record) { result in
+            switch result {
+            case .success: finished(message, done: true)
+            case .failure(let error):
+                writeFailed(record, for: message, error)
+                runner.later { await self.release(waiting) }
+            }
         }
+    }
+
+    /// `timer` written again, to `level`'s partition for its key, released at `release`.
+    private func forward(_ timer: TimerRecord, level: Int, release: Int64, now: Int64) -> KafkaProducerRecord {
+        let partition = configuration.layout.partition(key: timer.key, level: level)
+        return OutputRecords.timer(timer.forwarded(release: release), topic: configuration.topic, partition: partition, nowMilliseconds: now)
+    }
+
+    private func write(_ record: KafkaProducerRecord, for message: KafkaMessage) async -> Bool {
+        await timers.producer.writeUntilAcknowledged(record) { error in writeFailed(record, for: message, error) }
+    }
+
+    private func writeFailed(_ record: KafkaProducerRecord, for message: KafkaMessage, _ error: KafkaError) {
+        timers.metrics.recordWriteErrors.increment()
+        timers.failures.log(
+            .error, "cannot write to \(record.topic), will retry", kind: "write \(record.topic)",
+            metadata: ["source": "\(message.topic)/\(message.partition)/\(message.offset)", "error": "\(error)"])
     }
 
     /// Records how a record ended. One not done stays in flight, never committed past, and is
@@ -112,13 +146,13 @@ struct TimerWork<Source: MessageSource>: EngineWork {
         }
     }
 
-    /// Hands ripe records to runners, then sleeps until the next wake, or until a record due
-    /// sooner arrives (a signal): one deadline, no polling.
+    /// Starts the forwards of ripe records and hands the others to runners, then sleeps until
+    /// the next wake, or until a record due sooner arrives (a signal): one deadline, no polling.
     private func releaseLoop(_ runner: RunnerHandle) async {
         let clock = configuration.clock
         while !Task.isCancelled {
             let (ripe, wake) = shelf.ripe(at: clock.nowMilliseconds())
-            for waiting in ripe {
+            for waiting in ripe where !startForward(waiting, runner: runner) {
                 runner.later { await release(waiting) }
             }
             let deadline = wake.map { ContinuousClock.now + clock.realDuration(untilMilliseconds: $0) }
