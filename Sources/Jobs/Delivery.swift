@@ -31,6 +31,8 @@ public struct Delivery: Sendable {
     ///   - maxAge: `.ignore` sends events older than their `max_age` (replay's `--ignore-max-age`).
     ///   - clock: what events are judged by (``WorkerClock``).
     ///   - rules: run the rules engine that decides `cap` and `dedup` (`run`).
+    ///   - timers: write pushes with a later `send_at` to the timer topic (`run`); without it they
+    ///     are skipped as `timer_not_armed` (a replay).
     ///   - rulesStage: without the engine (`replay`), the by-subject topic to write events of
     ///     mappings with `cap` or `dedup` to, as the workers' stage 1 does, for their rules stage
     ///     to decide (``ReplayJob/statefulRouting(settings:mappings:request:)`` says whether);
@@ -41,7 +43,7 @@ public struct Delivery: Sendable {
         settings: PushbridgeConfig, mappings: MappingSet, validateOnly: Bool, maxSendsPerSecond: Double? = nil,
         maxAge: MaxAgeCheck = .enforce, directory: (any DeviceDirectory)? = nil, metrics: PipelineMetrics, logger: Logger,
         failures: LogSummary? = nil, tracer: PushTracer? = nil, clock: any WallClock = SystemWallClock(), rules: Bool = false,
-        rulesStage: String? = nil
+        timers: Bool = false, rulesStage: String? = nil
     ) throws {
         // Failures that repeat (Kafka down, FCM connections dying) as incidents: one per process.
         let failures = failures ?? LogSummary(logger: logger, period: settings.log.summaryPeriod)
@@ -117,6 +119,7 @@ public struct Delivery: Sendable {
         options.valueFormats = settings.kafka.valueFormats
         options.outcomeTopic = settings.topics.outcomes
         options.clock = clock
+        if timers, !mappings.deferring.isEmpty { options.timers = Self.timerOptions(settings) }
         self.validateOnly = options.validateOnly
         schemaRegistry = try Self.schemaRegistry(settings, logger: logger)
         let stateful = rules && mappings.hasStatefulRules

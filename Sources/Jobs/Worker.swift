@@ -20,6 +20,9 @@ public final class Worker: Service, Sendable {
     /// Re-key mode's stage 2: the by-subject topic's pipeline, in the group `<kafka.group>.rules`,
     /// which decides `cap` and `dedup` (docs/rules.md#caps-and-dedup); nil otherwise.
     let rulesPipeline: Pipeline?
+    /// The timer engine of mappings with `send_at` (docs/timers.md), in the group
+    /// `<kafka.group>.timers`; nil when no mapping has one.
+    let timerPipeline: TimerPipeline?
     let delivery: Delivery
     let metrics: PipelineMetrics
     let logger: Logger
@@ -64,7 +67,7 @@ public final class Worker: Service, Sendable {
         traceExporter = tracing?.exporter
         delivery = try Delivery(
             settings: settings, mappings: mappings, validateOnly: validateOnly, directory: registry?.directory, metrics: metrics, logger: logger,
-            failures: failures, tracer: tracing?.tracer, clock: clock, rules: true)
+            failures: failures, tracer: tracing?.tracer, clock: clock, rules: true, timers: true)
         let processor = delivery.processor
 
         var consumer = KafkaConsumerConfiguration(bootstrapServers: settings.kafka.brokers, groupID: settings.kafka.group)
@@ -93,6 +96,8 @@ public final class Worker: Service, Sendable {
         } else {
             rulesPipeline = nil
         }
+        timerPipeline = try Self.timerPipeline(
+            settings: settings, mappings: mappings, consumer: consumer, engine: configuration, delivery: delivery, metrics: metrics, logger: logger)
         logger.info(
             "started",
             metadata: [
@@ -159,23 +164,19 @@ public final class Worker: Service, Sendable {
                             return
                         }
                     }
-                    if let rulesPipeline {
-                        // Both pipelines until both end; either failing stops the other.
-                        try await withThrowingTaskGroup(of: Void.self) { pipelines in
-                            pipelines.addTask { try await self.runStopping(self.pipeline, other: rulesPipeline) }
-                            pipelines.addTask { try await self.runStopping(rulesPipeline, other: self.pipeline) }
-                            try await pipelines.waitForAll()
-                        }
-                    } else {
-                        try await pipeline.run()
+                    // Every pipeline until all end; one ending (stopped, or failed) stops the others.
+                    try await withThrowingTaskGroup(of: Void.self) { pipelines in
+                        pipelines.addTask { try await self.runStopping(self.pipeline.run) }
+                        if let rulesPipeline { pipelines.addTask { try await self.runStopping(rulesPipeline.run) } }
+                        if let timerPipeline { pipelines.addTask { try await self.runStopping(timerPipeline.run) } }
+                        try await pipelines.waitForAll()
                     }
                     group.cancelAll()
                 }
-            } onGracefulShutdown: { [pipeline, rulesPipeline, logger] in
+            } onGracefulShutdown: { [logger] in
                 logger.info("stopping: draining events in flight, then committing")
                 self.stop()
-                pipeline.stop()
-                rulesPipeline?.stop()
+                self.stopPipelines()
             }
         } catch {
             failureBox.withLock { $0 = $0 ?? "\(error)" }
@@ -186,10 +187,16 @@ public final class Worker: Service, Sendable {
         logger.info("stopped")
     }
 
-    /// Runs `pipeline`; when it ends (stopped, or failed), `other` stops too.
-    private func runStopping(_ pipeline: Pipeline, other: Pipeline) async throws {
-        defer { other.stop() }
-        try await pipeline.run()
+    /// Runs a pipeline; when it ends (stopped, or failed), the others stop too.
+    private func runStopping(_ run: () async throws -> Void) async throws {
+        defer { stopPipelines() }
+        try await run()
+    }
+
+    private func stopPipelines() {
+        pipeline.stop()
+        rulesPipeline?.stop()
+        timerPipeline?.stop()
     }
 
     /// Fetches an access token now: readiness reports it, and a refused account stops the worker
@@ -204,8 +211,7 @@ public final class Worker: Service, Sendable {
                 logger.critical("FCM refuses this setup: \(error)", metadata: project)
                 failureBox.withLock { $0 = error.description }
                 stop()
-                pipeline.stop()
-                rulesPipeline?.stop()
+                stopPipelines()
                 return
             } catch is CancellationError {
                 return  // the worker stops
@@ -230,8 +236,7 @@ public final class Worker: Service, Sendable {
             logger.critical("the device registry stopped: \(error)")
             failureBox.withLock { $0 = $0 ?? "device registry: \(error)" }
             stop()
-            pipeline.stop()
-            rulesPipeline?.stop()
+            stopPipelines()
             throw error
         }
     }

@@ -146,6 +146,8 @@ public struct EventMapping: Sendable {
     public var ttl: TTL?
     /// Events older than this are not sent (``MaxAge``).
     public var maxAge: MaxAge?
+    /// When the push goes, if later than the event is read (`send_at`); nil: at once.
+    public var sendAt: SendAt?
     public var highPriority: Bool?
     /// A semantic group ("chat-42"): Android `collapse_key` (FCM keeps at most 4 per device)
     /// and `apns-collapse-id`.

@@ -34,6 +34,8 @@ public struct MappingSet: Sendable {
     let pushSets: [String: PushSet]
     /// The event types with `cap` or `dedup` (most sets have none).
     private(set) var statefulTypes: [String: StatefulMapping] = [:]
+    /// The `send_at` of the plain event types that have one (most sets have none).
+    private(set) var sendAts: [String: SendAt] = [:]
 
     /// Loads mapping files given as (path, contents). Every error in every file is reported.
     /// - Throws: ``MappingLoadErrors``; nothing is loaded unless everything is valid.
@@ -82,6 +84,7 @@ public struct MappingSet: Sendable {
             warnings: loader.warnings(format: format),
             variantSets: Dictionary(uniqueKeysWithValues: variantSets.map { ($0.eventType, $0) }),
             pushSets: Dictionary(uniqueKeysWithValues: pushSets.map { ($0.eventType, $0) }))
+        set.sendAts = Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.sendAt.map { (m.eventType, $0) } })
         set.statefulTypes = Dictionary(
             uniqueKeysWithValues: compiled.compactMap { m in
                 m.stateful.isEmpty ? nil : (m.eventType, StatefulMapping(rules: m.rules, stateful: m.stateful))
@@ -97,6 +100,9 @@ public struct MappingSet: Sendable {
 
     /// Whether some event type has `cap` or `dedup`: the worker runs the rules engine.
     public var hasStatefulRules: Bool { !statefulTypes.isEmpty }
+
+    /// The mappings with `send_at` (a variant's included): the worker needs the timer topic.
+    public var deferring: [EventMapping] { allMappings.filter { $0.sendAt != nil } }
 
     /// The outcome for one Kafka record.
     public struct Rendered: Sendable {
@@ -116,6 +122,9 @@ public struct MappingSet: Sendable {
         public var bypassed: [WithholdRule] = []
         /// For an event type with `pushes`: the pushes a rule withheld while others go.
         public var withheldPushes: [Withheld] = []
+        /// The push waits until its `send_at` (``messages`` is empty): nothing was looked up
+        /// or rendered; it is, again, at the due time.
+        public var deferral: Deferral?
     }
 
     /// A user's devices and preferences, from the device registry; throws when the registry
@@ -185,8 +194,17 @@ public struct MappingSet: Sendable {
     ) -> Result<Rendered, MappingFailure> {
         var now = now
         var remaining: Int?
+        // `send_at`'s due, when it has come: `max_age` counts from it.
+        var intended: Int64?
+        if let sendAt = chosen.map({ $0.sendAt }) ?? (sendAts.isEmpty ? nil : sendAts[event.type]) {
+            switch deferral(event, record: record, sendAt: sendAt, chosen: chosen, now: now, clock: clock) {
+            case .success(.later(let deferral)): return .success(Rendered(event: event, messages: [], variant: chosen?.variant, deferral: deferral))
+            case .success(.due(let due)): intended = due
+            case .failure(let f): return .failure(f)
+            }
+        }
         if let maxAge = chosen.map({ $0.maxAge }) ?? (maxAges.isEmpty ? nil : maxAges[event.type]) {
-            switch age(event, record: record, maxAge: maxAge, now: &now, clock: clock, check: check) {
+            switch age(event, record: record, maxAge: maxAge, intended: intended, now: &now, clock: clock, check: check) {
             case .success(let seconds): remaining = seconds
             case .failure(let f): return .failure(f)
             }
@@ -303,14 +321,21 @@ public struct MappingSet: Sendable {
     /// `max_age` applied to one event: the seconds `ttl: remaining` gives it, or why it is not
     /// sent. Reads the clock once, in milliseconds, and sets `now` from it, so the age and
     /// `apns-expiration` are measured to the same instant.
+    /// - Parameter intended: `send_at`'s due, from which the age counts instead of the event's time.
     private func age(
-        _ event: DecodedEvent, record: EventRecord, maxAge: MaxAge, now: inout Int64?, clock: any WallClock, check: MaxAgeCheck
+        _ event: DecodedEvent, record: EventRecord, maxAge: MaxAge, intended: Int64?, now: inout Int64?, clock: any WallClock,
+        check: MaxAgeCheck
     ) -> Result<Int, MappingFailure> {
         guard check == .enforce else { return .success(maxAge.seconds) }
         let instant = now.map { $0 * 1000 } ?? clock.nowMilliseconds()
         now = now ?? instant / 1000
         do {
-            let time = try EventAge.eventTime(event, recordTimestamp: record.timestamp, from: maxAge.eventTime)
+            let time: Int64
+            if let intended {
+                time = intended
+            } else {
+                time = try EventAge.eventTime(event, recordTimestamp: record.timestamp, from: maxAge.eventTime)
+            }
             switch EventAge.judge(eventTime: time, now: instant, maxAgeSeconds: maxAge.seconds) {
             case .fresh(let remaining): return .success(remaining)
             case .tooOld(let age):
@@ -318,7 +343,7 @@ public struct MappingSet: Sendable {
                     .tooOld(
                         TooOld(
                             eventType: event.type, eventID: event.id, ageMilliseconds: age, maxAgeSeconds: maxAge.seconds,
-                            measuredFrom: maxAge.eventTime.name, action: maxAge.whenTooOld)))
+                            measuredFrom: intended == nil ? maxAge.eventTime.name : "its send_at", action: maxAge.whenTooOld)))
             }
         } catch {
             return .failure(error)

@@ -56,8 +56,8 @@ extension EventMapping {
     public var maxAgeSummary: String? {
         guard let maxAge else { return nil }
         let age = EventAge.text(seconds: Int64(maxAge.seconds))
-        var line = "\(eventType): sent only within \(age) of \(maxAge.eventTime.name)"
-        if case .field(_, .seconds) = maxAge.eventTime { line += " (epoch seconds)" }
+        var line = "\(eventType): sent only within \(age) of \(sendAt == nil ? maxAge.eventTime.name : "its send_at")"
+        if sendAt == nil, case .field(_, .seconds) = maxAge.eventTime { line += " (epoch seconds)" }
         line += maxAge.whenTooOld == .skip ? "; older: skipped" : "; older: dead-lettered (too_old)"
         switch ttl {
         case .remaining?: line += "; ttl: what is left of the \(age)"

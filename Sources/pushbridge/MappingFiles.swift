@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dates
 import Foundation
 import Mapping
 
@@ -27,5 +28,19 @@ extension MappingFiles {
         for e in errors.errors { FileHandle.standardError.write(Data("\(e)\n".utf8)) }
         let n = errors.errors.count
         FileHandle.standardError.write(Data("\(n) error\(n == 1 ? "" : "s")\n".utf8))
+    }
+}
+
+extension MappingSet {
+    /// Renders `record` as it is sent: a push with a later `send_at` as at its due time, saying
+    /// so on stderr (a worker writes it to the timer topic and renders it again then).
+    func renderAsSent(
+        _ record: EventRecord, now: Int64? = nil, maxAge: MaxAgeCheck, users: UserLookup?
+    ) -> Result<Rendered, MappingFailure> {
+        let first = render(record, now: now, maxAge: maxAge, users: users)
+        guard case .success(let rendered) = first, let deferral = rendered.deferral else { return first }
+        FileHandle.standardError.write(
+            Data("send_at: due \(RFC3339.format(milliseconds: deferral.due)) (it waits in the timer topic); rendered as sent then\n".utf8))
+        return render(record, now: (deferral.due + 999) / 1000, maxAge: maxAge, users: users)
     }
 }

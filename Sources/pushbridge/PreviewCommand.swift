@@ -54,7 +54,7 @@ struct PreviewCommand: ParsableCommand {
         var rendered: MappingSet.Rendered
         // What a device shows does not depend on the event's age: max_age is not applied (a
         // file has no Kafka timestamp to measure from).
-        switch set.render(record, maxAge: .ignore, users: try user.lookup()) {
+        switch set.renderAsSent(record, maxAge: .ignore, users: try user.lookup()) {
         case .success(let r):
             rendered = r
             UserStateOptions.report(r)

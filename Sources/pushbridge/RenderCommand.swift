@@ -83,7 +83,7 @@ struct RenderCommand: ParsableCommand {
         record.timestamp = try timestamp.map { try Self.time($0, "--timestamp") } ?? nowMilliseconds
         // The age is measured to the same whole second that sets apns-expiration.
         let users = try user.lookup()
-        switch set.render(record, now: nowMilliseconds / 1000, maxAge: ignoreMaxAge ? .ignore : .enforce, users: users) {
+        switch set.renderAsSent(record, now: nowMilliseconds / 1000, maxAge: ignoreMaxAge ? .ignore : .enforce, users: users) {
         case .success(let rendered):
             if let variant = rendered.variant { FileHandle.standardError.write(Data("\(variant.summary)\n".utf8)) }
             UserStateOptions.report(rendered)

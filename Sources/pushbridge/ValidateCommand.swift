@@ -42,13 +42,15 @@ struct ValidateCommand: ParsableCommand {
                 }
                 let mappings = set.mappings(of: type)
                 // Once when every variant has the base's; else each variant's, named.
-                let same = Set(mappings.map(\.maxAgeSummary)).count == 1
-                for mapping in same ? Array(mappings.prefix(1)) : mappings {
-                    guard var line = mapping.maxAgeSummary else { continue }
-                    if !same, let variant = mapping.variant {
-                        line = line.replacingOccurrences(of: "\(type):", with: "\(type) (variant \(variant.label)):")
+                for summary in [\EventMapping.sendAtSummary, \.maxAgeSummary] {
+                    let same = Set(mappings.map { $0[keyPath: summary] }).count == 1
+                    for mapping in same ? Array(mappings.prefix(1)) : mappings {
+                        guard var line = mapping[keyPath: summary] else { continue }
+                        if !same, let variant = mapping.variant {
+                            line = line.replacingOccurrences(of: "\(type):", with: "\(type) (variant \(variant.label)):")
+                        }
+                        print("  " + line)
                     }
-                    print("  " + line)
                 }
             }
         } catch {

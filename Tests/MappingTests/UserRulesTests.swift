@@ -48,7 +48,7 @@ struct UserRulesTests {
             ])
         #expect(
             loadErrors(Self.yaml("quiet_hours: {from: \"22:00\", to: \"07:00\", outside: defer}")).map(\.description) == [
-                "test.yaml:6:56: error: quiet_hours.outside: defer needs deferred delivery, which this pushbridge does not have yet\n    hint: use skip"
+                "test.yaml:6:56: error: quiet_hours.outside: defer is not built yet (docs/timers.md)\n    hint: use skip; a push at a set time is `send_at`"
             ])
         #expect(
             loadErrors(Self.yaml("quiet_hours: {from: \"24:00\", to: \"7:00\"}")).map(\.description) == [

@@ -69,7 +69,9 @@ extension MappingLoader {
             switch n.scalar?.string {
             case "skip": break
             case "defer":
-                fail(n, "quiet_hours.outside: defer needs deferred delivery, which this pushbridge does not have yet", hint: "use skip")
+                fail(
+                    n, "quiet_hours.outside: defer is not built yet (docs/timers.md)",
+                    hint: "use skip; a push at a set time is `send_at`")
             default: fail(n, "quiet_hours.outside must be `skip`")
             }
         }

@@ -29,7 +29,7 @@ struct MappingLoader {
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
-        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours", "user", "cap", "dedup",
+        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours", "user", "cap", "dedup", "send_at",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -161,6 +161,8 @@ struct MappingLoader {
         if let n = m["project"] { mapping.project = project(n) }
         mapping.rules = loadUserRules(m, target: target)
         mapping.stateful = loadStatefulRules(m, mapping: mapping)
+        if let n = m["send_at"] { mapping.sendAt = loadSendAt(n, mapping) }
+        refuseSendAtWithStatefulRules(mapping, m)
         checkCollapseIDs(mapping, m)
         if mapping.silent { checkSilent(m) }
         if let collapse = mapping.collapseKey, let n = m["collapse_key"] {

@@ -33,6 +33,8 @@ struct EventFields: Sendable {
             if case .devices(_, .field(let pointer)) = mapping.target { pointers.append(pointer) }
             if case .user(.field(let pointer, _), _) = mapping.target { pointers.append(pointer) }
             if case .field(let pointer, _)? = mapping.maxAge?.eventTime { pointers.append(pointer) }
+            if case .field(let pointer, _)? = mapping.sendAt { pointers.append(pointer) }
+            if case .after(_, .field(let pointer, _))? = mapping.sendAt { pointers.append(pointer) }
             if case .field(let pointer, _)? = mapping.project { pointers.append(pointer) }
             if case .field(let pointer, _)? = mapping.rules.user { pointers.append(pointer) }
             pointers += mapping.variant?.conditions.map(\.pointer) ?? []  // read to choose the variant

@@ -117,6 +117,16 @@ extension ConfigSchema {
             "With keyed_by: none, events of mappings with cap or dedup are re-keyed by user into this topic (as many partitions as the changelog) and decided by the group <kafka.group>.rules; null: pushbridge.<kafka.group>.by-subject."
         ),
         Key(
+            "timers.topic", \.timers.topic, .string,
+            "Where pushes with a later send_at wait: levels × buckets partitions, cleanup.policy=delete, retention ≥ 7 days (docs/timers.md); null: pushbridge.<kafka.group>.timers."
+        ),
+        Key(
+            "timers.levels", \.timers.levels, .int(min: 1),
+            "Delay levels of the timer topic: level k holds a record 2^k s (18: 1 s to 36 h). Changing it needs a new timer topic."),
+        Key(
+            "timers.buckets", \.timers.buckets, .int(min: 1),
+            "Buckets of the timer topic: a user's timers are in one bucket's levels; the group <kafka.group>.timers shares buckets among workers."),
+        Key(
             "schema_registry.url", \.schemaRegistry.url, .url,
             "A Confluent-compatible Schema Registry's base URL, where Avro and Protobuf records' writer schemas come from; null: none."),
         Key("schema_registry.username", \.schemaRegistry.username, .string, "HTTP basic auth user (Confluent Cloud: the API key)."),

@@ -167,6 +167,17 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public func bySubject(group: String) -> String { bySubjectTopic ?? "pushbridge.\(group).by-subject" }
     }
 
+    /// Deferred pushes (docs/timers.md): the timer topic and its layout.
+    public struct Timers: Sendable, Equatable {
+        /// nil: `pushbridge.<kafka.group>.timers`.
+        public var topic: String?
+        public var levels = 18
+        public var buckets = 6
+
+        /// ``topic``, or its default for `group`.
+        public func topic(group: String) -> String { topic ?? "pushbridge.\(group).timers" }
+    }
+
     public struct HTTP: Sendable, Equatable {
         /// Where `/metrics`, `/healthz` and `/readyz` listen; nil: off.
         public var listen: (host: String, port: Int)? = ("0.0.0.0", 9464)
@@ -208,6 +219,7 @@ public struct PushbridgeConfig: Sendable, Equatable {
     public var delivery = Delivery()
     public var registry = Registry()
     public var rules = Rules()
+    public var timers = Timers()
     public var schemaRegistry = SchemaRegistry()
     public var http = HTTP()
     public var log = Log()

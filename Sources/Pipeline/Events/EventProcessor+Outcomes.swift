@@ -18,6 +18,7 @@ extension EventProcessor {
         case .deadLetter(let reason): deadLetter = reason
         case .skipped(let reason) where facts.rules.withheld.isEmpty:
             outcomes.append((.skipped(reasonCode: verdict.skipCode ?? "skipped", reason: reason), nil, 0))
+        case .deferred(let due): outcomes.append((.deferred(due: due), nil, 0))
         case .skipped, .delivered, .fatal, .abandoned: break
         }
         if results.isEmpty, let deadLetter {

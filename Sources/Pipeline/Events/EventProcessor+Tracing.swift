@@ -61,6 +61,7 @@ extension EventVerdict.Disposition {
         case .deadLetter: "dead_letter"
         case .fatal: "fatal"
         case .abandoned: "abandoned"
+        case .deferred: "deferred"
         }
     }
 }

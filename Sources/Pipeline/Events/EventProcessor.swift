@@ -34,6 +34,9 @@ public final class EventProcessor: Sendable {
         public var rekeyTopic: String?
         /// Re-key mode's stage 2: a record's `pushbridge-source` header gives its coordinates.
         public var sourceFromHeader = false
+        /// Where pushes with a later `send_at` wait (`timers.*`); nil: they are skipped as
+        /// `timer_not_armed` (a replay, unless told to re-arm them).
+        public var timers: TimerOptions?
 
         public init(deadLetterTopic: String, tokenInvalidationTopic: String) {
             self.deadLetterTopic = deadLetterTopic
@@ -134,6 +137,8 @@ public final class EventProcessor: Sendable {
         indirect case stateful(StatefulPlan)
         /// Written to the by-subject topic keyed by this subject (re-key mode's stage 1).
         case rekey(subject: String, topic: String)
+        /// Written to the timer topic, to be sent at its `send_at`.
+        case schedule(Deferral)
     }
 
     /// Renders the event: the sends it calls for, or its verdict without any.
@@ -166,6 +171,7 @@ public final class EventProcessor: Sendable {
             facts.eventID = rendered.event.id
             facts.user = rendered.user
             facts.variant = rendered.variant?.label
+            if let deferral = rendered.deferral { return .schedule(deferral) }
             if !rendered.withheldDevices.isEmpty || !rendered.bypassed.isEmpty || !rendered.withheldPushes.isEmpty {
                 facts.rules = RuleFacts(rendered)
             }
@@ -228,7 +234,7 @@ public final class EventProcessor: Sendable {
             guard await writeOutcomes(message, verdict, facts, results: results, now: now) else { return Outcome(verdict: verdict, done: false) }
         }
         switch verdict.disposition {
-        case .delivered, .skipped:
+        case .delivered, .skipped, .deferred:
             return counted(verdict, eventType: eventType, variant: facts.variant, rules: facts.rules)
         case .deadLetter(let reason):
             let out = OutputRecords.deadLetter(
@@ -256,6 +262,7 @@ public final class EventProcessor: Sendable {
         switch verdict.disposition {
         case .delivered: metrics.eventsDelivered.increment()
         case .skipped: metrics.eventsSkipped.increment()
+        case .deferred: metrics.eventsDeferred.increment()
         case .deadLetter, .fatal, .abandoned: break  // dead-lettered: counted with its record
         }
         // Once done, so an event retried after a failed write is counted once.

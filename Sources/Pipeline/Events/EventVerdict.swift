@@ -33,6 +33,9 @@ public struct EventVerdict: Sendable, Equatable {
         case fatal(String)
         /// The worker stopped before FCM answered: not done, so it is sent again after a restart.
         case abandoned
+        /// Its push waits until `due` (UTC milliseconds, its `send_at`): done once Kafka
+        /// acknowledged its timer record; rendered again and sent at `due` (docs/timers.md).
+        case deferred(due: Int64)
     }
 
     public var disposition: Disposition

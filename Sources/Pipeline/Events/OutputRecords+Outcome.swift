@@ -20,6 +20,9 @@ public enum PushOutcome: Sendable, Equatable {
     case deadLettered(reasonCode: String, reason: String)
     /// A rule of the user's withheld it (`rule`: muted, device_muted, quiet_hours; docs/rules.md).
     case withheld(rule: String, reason: String)
+    /// It waits in the timer topic until `due` (UTC milliseconds, its `send_at`); its send has
+    /// an outcome record of its own then.
+    case deferred(due: Int64)
 
     var name: String {
         switch self {
@@ -29,6 +32,7 @@ public enum PushOutcome: Sendable, Equatable {
         case .skipped: "skipped"
         case .deadLettered: "dead_lettered"
         case .withheld: "withheld"
+        case .deferred: "deferred"
         }
     }
 
@@ -84,6 +88,7 @@ extension OutputRecords {
         case .skipped(let code, let reason), .deadLettered(let code, let reason), .withheld(let code, let reason):
             members.append(("reason_code", .string(code)))
             members.append(("reason", .string(reason)))
+        case .deferred(let due): members.append(("due", .string(RFC3339.format(milliseconds: due))))
         }
         if let stamp = source.timestamp?.milliseconds {
             // From the event's record to FCM's answer (or the decision not to send).

@@ -11,6 +11,8 @@ public final class PipelineMetrics: Sendable {
     let eventsDelivered: Counter
     let eventsSkipped: Counter
     let eventsAlreadyDone: Counter
+    /// Events whose push waits in the timer topic (`send_at`).
+    let eventsDeferred: Counter
     let eventsDeadLettered: Counter
     let usersWithoutDevices: Counter
     /// Notifications not sent because another member claimed their state partition.
@@ -46,6 +48,7 @@ public final class PipelineMetrics: Sendable {
         eventsDelivered = Counter(label: "pushbridge_events_total", dimensions: [("result", "delivered")], factory: factory)
         eventsSkipped = Counter(label: "pushbridge_events_total", dimensions: [("result", "skipped")], factory: factory)
         eventsAlreadyDone = Counter(label: "pushbridge_events_total", dimensions: [("result", "already_done")], factory: factory)
+        eventsDeferred = Counter(label: "pushbridge_events_total", dimensions: [("result", "deferred")], factory: factory)
         eventsDeadLettered = Counter(label: "pushbridge_events_total", dimensions: [("result", "dead_lettered")], factory: factory)
         usersWithoutDevices = Counter(label: "pushbridge_users_without_devices_total", factory: factory)
         rulesFenced = Counter(label: "pushbridge_rules_fenced_total", factory: factory)
@@ -186,6 +189,11 @@ public final class PipelineMetrics: Sendable {
     /// dead-lettered). Labelled by event type, which only mapped types can have.
     func tooOld(eventType: String) {
         counter("pushbridge_events_too_old_total", [("event_type", eventType)]).increment()
+    }
+
+    /// A timer record written for a push that waits (docs/timers.md).
+    func timerScheduled(reason: String, eventType: String) {
+        counter("pushbridge_timers_scheduled_total", [("reason", reason), ("event_type", eventType)]).increment()
     }
 
     /// A push a user's rule withheld (docs/rules.md): one per withheld push or device.

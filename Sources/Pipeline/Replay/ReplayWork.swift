@@ -79,7 +79,8 @@ struct ReplayWork: EngineWork {
             switch outcome.verdict.disposition {
             case .delivered: return (.sent(messages: outcome.verdict.sent), invalidations, outcome.done)
             case .skipped where outcome.verdict.skipCode == EventProcessor.rekeyedCode: return (.handedToRules, invalidations, outcome.done)
-            case .skipped: return (.skipped, invalidations, outcome.done)
+            // A replay keeps no timers: a push due later is skipped (`timer_not_armed`).
+            case .skipped, .deferred: return (.skipped, invalidations, outcome.done)
             case .deadLetter: return (.deadLettered, invalidations, outcome.done)
             case .fatal(let why):
                 replay.engine.fail(why)

@@ -1,0 +1,40 @@
+import Yams
+
+// `send_at` (docs/mapping.md, *Sending later*): `{field: /remind_at}` (with `unit: s` for epoch
+// seconds) or `{after: 30m}`, counted from the event's time. Loaded after `max_age`, whose
+// `occurred_at` is the event's time for `after`.
+extension MappingLoader {
+    mutating func loadSendAt(_ node: Node, _ mapping: EventMapping) -> SendAt? {
+        let hint = "`{field: /remind_at}` (an RFC 3339 time, or epoch ms; `unit: s` for seconds), or `{after: 30m}` after the event's time"
+        guard let m = node.mapping else {
+            fail(node, "send_at must be `{field: /pointer}` or `{after: duration}`", hint: hint)
+            return nil
+        }
+        var sendAt: SendAt?
+        if let after = m["after"] {
+            checkKeys(m, allowed: ["after"], in: "`send_at`")
+            guard let text = after.scalar?.string, let seconds = Self.parseDuration(text), seconds > 0 else {
+                fail(after, "send_at.after \"\(after.scalar?.string ?? "?")\" is not a duration over 0", hint: "write 30s, 10m, 1h, 2d")
+                return nil
+            }
+            sendAt = .after(seconds: seconds, from: mapping.maxAge?.eventTime ?? .recordTimestamp)
+        } else if let field = timeField(node, "send_at", hint: hint) {
+            sendAt = .field(field.pointer, unit: field.unit)
+        }
+        if sendAt != nil, currentPush != nil {
+            fail(
+                node, "`send_at` does not apply within `pushes` yet: one event type, one timer",
+                hint: "give the push that waits an event type of its own")
+        }
+        return sendAt
+    }
+
+    /// `cap` and `dedup` count sends when the rules engine decides them, and a timer's fire does
+    /// not pass through it yet: refused together, saying so.
+    mutating func refuseSendAtWithStatefulRules(_ mapping: EventMapping, _ m: Node.Mapping) {
+        guard mapping.sendAt != nil, !mapping.stateful.isEmpty, let n = m["send_at"] else { return }
+        fail(
+            n, "`send_at` with `cap` or `dedup` is not supported yet: a push sent later does not pass the rules engine",
+            hint: "remove `cap`/`dedup` from this mapping, or send it now")
+    }
+}

@@ -1,0 +1,64 @@
+import Dates
+import Kafka
+import Mapping
+
+// `send_at` (docs/timers.md): an event whose push is due later is written to the timer topic,
+// keyed by its subject, and is done once Kafka has it, as a dead-lettered event is; the timer
+// engine (`TimerPipeline`) hands it back to ``EventProcessor/process(_:)`` at its due time, when
+// it is rendered and sent as if read then.
+extension EventProcessor {
+    /// Where pushes that wait are written (`timers.*`).
+    public struct TimerOptions: Sendable {
+        /// The timer topic (`timers.topic`), with `layout.partitionCount` partitions.
+        public var topic: String
+        public var layout: TimerLayout
+        /// The furthest ahead a `send_at` may be (30 days): a push due later is dead-lettered as
+        /// `send_at_too_far` rather than kept for months.
+        public var maxDelaySeconds: Int64 = 30 * 86_400
+
+        public init(topic: String, layout: TimerLayout = TimerLayout()) {
+            (self.topic, self.layout) = (topic, layout)
+        }
+    }
+
+    /// The wall clock events are judged by (``Options/clock``): a timer engine fires by it.
+    public var clock: any WallClock { options.clock }
+
+    /// The skip code of a push due later in a run that keeps no timers (a replay).
+    public static let notArmedCode = "timer_not_armed"
+
+    /// Writes `message`'s timer for `deferral`: done once Kafka acknowledged it (and its
+    /// outcome record, if any); not done if the worker stops first (the event is read again).
+    func schedule(_ message: KafkaMessage, _ deferral: Deferral, _ facts: EventFacts) async -> Outcome {
+        let now = options.clock.nowMilliseconds()
+        let due = RFC3339.format(milliseconds: deferral.due)
+        guard let timers = options.timers else {
+            var verdict = EventVerdict(disposition: .skipped(reason: "its send_at (\(due)) is later, and this run keeps no timers"))
+            verdict.skipCode = Self.notArmedCode
+            return await conclude(message, verdict, facts)
+        }
+        guard deferral.due - now <= timers.maxDelaySeconds * 1000 else {
+            let reason = DeadLetterReason(
+                code: "send_at_too_far",
+                reason: "its send_at (\(due)) is more than \(EventAge.text(seconds: timers.maxDelaySeconds)) ahead, the furthest a timer is kept")
+            return await conclude(message, EventVerdict(disposition: .deadLetter(reason)), facts)
+        }
+        let ladder = timers.layout.ladder
+        // Under a second ahead: the lowest level, whose wake is the due time itself.
+        let level = ladder.level(remainingMilliseconds: deferral.due - now) ?? 0
+        let subject = Array(deferral.subject.utf8)
+        let timer = TimerRecord.scheduling(message, subject: subject, due: deferral.due, reason: .sendAt, level: level, ladder: ladder, now: now)
+        let record = OutputRecords.timer(
+            timer, topic: timers.topic, partition: timers.layout.partition(key: subject, level: level), nowMilliseconds: now)
+        guard await write(record, for: message) else { return Outcome(verdict: EventVerdict(disposition: .abandoned), done: false) }
+        if let eventType = facts.eventType { metrics.timerScheduled(reason: TimerRecord.Reason.sendAt.rawValue, eventType: eventType) }
+        return await conclude(message, EventVerdict(disposition: .deferred(due: deferral.due)), facts)
+    }
+
+    /// Sends a timer's push at its due time (the timer engine's fire): its source event,
+    /// rendered and sent as if read now. True when done (sent, withheld, dead-lettered, or
+    /// written to the timer topic again); false leaves the timer record to be read again.
+    public func fire(_ timer: TimerRecord) async -> Bool {
+        await process(timer.sourceMessage).done
+    }
+}
