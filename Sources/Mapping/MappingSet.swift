@@ -101,8 +101,9 @@ public struct MappingSet: Sendable {
     /// Whether some event type has `cap` or `dedup`: the worker runs the rules engine.
     public var hasStatefulRules: Bool { !statefulTypes.isEmpty }
 
-    /// The mappings with `send_at` (a variant's included): the worker needs the timer topic.
-    public var deferring: [EventMapping] { allMappings.filter { $0.sendAt != nil } }
+    /// The mappings with `send_at` or quiet hours' `outside: defer` (a variant's included): the
+    /// worker needs the timer topic.
+    public var deferring: [EventMapping] { allMappings.filter { $0.sendAt != nil || $0.rules.deferInQuietHours } }
 
     /// The outcome for one Kafka record.
     public struct Rendered: Sendable {
@@ -164,9 +165,12 @@ public struct MappingSet: Sendable {
 
     /// ``render(_:schema:now:maxAge:devices:)`` with each user's preferences: the mapping's
     /// rules (``UserRules``) apply to them.
+    ///
+    /// - Parameter mayDefer: false for a push deferred by quiet hours too often already: it is
+    ///   sent even inside them (``UserRules/judge(_:user:preferences:now:mayDefer:)``).
     public func render(
         _ record: EventRecord, schema: WriterSchema? = nil, now: Int64? = nil, clock: any WallClock = SystemWallClock(),
-        maxAge check: MaxAgeCheck = .enforce, users lookup: UserLookup? = nil
+        maxAge check: MaxAgeCheck = .enforce, users lookup: UserLookup? = nil, mayDefer: Bool = true
     ) -> Result<Rendered, MappingFailure> {
         let event: DecodedEvent
         switch eventFormat.decode(record, schema: schema, fields: fields) {
@@ -183,14 +187,14 @@ public struct MappingSet: Sendable {
             case .failure(let f): return .failure(f)
             }
         }
-        return render(event, record: record, chosen: chosen, now: now, clock: clock, check: check, lookup: lookup)
+        return render(event, record: record, chosen: chosen, now: now, clock: clock, check: check, lookup: lookup, mayDefer: mayDefer)
     }
 
     /// Renders `event` with `chosen` (a variant, or one push's mapping), else its type's one
     /// mapping, looked up without copying it.
     func render(
         _ event: DecodedEvent, record: EventRecord, chosen: EventMapping?, now: Int64?, clock: any WallClock, check: MaxAgeCheck,
-        lookup: UserLookup?
+        lookup: UserLookup?, mayDefer: Bool = true
     ) -> Result<Rendered, MappingFailure> {
         var now = now
         var remaining: Int?
@@ -222,14 +226,20 @@ public struct MappingSet: Sendable {
         var rules = RuleJudgement(devices: [])
         var found: Result<(String, RuleJudgement), MappingFailure>?
         if let chosen {
-            if let filter = Self.userFilter(chosen) { found = userDevices(chosen, event, filter: filter, lookup: lookup, now: &now, clock: clock) }
+            if let filter = Self.userFilter(chosen) {
+                found = userDevices(chosen, event, filter: filter, lookup: lookup, now: &now, clock: clock, mayDefer: mayDefer)
+            }
         } else if !userTargets.isEmpty, let target = userTargets[event.type] {
-            found = userDevices(target.mapping, event, filter: target.filter, lookup: lookup, now: &now, clock: clock)
+            found = userDevices(target.mapping, event, filter: target.filter, lookup: lookup, now: &now, clock: clock, mayDefer: mayDefer)
         }
         switch found {
         case .success(let found)?:
             (user, rules) = found
             devices = rules.devices
+            if let until = rules.deferUntil {
+                let deferral = Deferral(due: until * 1000, subject: found.0, reason: .quietHours)
+                return .success(Rendered(event: event, messages: [], user: user, variant: chosen?.variant, deferral: deferral))
+            }
         case .failure(let f)?: return .failure(f)
         case nil: break
         }
@@ -244,7 +254,7 @@ public struct MappingSet: Sendable {
             guard let rules = chosen.map({ $0.rules.user == nil ? nil : $0.rules }) ?? (namedUsers.isEmpty ? nil : namedUsers[event.type]) else {
                 return .success(rendered)
             }
-            return judge(rendered, rules, lookup: lookup, now: now, clock: clock)
+            return judge(rendered, rules, lookup: lookup, now: now, clock: clock, mayDefer: mayDefer)
         }
         // No template, or a failure, which the tree path names.
         guard let mapping = chosen ?? mappings[event.type] else { return .failure(.unknownEventType(event.type)) }
@@ -257,7 +267,8 @@ public struct MappingSet: Sendable {
             let rendered = Rendered(
                 event: event, messages: $0, project: project, user: user, variant: chosen?.variant, withheldDevices: withheldDevices,
                 bypassed: bypassed)
-            return mapping.rules.user == nil ? .success(rendered) : judge(rendered, mapping.rules, lookup: lookup, now: now, clock: clock)
+            guard mapping.rules.user != nil else { return .success(rendered) }
+            return judge(rendered, mapping.rules, lookup: lookup, now: now, clock: clock, mayDefer: mayDefer)
         }
     }
 
@@ -275,7 +286,7 @@ public struct MappingSet: Sendable {
     /// (``UserRules``), or why there are none. Reads the clock into `now` when a rule needs it.
     private func userDevices(
         _ mapping: EventMapping, _ event: DecodedEvent, filter: DeviceFilter, lookup: UserLookup?, now: inout Int64?,
-        clock: any WallClock
+        clock: any WallClock, mayDefer: Bool
     ) -> Result<(String, RuleJudgement), MappingFailure> {
         do throws(MappingFailure) {
             guard let user = try mapping.user(in: event) else { return .success(("", RuleJudgement(devices: []))) }
@@ -285,7 +296,7 @@ public struct MappingSet: Sendable {
             guard !mapping.rules.isEmpty else { return .success((user, RuleJudgement(devices: devices))) }
             let instant = now ?? clock.nowMilliseconds() / 1000
             now = instant
-            let judgement = mapping.rules.judge(devices, user: user, preferences: record.preferences, now: instant)
+            let judgement = mapping.rules.judge(devices, user: user, preferences: record.preferences, now: instant, mayDefer: mayDefer)
             if let whole = judgement.whole {
                 throw .withheld(
                     Withheld(eventType: event.type, eventID: event.id, user: user, rule: whole.rule, reason: whole.reason))

@@ -47,8 +47,17 @@ public struct Deferral: Sendable, Equatable {
     /// Whose push it is, the timer record's key: the target user, else the user whose rules
     /// apply (`user:`), else the event's ID.
     public var subject: String
+    public var reason: Reason
 
-    public init(due: Int64, subject: String) {
-        (self.due, self.subject) = (due, subject)
+    /// Why it waits.
+    public enum Reason: String, Sendable, Equatable {
+        /// Its `send_at` is later.
+        case sendAt = "send_at"
+        /// The user's quiet hours, `outside: defer`: until they end.
+        case quietHours = "quiet_hours"
+    }
+
+    public init(due: Int64, subject: String, reason: Reason = .sendAt) {
+        (self.due, self.subject, self.reason) = (due, subject, reason)
     }
 }

@@ -32,15 +32,18 @@ extension MappingFiles {
 }
 
 extension MappingSet {
-    /// Renders `record` as it is sent: a push with a later `send_at` as at its due time, saying
-    /// so on stderr (a worker writes it to the timer topic and renders it again then).
+    /// Renders `record` as it is sent: a push that waits (a later `send_at`, quiet hours'
+    /// `outside: defer`) as at its due time, saying so on stderr (a worker writes it to the
+    /// timer topic and renders it again then).
     func renderAsSent(
         _ record: EventRecord, now: Int64? = nil, maxAge: MaxAgeCheck, users: UserLookup?
     ) -> Result<Rendered, MappingFailure> {
         let first = render(record, now: now, maxAge: maxAge, users: users)
         guard case .success(let rendered) = first, let deferral = rendered.deferral else { return first }
         FileHandle.standardError.write(
-            Data("send_at: due \(RFC3339.format(milliseconds: deferral.due)) (it waits in the timer topic); rendered as sent then\n".utf8))
+            Data(
+                "\(deferral.reason.rawValue): waits until \(RFC3339.format(milliseconds: deferral.due)) in the timer topic; rendered as sent then\n"
+                    .utf8))
         return render(record, now: (deferral.due + 999) / 1000, maxAge: maxAge, users: users)
     }
 }

@@ -115,7 +115,7 @@ struct SchemaTests {
             // per-user rules
             "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    category: Social\n",
             "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    quiet_hours: {from: \"22:00\", to: \"7:30\"}\n",
-            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    quiet_hours: {from: \"22:00\", to: \"07:30\", outside: defer}\n",
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    quiet_hours: {from: \"22:00\", to: \"07:30\", outside: later}\n",
             "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    critical: yes please\n",
             // variants
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    variants: [{when: {field: /s, equals: a}}]\n",

@@ -40,15 +40,15 @@ struct UserRulesTests {
         #expect(try load(Self.yaml("")).mappings["chat"]?.rules.isEmpty == true)
     }
 
-    @Test("what cannot work is refused at its line: no user, defer, a time that is not one, an empty window, a category that is not one")
+    @Test("what cannot work is refused at its line: no user, an unknown outside, a time that is not one, an empty window, a category that is not one")
     func refused() {
         #expect(
             loadErrors(Self.yaml("category: social", target: "{topic: news}")).map(\.description) == [
                 "test.yaml:6:15: error: `category` applies one user's preferences, and a topic or condition push goes to many\n    hint: send to the users' devices (`target: {user: …}`, or `fid`/`token` with `user:`)"
             ])
         #expect(
-            loadErrors(Self.yaml("quiet_hours: {from: \"22:00\", to: \"07:00\", outside: defer}")).map(\.description) == [
-                "test.yaml:6:56: error: quiet_hours.outside: defer is not built yet (docs/timers.md)\n    hint: use skip; a push at a set time is `send_at`"
+            loadErrors(Self.yaml("quiet_hours: {from: \"22:00\", to: \"07:00\", outside: later}")).map(\.description) == [
+                "test.yaml:6:56: error: quiet_hours.outside must be `skip` or `defer`\n    hint: skip: withheld, counted; defer: sent when the quiet hours end (docs/timers.md)"
             ])
         #expect(
             loadErrors(Self.yaml("quiet_hours: {from: \"24:00\", to: \"7:00\"}")).map(\.description) == [

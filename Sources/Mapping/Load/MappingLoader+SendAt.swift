@@ -30,11 +30,18 @@ extension MappingLoader {
     }
 
     /// `cap` and `dedup` count sends when the rules engine decides them, and a timer's fire does
-    /// not pass through it yet: refused together, saying so.
+    /// not pass through it yet: refused with `send_at` or quiet hours' `outside: defer`, saying so.
     mutating func refuseSendAtWithStatefulRules(_ mapping: EventMapping, _ m: Node.Mapping) {
-        guard mapping.sendAt != nil, !mapping.stateful.isEmpty, let n = m["send_at"] else { return }
-        fail(
-            n, "`send_at` with `cap` or `dedup` is not supported yet: a push sent later does not pass the rules engine",
-            hint: "remove `cap`/`dedup` from this mapping, or send it now")
+        guard !mapping.stateful.isEmpty else { return }
+        if mapping.sendAt != nil, let n = m["send_at"] {
+            fail(
+                n, "`send_at` with `cap` or `dedup` is not supported yet: a push sent later does not pass the rules engine",
+                hint: "remove `cap`/`dedup` from this mapping, or send it now")
+        }
+        if mapping.rules.deferInQuietHours, let n = m["quiet_hours"] {
+            fail(
+                n, "quiet_hours.outside: defer with `cap` or `dedup` is not supported yet: a push sent later does not pass the rules engine",
+                hint: "use outside: skip, or remove `cap`/`dedup`")
+        }
     }
 }

@@ -18,7 +18,7 @@ extension MappingLoader {
             }
         }
         if let n = m["critical"] { rules.critical = bool(n) ?? false }
-        if let n = m["quiet_hours"] { rules.quietHours = quietHours(n) }
+        if let n = m["quiet_hours"] { (rules.quietHours, rules.deferInQuietHours) = quietHours(n) }
         let judged = Self.userRuleKeys.filter { m[$0] != nil }
         switch target {
         case .user?:
@@ -57,22 +57,28 @@ extension MappingLoader {
         return rules
     }
 
-    /// `{from: "22:00", to: "07:30"}` (with `outside: skip`), or `user`.
-    private mutating func quietHours(_ node: Node) -> UserRules.QuietHours? {
-        if node.scalar?.string == "user" { return .usersOwn }
+    /// `{from: "22:00", to: "07:30"}` (with `outside: skip` or `defer`), or `user`; and whether
+    /// a push inside them waits until they end.
+    private mutating func quietHours(_ node: Node) -> (UserRules.QuietHours?, defer: Bool) {
+        if node.scalar?.string == "user" { return (.usersOwn, false) }
         guard let m = node.mapping else {
             fail(node, "quiet_hours must be `{from: \"22:00\", to: \"07:30\"}` or `user`", hint: "user: only the quiet hours each user set")
-            return nil
+            return (nil, false)
         }
         checkKeys(m, allowed: ["from", "to", "outside"], in: "quiet_hours")
+        var deferred = false
         if let n = m["outside"] {
             switch n.scalar?.string {
             case "skip": break
-            case "defer":
+            case "defer" where currentPush != nil:
                 fail(
-                    n, "quiet_hours.outside: defer is not built yet (docs/timers.md)",
-                    hint: "use skip; a push at a set time is `send_at`")
-            default: fail(n, "quiet_hours.outside must be `skip`")
+                    n, "quiet_hours.outside: defer does not apply within `pushes` yet: one event type, one timer",
+                    hint: "use skip, or give the push that waits an event type of its own")
+            case "defer": deferred = true
+            default:
+                fail(
+                    n, "quiet_hours.outside must be `skip` or `defer`",
+                    hint: "skip: withheld, counted; defer: sent when the quiet hours end (docs/timers.md)")
             }
         }
         var times: [ClockTime] = []
@@ -87,11 +93,11 @@ extension MappingLoader {
             }
             times.append(time)
         }
-        guard times.count == 2 else { return nil }
+        guard times.count == 2 else { return (nil, false) }
         guard let window = QuietWindow(from: times[0], to: times[1]) else {
             fail(m["to"], "quiet_hours from and to are the same time: an empty window, or the whole day?", hint: "give a window of some length")
-            return nil
+            return (nil, false)
         }
-        return .window(window)
+        return (.window(window), deferred)
     }
 }

@@ -6,7 +6,7 @@ extension MappingSet {
     /// Applies `rules` to `rendered`: the user's mutes and quiet hours withhold the push; a device
     /// of theirs that the registry lists as having muted the category is left out.
     func judge(
-        _ rendered: Rendered, _ rules: UserRules, lookup: UserLookup?, now: Int64?, clock: any WallClock
+        _ rendered: Rendered, _ rules: UserRules, lookup: UserLookup?, now: Int64?, clock: any WallClock, mayDefer: Bool
     ) -> Result<Rendered, MappingFailure> {
         guard let source = rules.user else { return .success(rendered) }
         do throws(MappingFailure) {
@@ -19,7 +19,14 @@ extension MappingSet {
             let devices = rendered.messages.map { m in
                 UserDevice(kind: m.target.kind, id: m.target.value, muted: record.devices.first { $0.id == m.target.value }?.muted ?? [])
             }
-            let judgement = rules.judge(devices, user: user, preferences: record.preferences, now: now ?? clock.nowMilliseconds() / 1000)
+            let judgement = rules.judge(
+                devices, user: user, preferences: record.preferences, now: now ?? clock.nowMilliseconds() / 1000, mayDefer: mayDefer)
+            if let until = judgement.deferUntil {
+                var waiting = rendered
+                (waiting.user, waiting.messages) = (user, [])
+                waiting.deferral = Deferral(due: until * 1000, subject: user, reason: .quietHours)
+                return .success(waiting)
+            }
             if let whole = judgement.whole {
                 throw .withheld(
                     Withheld(eventType: rendered.event.type, eventID: rendered.event.id, user: user, rule: whole.rule, reason: whole.reason))

@@ -11,6 +11,8 @@ public struct RuleJudgement: Sendable, Equatable {
     public var whole: Withholding?
     /// Rules that would have withheld the push, bypassed because it is critical.
     public var bypassed: [WithholdRule] = []
+    /// Set when the push waits until the quiet hours end (seconds since the epoch; `outside: defer`).
+    public var deferUntil: Int64?
 
     public struct Withholding: Sendable, Equatable {
         public var rule: WithholdRule
@@ -27,7 +29,11 @@ extension UserRules {
     /// - Parameters:
     ///   - devices: the user's devices that the target's filter let through (not empty).
     ///   - now: seconds since the epoch: the instant judged against quiet hours.
-    public func judge(_ devices: [UserDevice], user: String, preferences p: UserPreferences, now: Int64) -> RuleJudgement {
+    ///   - mayDefer: with `outside: defer`, a push inside the quiet hours waits until they end;
+    ///     false (deferred too often already: the user's hours keep moving), it is sent.
+    public func judge(
+        _ devices: [UserDevice], user: String, preferences p: UserPreferences, now: Int64, mayDefer: Bool = true
+    ) -> RuleJudgement {
         var judgement = RuleJudgement(devices: devices)
         if let category {
             if p.choices.muted.contains(category) {
@@ -47,8 +53,13 @@ extension UserRules {
             }
         }
         if let window = quietWindow(for: p), window.contains(unixSeconds: now, in: p.zone) {
-            if !critical { return withheld(.quietHours, Self.quietReason(window, zone: p.zone, now: now)) }
-            judgement.bypassed.append(.quietHours)
+            if critical {
+                judgement.bypassed.append(.quietHours)
+            } else if deferInQuietHours, mayDefer, let end = window.end(containing: now, in: p.zone) {
+                return RuleJudgement(devices: [], deferUntil: end)
+            } else if !deferInQuietHours {
+                return withheld(.quietHours, Self.quietReason(window, zone: p.zone, now: now))
+            }
         }
         return judgement
     }

@@ -12,6 +12,9 @@ public struct UserRules: Sendable, Equatable {
     /// The quiet hours these pushes respect; nil: none (a user's own quiet hours do not apply
     /// to a mapping without `quiet_hours`).
     public var quietHours: QuietHours?
+    /// A push inside the quiet hours waits until they end (`outside: defer`, docs/timers.md)
+    /// instead of being withheld.
+    public var deferInQuietHours = false
     /// For a push to devices the event names (`fid`, `token`, `fids`, `tokens`): the user whose
     /// preferences apply (`user: {field: /user_id}`). A `user` target names its user itself.
     public var user: ValueSource?

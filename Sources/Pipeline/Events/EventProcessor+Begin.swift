@@ -169,8 +169,8 @@ extension EventProcessor {
             return await sendStateful(plan, prepared, of: message, engine: rules)
         case .rekey(let subject, let topic):
             return traced(await rekey(message, subject: subject, to: topic), prepared.trace, message)
-        case .schedule(let deferral):
-            return traced(await schedule(message, deferral, prepared.facts), prepared.trace, message)
+        case .schedule(let deferral, let redefers):
+            return traced(await schedule(message, deferral, prepared.facts, redefers: redefers), prepared.trace, message)
         }
     }
 

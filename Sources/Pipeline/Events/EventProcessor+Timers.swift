@@ -27,13 +27,18 @@ extension EventProcessor {
     /// The skip code of a push due later in a run that keeps no timers (a replay).
     public static let notArmedCode = "timer_not_armed"
 
+    /// How often quiet hours may defer one push again at its due time (the user's hours or zone
+    /// changed meanwhile) before it is sent inside them.
+    static let maxRedefers = 3
+
     /// Writes `message`'s timer for `deferral`: done once Kafka acknowledged it (and its
     /// outcome record, if any); not done if the worker stops first (the event is read again).
-    func schedule(_ message: KafkaMessage, _ deferral: Deferral, _ facts: EventFacts) async -> Outcome {
+    func schedule(_ message: KafkaMessage, _ deferral: Deferral, _ facts: EventFacts, redefers: Int) async -> Outcome {
         let now = options.clock.nowMilliseconds()
         let due = RFC3339.format(milliseconds: deferral.due)
         guard let timers = options.timers else {
-            var verdict = EventVerdict(disposition: .skipped(reason: "its send_at (\(due)) is later, and this run keeps no timers"))
+            var verdict = EventVerdict(
+                disposition: .skipped(reason: "it waits until \(due) (\(deferral.reason.rawValue)), and this run keeps no timers"))
             verdict.skipCode = Self.notArmedCode
             return await conclude(message, verdict, facts)
         }
@@ -47,11 +52,13 @@ extension EventProcessor {
         // Under a second ahead: the lowest level, whose wake is the due time itself.
         let level = ladder.level(remainingMilliseconds: deferral.due - now) ?? 0
         let subject = Array(deferral.subject.utf8)
-        let timer = TimerRecord.scheduling(message, subject: subject, due: deferral.due, reason: .sendAt, level: level, ladder: ladder, now: now)
+        let reason = TimerRecord.Reason(rawValue: deferral.reason.rawValue) ?? .sendAt
+        var timer = TimerRecord.scheduling(message, subject: subject, due: deferral.due, reason: reason, level: level, ladder: ladder, now: now)
+        timer.redefers = redefers
         let record = OutputRecords.timer(
             timer, topic: timers.topic, partition: timers.layout.partition(key: subject, level: level), nowMilliseconds: now)
         guard await write(record, for: message) else { return Outcome(verdict: EventVerdict(disposition: .abandoned), done: false) }
-        if let eventType = facts.eventType { metrics.timerScheduled(reason: TimerRecord.Reason.sendAt.rawValue, eventType: eventType) }
+        if let eventType = facts.eventType { metrics.timerScheduled(reason: reason.rawValue, eventType: eventType) }
         return await conclude(message, EventVerdict(disposition: .deferred(due: deferral.due)), facts)
     }
 
@@ -59,6 +66,6 @@ extension EventProcessor {
     /// rendered and sent as if read now. True when done (sent, withheld, dead-lettered, or
     /// written to the timer topic again); false leaves the timer record to be read again.
     public func fire(_ timer: TimerRecord) async -> Bool {
-        await process(timer.sourceMessage).done
+        await process(timer.sourceMessage, firing: timer).done
     }
 }

@@ -101,6 +101,12 @@ public final class EventProcessor: Sendable {
     }
 
     public func process(_ message: KafkaMessage) async -> Outcome {
+        await process(message, firing: nil)
+    }
+
+    /// - Parameter timer: the timer record whose due time came (``fire(_:)``), for how often
+    ///   quiet hours deferred it already; nil for an event read from its topic.
+    func process(_ message: KafkaMessage, firing timer: TimerRecord?) async -> Outcome {
         // An event processed here (a replay's; a worker's that could not be begun without a
         // task) waits in this frame while FCM answers: what lives across the sends is kept to
         // the message and the rendered event; rendering and the records an event ends with are
@@ -109,7 +115,7 @@ public final class EventProcessor: Sendable {
         let schema = await schemas.writerSchema(of: record)
         let trace = tracer.flatMap { EventTrace.begin(message, tracer: $0) }
         var facts = EventFacts()
-        let planned = traced(trace, &facts) { self.plan(record, schema, &$0) }
+        let planned = traced(trace, &facts) { self.plan(record, schema, &$0, firing: timer) }
         return await sendAndConclude(Prepared(plan: planned, facts: facts, trace: trace), of: message)
     }
 
@@ -137,16 +143,24 @@ public final class EventProcessor: Sendable {
         indirect case stateful(StatefulPlan)
         /// Written to the by-subject topic keyed by this subject (re-key mode's stage 1).
         case rekey(subject: String, topic: String)
-        /// Written to the timer topic, to be sent at its `send_at`.
-        case schedule(Deferral)
+        /// Written to the timer topic, to be sent at its due time; `redefers`: how often quiet
+        /// hours deferred it before.
+        case schedule(Deferral, redefers: Int)
     }
 
     /// Renders the event: the sends it calls for, or its verdict without any.
     @inline(never)
-    func plan(_ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts) -> Plan {
+    func plan(
+        _ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts, firing timer: TimerRecord? = nil
+    ) -> Plan {
         let rendering: Result<MappingSet.Rendered, MappingFailure>
+        // Quiet hours that keep moving (the user changed them, or their zone) defer a push a few
+        // times at most; then it is sent.
+        let redefers = timer?.reason == .quietHours ? timer!.redefers + 1 : 0
         switch schema {
-        case .success(let schema): rendering = mappings.render(record, schema: schema, clock: options.clock, maxAge: options.maxAge, users: lookup)
+        case .success(let schema):
+            rendering = mappings.render(
+                record, schema: schema, clock: options.clock, maxAge: options.maxAge, users: lookup, mayDefer: redefers <= Self.maxRedefers)
         case .failure(.cancelled): return .verdict(EventVerdict(disposition: .abandoned))
         case .failure(.failed(let failure)): rendering = .failure(failure)
         }
@@ -171,7 +185,7 @@ public final class EventProcessor: Sendable {
             facts.eventID = rendered.event.id
             facts.user = rendered.user
             facts.variant = rendered.variant?.label
-            if let deferral = rendered.deferral { return .schedule(deferral) }
+            if let deferral = rendered.deferral { return .schedule(deferral, redefers: deferral.reason == .quietHours ? redefers : 0) }
             if !rendered.withheldDevices.isEmpty || !rendered.bypassed.isEmpty || !rendered.withheldPushes.isEmpty {
                 facts.rules = RuleFacts(rendered)
             }
