@@ -131,6 +131,7 @@ public final class Worker: Service, Sendable {
     /// trace exporter now; called per scrape.
     public func refreshGauges() {
         if let counts = traceExporter?.counts { metrics.traceSpans(exported: counts.exported, dropped: counts.dropped) }
+        if let timerPipeline { metrics.timers(waiting: timerPipeline.waiting, partitions: timerPipeline.assignment.count) }
         if let registry {
             let status = registry.follower.status
             metrics.registry(
@@ -299,6 +300,10 @@ public final class Worker: Service, Sendable {
             }
         }
         let partitions = pipeline.assignment.count
-        return (true, partitions == 0 ? "waiting for an assignment" : "consuming \(partitions) partitions")
+        var reason = partitions == 0 ? "waiting for an assignment" : "consuming \(partitions) partitions"
+        // The timer engine does not decide readiness (taking a pod out of a Service helps no
+        // timer); what it holds is told.
+        if let timerPipeline { reason += "; timers: \(timerPipeline.assignment.count) partitions, \(timerPipeline.waiting) waiting" }
+        return (true, reason)
     }
 }

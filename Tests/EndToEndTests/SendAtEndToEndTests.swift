@@ -68,6 +68,12 @@ struct SendAtEndToEndTests {
         #expect(dead.compactMap { $0.header("pushbridge-reason-code")?.stringValue } == ["invalid_value"])
         #expect(try worker.metric(#"pushbridge_events_total{result="deferred"}"#) == 3)
         #expect(try worker.metric(#"pushbridge_timers_scheduled_total{event_type="reminder",reason="send_at"}"#) == 3)
+        #expect(try worker.metric(#"pushbridge_timers_fired_total{reason="send_at"}"#) == 3)
+        #expect(try worker.metric("pushbridge_timers_late_seconds_count") == 3)
+        #expect(try worker.metric("pushbridge_timers_partitions") == 6, "the one worker holds every timer partition")
+        #expect(try worker.metric("pushbridge_timers_waiting") == 0)
+        let ready = try worker.get("/readyz")
+        #expect(ready.status == 200 && ready.body.contains("timers: 6 partitions, 0 waiting"), "\(ready)")
         await expectCleanExit(worker)
         await e.stop()
     }

@@ -27,6 +27,7 @@ public final class MetricsSetup: Sendable {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.latencyBuckets
         factory.durationHistogramBuckets["pushbridge_delivery_lag_seconds"] = Self.lagBuckets
+        factory.durationHistogramBuckets["pushbridge_timers_late_seconds"] = Self.lagBuckets
         self.factory = factory
     }
 

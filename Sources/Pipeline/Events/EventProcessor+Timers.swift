@@ -58,7 +58,7 @@ extension EventProcessor {
         let record = OutputRecords.timer(
             timer, topic: timers.topic, partition: timers.layout.partition(key: subject, level: level), nowMilliseconds: now)
         guard await write(record, for: message) else { return Outcome(verdict: EventVerdict(disposition: .abandoned), done: false) }
-        if let eventType = facts.eventType { metrics.timerScheduled(reason: reason.rawValue, eventType: eventType) }
+        if let eventType = facts.eventType { metrics.timerScheduled(reason: reason.rawValue, eventType: eventType, redeferred: redefers > 0) }
         return await conclude(message, EventVerdict(disposition: .deferred(due: deferral.due)), facts)
     }
 

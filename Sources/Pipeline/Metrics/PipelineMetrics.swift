@@ -31,6 +31,8 @@ public final class PipelineMetrics: Sendable {
     private let partitionCounts = Mutex<[ObjectIdentifier: (assigned: Int, paused: Int)]>([:])
     let sendLatency: CoreMetrics.Timer
     let lag: CoreMetrics.Timer
+    /// A timer's fire − its due time (`pushbridge_timers_late_seconds`).
+    let timerLateness: CoreMetrics.Timer
     private let sendsInFlightCount = Atomic<Int>(0)
     private let counters = Mutex<[String: Counter]>([:])
     /// `pushbridge_sends_total{result="ok"}` by project.
@@ -40,7 +42,7 @@ public final class PipelineMetrics: Sendable {
     private let traceCounts = Mutex<(exported: Int, dropped: Int)>((0, 0))
 
     /// Where the metrics go: the global one the executable bootstraps, or a test's own.
-    private let factory: MetricsFactory
+    let factory: MetricsFactory
 
     public init(factory: MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
@@ -63,6 +65,7 @@ public final class PipelineMetrics: Sendable {
         assignedPartitions.record(0)  // present from the start, so "no assignment" can alert
         sendLatency = CoreMetrics.Timer(label: "pushbridge_send_latency_seconds", preferredDisplayUnit: .seconds, factory: factory)
         lag = CoreMetrics.Timer(label: "pushbridge_delivery_lag_seconds", preferredDisplayUnit: .seconds, factory: factory)
+        timerLateness = CoreMetrics.Timer(label: "pushbridge_timers_late_seconds", preferredDisplayUnit: .seconds, factory: factory)
     }
 
     /// The pipeline of `coordinator` holds `count` partitions.
@@ -191,11 +194,6 @@ public final class PipelineMetrics: Sendable {
         counter("pushbridge_events_too_old_total", [("event_type", eventType)]).increment()
     }
 
-    /// A timer record written for a push that waits (docs/timers.md).
-    func timerScheduled(reason: String, eventType: String) {
-        counter("pushbridge_timers_scheduled_total", [("reason", reason), ("event_type", eventType)]).increment()
-    }
-
     /// A push a user's rule withheld (docs/rules.md): one per withheld push or device.
     func withheld(rule: String, eventType: String) {
         counter("pushbridge_pushes_withheld_total", [("rule", rule), ("event_type", eventType)]).increment()
@@ -268,7 +266,7 @@ public final class PipelineMetrics: Sendable {
 
     /// The counter for `label` with these dimensions, made once (a lookup per event, not a
     /// registration).
-    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
+    func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
         var key = label
         for (_, value) in dimensions { key += "\u{0}" + value }
         return counters.withLock { counters in

@@ -79,8 +79,11 @@ struct TimerWork<Source: MessageSource>: EngineWork {
         }
         switch step {
         case .forward(let level, let release):
-            finished(message, done: await write(forward(timer, level: level, release: release, now: now), for: message))
+            let done = await write(forward(timer, level: level, release: release, now: now), for: message)
+            if done { timers.metrics.timerForwarded(level: level) }
+            finished(message, done: done)
         case .fire, .wait:
+            timers.metrics.timerFired(reason: timer.reason.rawValue, lateMilliseconds: now - timer.due)
             finished(message, done: await timers.fire(timer, TimerContext(now: now, partition: message.partition, offset: message.offset)))
         }
     }
@@ -99,7 +102,9 @@ struct TimerWork<Source: MessageSource>: EngineWork {
         let record = forward(timer, level: level, release: release, now: now)
         return timers.producer.start(record) { result in
             switch result {
-            case .success: finished(message, done: true)
+            case .success:
+                timers.metrics.timerForwarded(level: level)
+                finished(message, done: true)
             case .failure(let error):
                 writeFailed(record, for: message, error)
                 runner.later { await self.release(waiting) }
