@@ -29,7 +29,9 @@ struct DemoCommand: AsyncParsableCommand {
             (the same event ID), and the repeat is withheld as a duplicate. A capped mapping's \
             events are keyed by their user, as caps need (rules.source: {keyed_by: user, \
             partitioner: consistent}); their state is in a rules store in a temporary folder, \
-            with its changelog topic on the cluster.
+            with its changelog topic on the cluster. reminder.due has `send_at: {after: 20s}`: \
+            it waits in the timer topic and is sent 20 s after its event, by the timer engine \
+            (docs/timers.md).
 
             Then it runs the same consume → map → send → commit pipeline as `pushbridge run`, \
             prints every push the emulator accepted with how it reads on phones in a few \
@@ -75,7 +77,10 @@ struct DemoCommand: AsyncParsableCommand {
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: [cluster.bootstrapServers])
         producerConfiguration.properties["partitioner"] = DemoRules.producerPartitioner
-        let producer = try KafkaProducer(configuration: producerConfiguration)
+        // librdkafka's lines go to the demo's logger (errors only, unless PUSHBRIDGE_DEMO_LOG):
+        // its default writes them to stderr, amid the report.
+        let kafkaLogs = KafkaLogs(logger: logger)
+        let producer = try KafkaProducer(configuration: producerConfiguration, logHandler: kafkaLogs.lineHandler)
         print("== producing \(events.count) events to \(topics.events)")
         var ends: [Int32: Int64] = [:]
         for event in events {
@@ -99,7 +104,8 @@ struct DemoCommand: AsyncParsableCommand {
         // Caps and dedup: the engine `pushbridge run` has with rules.source.keyed_by: user.
         let rulesSettings = DemoRules.settings(bootstrapServers: cluster.bootstrapServers, group: topics.group, directory: fcm.directory)
         let rulesProducer = try KafkaProducer(
-            configuration: OutputRecords.producerConfiguration(brokers: [cluster.bootstrapServers], properties: [:]))
+            configuration: OutputRecords.producerConfiguration(brokers: [cluster.bootstrapServers], properties: [:]),
+            logHandler: kafkaLogs.lineHandler)
         let rules = try DemoRules.engine(rulesSettings, mappings: mappingSet, cluster: cluster, partitions: partitions, producer: rulesProducer)
         if rules != nil {
             print(
@@ -112,6 +118,7 @@ struct DemoCommand: AsyncParsableCommand {
         var options = EventProcessor.Options(deadLetterTopic: topics.deadLetter, tokenInvalidationTopic: topics.invalidations)
         options.skipUnknownEventTypes = true
         options.outcomeTopic = topics.outcomes
+        options.timers = try DemoTimers.options(mappingSet, cluster: cluster)
         let metrics = PipelineMetrics()
         let processor = EventProcessor(
             mappings: mappingSet, sender: FCMProjects(single: client, name: DemoRegistry.app), producer: recorder,
@@ -122,9 +129,17 @@ struct DemoCommand: AsyncParsableCommand {
             configuration: Pipeline.Configuration(consumer: consumerConfiguration, topics: [topics.events]),
             processor: processor, metrics: metrics, logger: logger)
 
+        let timers = DemoTimers()
+        let timerEngine = try options.timers.map { _ in
+            try timers.engine(
+                bootstrapServers: cluster.bootstrapServers, group: topics.group, producer: recorder, processor: processor, metrics: metrics,
+                logger: logger)
+        }
+
         print("== running the pipeline (group \(topics.group))")
         let started = ContinuousClock.now
         let run = Task { try await pipeline.run() }
+        let timersRun = Task { try await timerEngine?.run() }
         let expected = ends.map { (TopicPartition(topic: topics.events, partition: $0.key), $0.value) }
         var lastPrint = ContinuousClock.now
         while true {
@@ -142,10 +157,21 @@ struct DemoCommand: AsyncParsableCommand {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
+        let deferred = DemoReport.deferred(recorder.records, topics: topics)
+        if !deferred.isEmpty {
+            let dues = deferred.compactMap { $0["due"]?.stringValue }.joined(separator: ", ")
+            let waits = deferred.count == 1 ? "1 push waits" : "\(deferred.count) pushes wait"
+            print("== \(waits) in the timer topic \(DemoTimers.topic) until \(dues) (group \(topics.group).timers)")
+            guard await timers.waitForFires(deferred.count, timeout: .seconds(120)) else {
+                throw ValidationError("the deferred pushes did not fire within 2 minutes of their due time")
+            }
+        }
         let elapsed = ContinuousClock.now - started
         let committed = pipeline.committedOffsets
         pipeline.stop()
+        timerEngine?.stop()
         try await run.value
+        try await timersRun.value
         await client.shutdown()
         await producer.close()
         await rulesProducer.close()
@@ -157,6 +183,8 @@ struct DemoCommand: AsyncParsableCommand {
             committed: committed, events: events.count, elapsed: elapsed,
             printIndividually: events.count - extraEvents + registry.store.deviceCount - 1
         ).print(catalogs: catalogs, locales: locales)
+        // The report is written before the cluster goes (its clients may log as it closes).
+        fflush(nil)
         await fcm.emulator.stop()
     }
 }

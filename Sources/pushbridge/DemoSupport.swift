@@ -125,6 +125,16 @@ enum DemoResources {
 
 /// What the demo prints at the end.
 struct DemoReport {
+    /// The outcome records written, in order.
+    static func outcomes(_ written: [KafkaProducerRecord], topics: DemoTopics) -> [JSONValue] {
+        written.filter { $0.topic == topics.outcomes }.compactMap { try? JSONParser.parse($0.value) }
+    }
+
+    /// The outcome records of pushes that went to the timer topic.
+    static func deferred(_ written: [KafkaProducerRecord], topics: DemoTopics) -> [JSONValue] {
+        outcomes(written, topics: topics).filter { $0["result"] == .string("deferred") }
+    }
+
     var messages: [RecordedMessage]
     var attempts: [RecordedAttempt]
     var written: [KafkaProducerRecord]
@@ -194,14 +204,25 @@ struct DemoReport {
         Swift.print("\n== token-invalidation records (\(topics.invalidations))")
         for r in invalid { Swift.print("⊘ \(String(decoding: r.value, as: UTF8.self))") }
         // Outcome records (topics.outcomes) of pushes a user's rule withheld (docs/rules.md).
-        let withheld = written.filter { $0.topic == topics.outcomes }.compactMap { try? JSONParser.parse($0.value) }
-            .filter { $0["result"] == .string("withheld") }
+        let withheld = Self.outcomes(written, topics: topics).filter { $0["result"] == .string("withheld") }
         Swift.print("\n== withheld by the users' rules (outcome records, \(topics.outcomes))")
         for o in withheld {
             Swift.print(
                 "⏸ \(o["event_type"]?.stringValue ?? "-") to \(o["user"]?.stringValue ?? "-") [\(o["reason_code"]?.stringValue ?? "-")] \(o["reason"]?.stringValue ?? "")"
                     + (o["event_id"]?.stringValue.map { " (\($0))" } ?? "")
             )
+        }
+
+        let deferred = Self.deferred(written, topics: topics)
+        if !deferred.isEmpty {
+            Swift.print("\n== deferred: waited in the timer topic, then sent (outcome records, \(topics.outcomes))")
+            for o in deferred {
+                let source = o["source"]?.stringValue
+                let sent = Self.outcomes(written, topics: topics).last { $0["source"]?.stringValue == source && $0["result"] != .string("deferred") }
+                Swift.print(
+                    "⏲ \(o["event_type"]?.stringValue ?? "-") (\(o["event_id"]?.stringValue ?? "-")) due \(o["due"]?.stringValue ?? "-"): "
+                        + "\(sent?["result"]?.stringValue ?? "not sent yet") at \(sent?["time"]?.stringValue ?? "-")")
+            }
         }
 
         let board = LiveActivityBoard(messages)

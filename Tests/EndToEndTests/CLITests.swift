@@ -12,7 +12,7 @@ struct CLITests {
     func validateExamples() async throws {
         let r = try await runPushbridge(["validate", "examples/mappings"])
         #expect(r.status == 0, "\(r.err)")
-        #expect(r.out.hasPrefix("ok: 6 files, 12 event types"))
+        #expect(r.out.hasPrefix("ok: 6 files, 13 event types"))
     }
 
     @Test("--version names pushbridge's version and commit and the librdkafka and libcurl it runs with")

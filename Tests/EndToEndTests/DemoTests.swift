@@ -1,3 +1,4 @@
+import Dates
 import Foundation
 import TestSupport
 import Testing
@@ -18,7 +19,7 @@ struct DemoTests {
         let status = await process.wait(timeout: .seconds(180))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(output.suffix(3000))")
-        #expect(output.contains("27 events → 23 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        #expect(output.contains("28 events → 24 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
         // examples/mappings/orders.yaml: each order.status_changed event takes its variant; a
         // status no variant matches is skipped (unmatched: skip).
         #expect(output.contains(#"order-status-shipped.json: variant: shipped (/status = "shipped")"#), "\(output.prefix(3000))")
@@ -36,8 +37,8 @@ struct DemoTests {
         #expect(output.contains("مرحبًا بك يا Alice!"), "Arabic text is kept intact")
         #expect(output.contains("Hoş geldin") || output.contains("Hoş geldiniz"), "Turkish preview")
         #expect(output.contains("[invalid_json]") && output.contains("[missing_field]"))
-        #expect(output.contains(#""reason":"UNREGISTERED""#) && output.contains(#""token":"dead-token-of-zoe""#))
-        #expect(output.contains("FCM requests: 24 (23× 200, 1× 404)"), "\(output.suffix(2000))")
+        #expect(output.contains(#""reason":"UNREGISTERED""#) && output.contains(#""token":"dead-token-of-zoe""#), "\(output.suffix(6000))")
+        #expect(output.contains("FCM requests: 25 (24× 200, 1× 404)"), "\(output.suffix(2000))")
         // examples/mappings/activities.yaml: an order's Live Activity started on user-42's iPhone
         // through its push-to-start token, updated and ended; each APNs payload printed, and the
         // phone's final state from the emulator's board.
@@ -81,6 +82,13 @@ struct DemoTests {
         let dana = #"  en     | android  | body  | post_liked_body | ["Dana"] | Dana liked your post."#
         #expect(output.components(separatedBy: dana).count - 1 == 2, "one push to each of user-42's phones: \(output)")
         #expect(output.contains(#"| POST_LIKED_BODY | ["Dana"] | Dana gefällt dein Beitrag."#), "\(output)")
+        // examples/mappings/app.yaml's reminder.due (send_at: {after: 20s}): deferred to the timer
+        // topic, then sent by the timer engine, not before its due time.
+        #expect(output.contains("== 1 push waits in the timer topic pushbridge.pushbridge-demo.timers until "), "\(output.prefix(3000))")
+        let deferred = try #require(output.split(separator: "\n").first { $0.hasPrefix("⏲ reminder.due (evt-1020) due ") }, "\(output)")
+        let times = deferred.split(separator: " ").compactMap { RFC3339.parseMilliseconds(String($0.trimmingCharacters(in: .punctuationCharacters))) }
+        #expect(deferred.contains(": sent at ") && times.count == 2 && times[1] >= times[0], "\(deferred)")
+        #expect(output.contains("fr     | android  | body  | reminder_body | [\"Dentist at 09:00\"] | Rappel : Dentist at 09:00"), "\(output)")
         // Every example mapping's push is one a phone shows as meant (docs/emulator.md, "Device notes").
         #expect(!output.contains("== device notes"), "\(output)")
     }
