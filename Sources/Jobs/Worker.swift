@@ -165,6 +165,8 @@ public final class Worker: Service, Sendable {
                             return
                         }
                     }
+                    // No event is deferred to a timer topic the timer engine would refuse.
+                    try await timerPipeline?.checkTopic()
                     // Every pipeline until all end; one ending (stopped, or failed) stops the others.
                     try await withThrowingTaskGroup(of: Void.self) { pipelines in
                         pipelines.addTask { try await self.runStopping(self.pipeline.run) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dates
 import Foundation
 import JSON
 import Jobs
@@ -59,6 +60,13 @@ struct ReplayOutput: ReplayReporter {
             if let variant = r.variant { members.append(("variant", .string(variant.label))) }
             if case .rulesStage(let topic, let types) = routing, types.contains(r.event.type) {
                 members.append(("rules_stage", .string(topic)))
+            }
+            if let deferral = r.deferral {
+                // A replay keeps no timers: skipped, as the sending replay skips it.
+                let due = RFC3339.format(milliseconds: deferral.due)
+                let reason = "it waits until \(due) (\(deferral.reason.rawValue)), and a replay keeps no timers"
+                members.append(("skipped", .object([("code", .string(EventProcessor.notArmedCode)), ("reason", .string(reason))])))
+                print(JSONWriter.string(.object(members)))
             }
             for m in r.messages {
                 let body = (try? JSONParser.parse(m.encoded)) ?? .null

@@ -58,11 +58,13 @@ struct SendAtTests {
     }
 
     @Test(
-        "refused at its line: not a mapping, both or neither form, a bad delay, inside pushes, with cap, on a Live Activity",
+        "refused at its line: not a mapping, both or neither form, a bad delay or one over 30 days, a bad unit",
         arguments: [
             ("send_at: /remind_at", "send_at must be `{field: /pointer}` or `{after: duration}`"),
             ("send_at: {after: soon}", "send_at.after \"soon\" is not a duration over 0"),
             ("send_at: {after: 0s}", "send_at.after \"0s\" is not a duration over 0"),
+            ("send_at: {after: 31d}", "send_at.after 31d is more than 30d"),
+            ("send_at: {after: 9999999999999999s}", "send_at.after 9999999999999999s is more than 30d"),
             ("send_at: {after: 1h, field: /t}", "unknown field `field` in `send_at`"),
             ("send_at: {unit: s}", "`send_at` must be `{field: /pointer}`"),
             ("send_at: {field: /t, unit: h}", "send_at unit must be `ms` or `s`"),
@@ -72,7 +74,7 @@ struct SendAtTests {
         #expect(errors.contains { $0.message.hasPrefix(message) && $0.line == 6 }, "\(errors)")
     }
 
-    @Test("send_at within pushes, or beside cap or dedup, is refused saying why")
+    @Test("send_at within pushes, beside cap or dedup, or on a Live Activity mapping is refused saying why")
     func refusedCombinations() throws {
         let pushes = """
             version: 1
@@ -97,6 +99,15 @@ struct SendAtTests {
             errors = error.errors
         }
         #expect(errors.contains { $0.message.hasPrefix("`send_at` with `cap` or `dedup` is not supported yet") }, "\(errors)")
+        let activity = """
+            version: 1
+            events:
+              order.created:
+                target: {token: {field: /device_token}}
+                activity: {key: {field: /order_id}, event: start, token: {field: /start_token}, attributes_type: A, content_state: {s: x}}
+                send_at: {after: 1h}
+            """
+        #expect(loadErrors(activity).contains { $0.message.hasPrefix("`send_at`") && $0.line == 6 }, "\(loadErrors(activity))")
     }
 
     @Test("due later: a deferral keyed by the user, with no messages, and the registry not read")

@@ -61,6 +61,21 @@ struct TimerRecordTests {
         #expect(try TimerRecord(parsing: Self.read(OutputRecords.timer(retry, topic: "t", partition: 0, nowMilliseconds: 1))) == retry)
     }
 
+    @Test("a source topic of Kafka's longest name (249 characters) comes back whole, the timer's ID with it; a longer one is refused")
+    func longTopic() throws {
+        var source = Self.source
+        source.topic = String(repeating: "com.example.notifications.", count: 9) + "events.v1"
+        source.topic += String(repeating: "x", count: 249 - source.topic.count)
+        let timer = TimerRecord.scheduling(source, subject: nil, due: 5_000, reason: .quietHours, level: 0, ladder: Self.ladder, now: 0)
+        let back = try TimerRecord(parsing: Self.read(OutputRecords.timer(timer, topic: "t", partition: 0, nowMilliseconds: 0)))
+        #expect(back.source.topic == source.topic && back.sourceMessage.topic.count == 249)
+        let again = TimerRecord.scheduling(back.sourceMessage, subject: nil, due: 9_000, reason: .quietHours, level: 0, ladder: Self.ladder, now: 1)
+        #expect(again.id == timer.id, "deferred again from the record read back: the same timer")
+        #expect(throws: TimerRecordError.self) {
+            try TimerRecord(parsing: Self.read(Self.record(replacing: "source", with: String(repeating: "y", count: 250) + "/0/1")))
+        }
+    }
+
     @Test("a source header named like a timer's own is not carried, so a record never holds one twice")
     func reservedSourceHeaders() throws {
         var source = Self.source

@@ -199,6 +199,7 @@ struct ConfigFileLoader {
         checkValueFormats(config)
         checkTimeZone(config)
         checkRulesSource(config)
+        checkTimers(config)
         return config
     }
 
@@ -319,6 +320,19 @@ extension ConfigFileLoader {
                     message:
                         "rules.source.keyed_by: user needs exactly one topic in kafka.topics (no pattern): a user's events on two topics would be counted in two partitions, and a cap across them would not hold"
                 ))
+        }
+    }
+
+    /// The timer ladder's levels hold 2^k s for k < 31 (Int32 seconds), and its partitions are
+    /// an Int32: refused here rather than trapping when a mapping first defers.
+    fileprivate mutating func checkTimers(_ config: PushbridgeConfig) {
+        let (levels, buckets) = (config.timers.levels, config.timers.buckets)
+        if levels > 31 {
+            problems.append(
+                .init(location: location(of: "timers.levels"), message: "timers.levels is \(levels); at most 31 (level 30 holds a record 34 years)"))
+        } else if buckets > Int(Int32.max) / max(levels, 1) {
+            problems.append(
+                .init(location: location(of: "timers.buckets"), message: "timers.levels × timers.buckets must be a partition count Kafka can have"))
         }
     }
 

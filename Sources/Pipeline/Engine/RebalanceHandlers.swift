@@ -29,12 +29,17 @@ final class RebalanceHandlers: Sendable {
     let failed: (@Sendable (String) -> Void)?
     /// Set right after the source is created (the handler must exist first).
     let consumer = Mutex<(any MessageSource)?>(nil)
+    /// Its partitions count in `pushbridge_partitions_assigned`: the event pipelines' do; the
+    /// timer engine's are `pushbridge_timers_partitions` (an alert that no worker consumes
+    /// events must not be silenced by timer partitions).
+    let countsPartitions: Bool
 
     init(
         coordinator: PipelineCoordinator, configuration: Pipeline.Configuration, sender: (any PushSending)?, metrics: PipelineMetrics,
         logger: Logger, failures: LogSummary, tracer: PushTracer?, waiting: (any AbandonsOnRevoke)? = nil,
-        rules: (any StatefulRulesEngine)? = nil, failed: (@Sendable (String) -> Void)? = nil
+        rules: (any StatefulRulesEngine)? = nil, failed: (@Sendable (String) -> Void)? = nil, countsPartitions: Bool = true
     ) {
+        self.countsPartitions = countsPartitions
         self.rules = rules
         self.failed = failed
         self.waiting = waiting
@@ -69,7 +74,7 @@ final class RebalanceHandlers: Sendable {
         waiting?.assigned(partitions)
         coordinator.assign(offsets)
         await startRulesOwners(partitions, consumer)
-        metrics.partitionsAssigned(coordinator.partitions.count, by: coordinator)
+        if countsPartitions { metrics.partitionsAssigned(coordinator.partitions.count, by: coordinator) }
         logger.info("assigned", metadata: ["partitions": "\(partitions.map(\.description).joined(separator: ","))"])
         await shareProjectQuota(consumer)
     }
@@ -174,7 +179,7 @@ final class RebalanceHandlers: Sendable {
     private func release(_ partitions: [TopicPartition]) {
         coordinator.remove(partitions)
         metrics.forget(partitions)
-        metrics.partitionsAssigned(coordinator.partitions.count, by: coordinator)
+        if countsPartitions { metrics.partitionsAssigned(coordinator.partitions.count, by: coordinator) }
     }
 }
 

@@ -8,7 +8,7 @@ import DequeModule
 /// A level partition is FIFO in release time up to the skew between the clocks of the workers
 /// that wrote it, so the gate releases *any* ripe record, not only the head: one written by a
 /// worker whose clock was behind does not wait behind its neighbour. The look-ahead is bounded:
-/// a partition holds at most ``window`` records here (`timers.window`); when it is full, the
+/// a partition holds at most ``window`` records here (64 in a worker); when it is full, the
 /// engine stops reading that partition (``isFull(_:)``), and librdkafka keeps the rest.
 public struct DueGate: Sendable {
     /// A record waiting for its release.

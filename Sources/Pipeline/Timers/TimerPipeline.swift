@@ -23,14 +23,14 @@ import Logging
 /// Done records are committed contiguously, as events are. A revoke gives up waiting records at
 /// once and drains only begun forwards and fires; the next owner reads the rest again.
 ///
-/// Not wired into `pushbridge run` yet: the fire is the caller's closure (the EventProcessor
-/// with a timer context, and mappings' `send_at`, are later steps of the design's plan).
+/// `pushbridge run` starts one when a mapping has `send_at` or quiet hours' `outside: defer`
+/// (`Jobs/Worker+Timers.swift`), its fire ``EventProcessor/fire(_:)``.
 public final class TimerPipeline: Sendable {
     public struct Configuration: Sendable {
         /// The consumer, limits, commits and timeouts, as a pipeline's: `consumer` in the timer
-        /// group (`timers.group`: `<kafka.group>.timers` by default), `topics` the timer topic
-        /// alone, `limits.partitionBuffer` the records of one partition not done before it is
-        /// held (`timers.window`, 64), `limits.maxEventsInFlight` those of all partitions
+        /// group (a worker's: `<kafka.group>.timers`), `topics` the timer topic alone,
+        /// `limits.partitionBuffer` the records of one partition not done before it is held
+        /// (64; not a config key yet), `limits.maxEventsInFlight` those of all partitions
         /// (20,000), `maxEventsRunning` the forwards and fires under way at once (1,000),
         /// `revokeTimeout` and `shutdownTimeout` what begun ones may take. Its project quotas
         /// and Live Activity order are not used.
@@ -77,6 +77,9 @@ public final class TimerPipeline: Sendable {
         for (key, value) in Self.consumerDefaults where consumerConfiguration.properties[key] == nil {
             consumerConfiguration.properties[key] = value
         }
+        // Whatever `kafka.properties` says: a new timer group (a first deploy, offsets expired)
+        // that started at the end would skip every timer already written.
+        consumerConfiguration.properties["auto.offset.reset"] = "earliest"
         let logs = logs ?? KafkaLogs(logger: logger)
         try self.init(configuration: configuration, producer: producer, metrics: metrics, logger: logger, fire: fire) { handler throws(KafkaError) in
             try KafkaConsumer(
@@ -114,7 +117,7 @@ public final class TimerPipeline: Sendable {
             shutdownTimeout: engineConfiguration.shutdownTimeout)
         let handlers = RebalanceHandlers(
             coordinator: coordinator, configuration: engineConfiguration, sender: nil, metrics: metrics, logger: logger, failures: failures,
-            tracer: nil, waiting: shelf)
+            tracer: nil, waiting: shelf, countsPartitions: false)
         consumer = try makeSource(handlers.handler)
         handlers.consumer.withLock { $0 = consumer }
     }
@@ -147,6 +150,22 @@ public final class TimerPipeline: Sendable {
     /// - Throws: ``Pipeline/Failure`` when the topic cannot be read or its partition count is not
     ///   the layout's (levels × buckets: changing `timers.levels` would move every record).
     public func run() async throws {
+        try await checkTopic()
+        let topic = configuration.topic
+        try consumer.subscribe(topics: [topic])
+        logger.info("reading timers", metadata: ["topic": "\(topic)"])
+        do {
+            try await run(reading: consumer)
+        } catch {
+            throw Pipeline.Failure(description: "the timer engine ran already; make a new one")
+        }
+        if let failure = engine.failure { throw Pipeline.Failure(description: failure) }
+    }
+
+    /// Checks that the timer topic exists with `layout.partitionCount` partitions: a worker
+    /// does before it takes any event, so that none is deferred to a topic it will refuse.
+    /// - Throws: ``Pipeline/Failure`` naming the count (the consumer is closed then).
+    public func checkTopic() async throws {
         let topic = configuration.topic
         let expected = Int(configuration.layout.partitionCount)
         let count: Int
@@ -162,14 +181,6 @@ public final class TimerPipeline: Sendable {
                 description:
                     "the timer topic \(topic) has \(count) partitions; timers.levels × timers.buckets = \(expected) (create it with that many)")
         }
-        try consumer.subscribe(topics: [topic])
-        logger.info("reading timers", metadata: ["topic": "\(topic)"])
-        do {
-            try await run(reading: consumer)
-        } catch {
-            throw Pipeline.Failure(description: "the timer engine ran already; make a new one")
-        }
-        if let failure = engine.failure { throw Pipeline.Failure(description: failure) }
     }
 
     private func run(reading source: some MessageSource) async throws(DeliveryEngine.AlreadyRan) {

@@ -111,13 +111,14 @@ private struct TimerFields {
         source = try Self.source(try required(.source), timestamp: timestamp)
     }
 
-    /// `topic/partition/offset` (a topic name has no `/`).
+    /// `topic/partition/offset` (a topic name has no `/`, and at most 249 characters).
     private static func source(_ value: ArraySlice<UInt8>, timestamp: Int64?) throws(TimerRecordError) -> TimerRecord.Source {
         let parts = value.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, let partition = decimal(parts[1]), partition <= Int64(Int32.max),
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].count <= 249, let partition = decimal(parts[1]), partition <= Int64(Int32.max),
             let offset = decimal(parts[2])
         else { throw .malformed("pushbridge-timer: source must be topic/partition/offset, got \"\(text(value))\"") }
-        return TimerRecord.Source(topic: text(parts[0]), partition: Int32(partition), offset: offset, timestamp: timestamp)
+        return TimerRecord.Source(
+            topic: String(decoding: parts[0], as: UTF8.self), partition: Int32(partition), offset: offset, timestamp: timestamp)
     }
 
     /// A decimal of 1 to 18 digits (no sign, `+` or spaces), or nil.
@@ -131,6 +132,7 @@ private struct TimerFields {
         return value
     }
 
+    /// The first 40 bytes of `bytes`, for an error message only.
     private static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes.prefix(40), as: UTF8.self) }
 
     /// The fields this version reads, in the order ``TimerRecord/fields`` writes them.

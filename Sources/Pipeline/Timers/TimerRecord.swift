@@ -46,7 +46,8 @@ public struct TimerRecord: Sendable, Equatable {
     public var reason: Reason
     /// The push's name, for mappings with `pushes:`.
     public var push: String?
-    /// When it was first scheduled (UTC milliseconds).
+    /// When this timer was scheduled (UTC milliseconds): the event's read, or the fire at which
+    /// quiet hours deferred it again.
     public var created: Int64
     /// Writes to the timer topic before this one (0: written from the source event).
     public var hops: Int
