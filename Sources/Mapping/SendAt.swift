@@ -1,3 +1,5 @@
+import Dates
+
 /// A mapping's `send_at` (docs/mapping.md, *Sending later*): when its push goes, if later than
 /// the event is read. Until then the push waits in the timer topic (docs/timers.md); at its due
 /// time the event is rendered again, so devices, mutes and `max_age` are judged when it is sent.
@@ -8,6 +10,10 @@ public enum SendAt: Sendable, Equatable {
     /// This many seconds after the event's time (`from`: its `occurred_at`, else the Kafka
     /// timestamp), never after it is read: a re-read event gets the same due time.
     case after(seconds: Int, from: MaxAge.EventTime)
+
+    /// The furthest ahead a push may wait (30 days): a longer `after` is refused when the
+    /// mapping loads, and a field's later time is dead-lettered `send_at_too_far` per event.
+    public static let maxDelaySeconds = 30 * 86_400
 
     /// The due time of `event` (UTC milliseconds).
     ///
@@ -59,5 +65,10 @@ public struct Deferral: Sendable, Equatable {
 
     public init(due: Int64, subject: String, reason: Reason = .sendAt) {
         (self.due, self.subject, self.reason) = (due, subject, reason)
+    }
+
+    /// Why a run that keeps no timers (a replay) skips it (`timer_not_armed`).
+    public var notArmedReason: String {
+        "it waits until \(RFC3339.format(milliseconds: due)) (\(reason.rawValue)), and this run keeps no timers"
     }
 }

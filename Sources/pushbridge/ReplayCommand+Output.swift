@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dates
 import Foundation
 import JSON
 import Jobs
@@ -63,9 +62,10 @@ struct ReplayOutput: ReplayReporter {
             }
             if let deferral = r.deferral {
                 // A replay keeps no timers: skipped, as the sending replay skips it.
-                let due = RFC3339.format(milliseconds: deferral.due)
-                let reason = "it waits until \(due) (\(deferral.reason.rawValue)), and a replay keeps no timers"
-                members.append(("skipped", .object([("code", .string(EventProcessor.notArmedCode)), ("reason", .string(reason))])))
+                let skipped: [(key: String, value: JSONValue)] = [
+                    ("code", .string(EventProcessor.notArmedCode)), ("reason", .string(deferral.notArmedReason)),
+                ]
+                members.append(("skipped", .object(skipped)))
                 print(JSONWriter.string(.object(members)))
             }
             for m in r.messages {

@@ -31,10 +31,7 @@ struct QuietHoursDeferEndToEndTests {
         try await e.createTopic("e2e-timers", partitions: 16)
         try await e.createTopic("e2e-outcomes", partitions: 1)
         try Self.mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
-        let backend = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers]))
-        let bea = #"{"devices": [{"token": "bea-phone"}], "time_zone": "Europe/Berlin"}"#
-        _ = try await backend.send(KafkaProducerRecord(topic: "devices", key: Array("bea".utf8), value: Array(bea.utf8)))
-        await backend.close()
+        try await TestClockEndToEndTests.registerBea(e)
         try await e.events.produce(records: [
             KafkaProducerRecord(topic: e.topic, key: Array("bea".utf8), value: Array(#"{"type":"chat","id":"c1","to":"bea"}"#.utf8))
         ])

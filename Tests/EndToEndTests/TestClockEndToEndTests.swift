@@ -30,10 +30,7 @@ struct TestClockEndToEndTests {
         let e = try await EndToEnd(partitions: 2)
         try await e.createTopic("devices", partitions: 1)
         try Self.mapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
-        let backend = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers]))
-        let bea = #"{"devices": [{"token": "bea-phone"}], "time_zone": "Europe/Berlin"}"#
-        _ = try await backend.send(KafkaProducerRecord(topic: "devices", key: Array("bea".utf8), value: Array(bea.utf8)))
-        await backend.close()
+        try await registerBea(e)
         let night = at("2027-03-28T00:30:00Z")
         try await e.events.produce(records: [
             KafkaProducerRecord(topic: e.topic, key: Array("bea".utf8), value: Array(#"{"type":"chat","id":"c1","to":"bea"}"#.utf8)),
@@ -41,6 +38,14 @@ struct TestClockEndToEndTests {
             OldEvents.arrived("old-arrival", secondsAgo: 1200, now: night, topic: e.topic),
         ])
         return e
+    }
+
+    /// Berlin's `bea`, one phone (`bea-phone`), in the registry topic `devices`.
+    static func registerBea(_ e: EndToEnd) async throws {
+        let backend = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers]))
+        let bea = #"{"devices": [{"token": "bea-phone"}], "time_zone": "Europe/Berlin"}"#
+        _ = try await backend.send(KafkaProducerRecord(topic: "devices", key: Array("bea".utf8), value: Array(bea.utf8)))
+        await backend.close()
     }
 
     func worker(_ e: EndToEnd, group: String, clock: String) async throws -> WorkerProcess {

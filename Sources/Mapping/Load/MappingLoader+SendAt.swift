@@ -4,10 +4,6 @@ import Yams
 // seconds) or `{after: 30m}`, counted from the event's time. Loaded after `max_age`, whose
 // `occurred_at` is the event's time for `after`.
 extension MappingLoader {
-    /// The furthest ahead a push may be sent (30 days): a field's later time is dead-lettered
-    /// `send_at_too_far` per event; a longer `after` is refused here.
-    static let maxSendAtDelay = 30 * 86_400
-
     mutating func loadSendAt(_ node: Node, _ mapping: EventMapping) -> SendAt? {
         let hint = "`{field: /remind_at}` (an RFC 3339 time, or epoch ms; `unit: s` for seconds), or `{after: 30m}` after the event's time"
         guard let m = node.mapping else {
@@ -21,7 +17,7 @@ extension MappingLoader {
                 fail(after, "send_at.after \"\(after.scalar?.string ?? "?")\" is not a duration over 0", hint: "write 30s, 10m, 1h, 2d")
                 return nil
             }
-            guard seconds <= Self.maxSendAtDelay else {
+            guard seconds <= SendAt.maxDelaySeconds else {
                 fail(after, "send_at.after \(text) is more than 30d: a timer is kept at most 30 days", hint: "write at most 30d")
                 return nil
             }

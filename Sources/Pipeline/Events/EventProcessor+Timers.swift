@@ -12,9 +12,9 @@ extension EventProcessor {
         /// The timer topic (`timers.topic`), with `layout.partitionCount` partitions.
         public var topic: String
         public var layout: TimerLayout
-        /// The furthest ahead a `send_at` may be (30 days): a push due later is dead-lettered as
-        /// `send_at_too_far` rather than kept for months.
-        public var maxDelaySeconds: Int64 = 30 * 86_400
+        /// The furthest ahead a `send_at` may be (``SendAt/maxDelaySeconds``): a push due later
+        /// is dead-lettered as `send_at_too_far` rather than kept for months.
+        public var maxDelaySeconds = Int64(SendAt.maxDelaySeconds)
 
         public init(topic: String, layout: TimerLayout = TimerLayout()) {
             (self.topic, self.layout) = (topic, layout)
@@ -37,8 +37,7 @@ extension EventProcessor {
         let now = options.clock.nowMilliseconds()
         let due = RFC3339.format(milliseconds: deferral.due)
         guard let timers = options.timers else {
-            var verdict = EventVerdict(
-                disposition: .skipped(reason: "it waits until \(due) (\(deferral.reason.rawValue)), and this run keeps no timers"))
+            var verdict = EventVerdict(disposition: .skipped(reason: deferral.notArmedReason))
             verdict.skipCode = Self.notArmedCode
             return await conclude(message, verdict, facts)
         }
