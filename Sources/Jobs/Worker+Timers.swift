@@ -13,7 +13,8 @@ extension Delivery {
         EventProcessor.TimerOptions(topic: settings.timers.topic(group: settings.kafka.group), layout: timerLayout(settings))
     }
 
-    static func timerLayout(_ settings: PushbridgeConfig) -> TimerLayout {
+    /// The timer topic's layout (`timers.levels`, `timers.buckets`).
+    public static func timerLayout(_ settings: PushbridgeConfig) -> TimerLayout {
         TimerLayout(ladder: TimerLadder(levels: settings.timers.levels), buckets: settings.timers.buckets)
     }
 }
@@ -39,8 +40,9 @@ extension Worker {
         configuration.engine.offsetMap = engine.offsetMap
         configuration.engine.shutdownTimeout = engine.shutdownTimeout
         let processor = delivery.processor
-        return try TimerPipeline(configuration: configuration, producer: delivery.producer, metrics: metrics, logger: logger) { timer, _ in
-            await processor.fire(timer)
+        configuration.cancelTopic = settings.timers.cancelTopic(group: settings.kafka.group)
+        return try TimerPipeline(configuration: configuration, producer: delivery.producer, metrics: metrics, logger: logger) { timer, context in
+            await processor.fire(timer, cancelled: context.cancelled)
         }
     }
 }

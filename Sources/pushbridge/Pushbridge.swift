@@ -21,7 +21,8 @@ struct Pushbridge: AsyncParsableCommand {
             """,
         version: BuildInfo.current.description,
         subcommands: [
-            RunCommand.self, ReplayCommand.self, OffsetsCommand.self, RegistryCommand.self, DemoCommand.self, EmulatorCommand.self,
+            RunCommand.self, ReplayCommand.self, OffsetsCommand.self, TimersCommand.self, RegistryCommand.self, DemoCommand.self,
+            EmulatorCommand.self,
             ValidateCommand.self,
             RenderCommand.self, LintCommand.self, PreviewCommand.self,
         ]

@@ -19,6 +19,8 @@ final class TimerHarness: Sendable {
     let cluster: KafkaMockCluster
     let topic = "timers"
     let deadLetterTopic = "timers-dead"
+    /// The cancel topic (``TimerCancels``): an engine follows it when configured to.
+    let cancelTopic = "timer-cancels"
     let layout: TimerLayout
     let clock: TestClock
     let producer: KafkaProducer
@@ -29,6 +31,7 @@ final class TimerHarness: Sendable {
         layout = TimerLayout(ladder: TimerLadder(levels: levels), buckets: buckets)
         try cluster.createTopic(topic, partitions: partitions ?? layout.partitionCount)
         try cluster.createTopic(deadLetterTopic, partitions: 1)
+        try cluster.createTopic(cancelTopic, partitions: 2)
         let real = RFC3339.nowMilliseconds()
         clock = TestClock(virtualStart: real, realAnchor: real, rate: rate)
         producer = try KafkaProducer(configuration: OutputRecords.producerConfiguration(brokers: [cluster.bootstrapServers], properties: [:]))
@@ -83,6 +86,11 @@ final class TimerHarness: Sendable {
     }
 
     var fired: [Fired] { fires.withLock { $0 } }
+
+    /// Writes `cancel` to the cancel topic, as `pushbridge timers cancel` does.
+    func cancel(_ cancel: TimerCancel) async throws {
+        _ = try await producer.send(cancel.record(topic: cancelTopic))
+    }
 
     /// Returns once `engine` reads (a timer due in a virtual second fired and everything is
     /// committed), and forgets that fire: a group join and the first fetch take seconds, which

@@ -121,6 +121,10 @@ extension ConfigSchema {
             "Where pushes with a later send_at wait: levels × buckets partitions, cleanup.policy=delete, retention ≥ 7 days (docs/timers.md); null: pushbridge.<kafka.group>.timers."
         ),
         Key(
+            "timers.cancels_topic", \.timers.cancelsTopic, .string,
+            "What pushbridge timers cancel writes and every timer engine follows from its start: any partitions, cleanup.policy=delete, retention ≥ 35 days; a worker without it cannot cancel (docs/timers.md); null: pushbridge.<kafka.group>.timer-cancels."
+        ),
+        Key(
             "timers.levels", \.timers.levels, .int(min: 1),
             "Delay levels of the timer topic: level k holds a record 2^k s (18: 1 s to 36 h). Changing it needs a new timer topic."),
         Key(

@@ -174,8 +174,14 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var levels = 18
         public var buckets = 6
 
+        /// nil: `pushbridge.<kafka.group>.timer-cancels`.
+        public var cancelsTopic: String?
+
         /// ``topic``, or its default for `group`.
         public func topic(group: String) -> String { topic ?? "pushbridge.\(group).timers" }
+
+        /// ``cancelsTopic``, or its default for `group`.
+        public func cancelTopic(group: String) -> String { cancelsTopic ?? "pushbridge.\(group).timer-cancels" }
     }
 
     public struct HTTP: Sendable, Equatable {

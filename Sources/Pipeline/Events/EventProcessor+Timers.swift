@@ -64,7 +64,21 @@ extension EventProcessor {
     /// Sends a timer's push at its due time (the timer engine's fire): its source event,
     /// rendered and sent as if read now. True when done (sent, withheld, dead-lettered, or
     /// written to the timer topic again); false leaves the timer record to be read again.
-    public func fire(_ timer: TimerRecord) async -> Bool {
-        await process(timer.sourceMessage, firing: timer).done
+    ///
+    /// - Parameter cancelled: the cancellation that covers it (`pushbridge timers cancel`): it
+    ///   is not sent, and ends as skipped with ``cancelledCode``.
+    public func fire(_ timer: TimerRecord, cancelled: TimerCancel? = nil) async -> Bool {
+        await process(timer.sourceMessage, firing: timer, cancelled: cancelled).done
+    }
+
+    /// The skip code of a push whose timer was cancelled.
+    public static let cancelledCode = "timer_cancelled"
+
+    /// The verdict on a push whose timer `cancel` covers.
+    static func cancelledVerdict(_ cancel: TimerCancel) -> EventVerdict {
+        let why = cancel.reason.isEmpty ? "" : ": \(cancel.reason)"
+        var verdict = EventVerdict(disposition: .skipped(reason: "its timer was cancelled (pushbridge timers cancel)\(why)"))
+        verdict.skipCode = cancelledCode
+        return verdict
     }
 }

@@ -104,9 +104,11 @@ public final class EventProcessor: Sendable {
         await process(message, firing: nil)
     }
 
-    /// - Parameter timer: the timer record whose due time came (``fire(_:)``), for how often
-    ///   quiet hours deferred it already; nil for an event read from its topic.
-    func process(_ message: KafkaMessage, firing timer: TimerRecord?) async -> Outcome {
+    /// - Parameters:
+    ///   - timer: the timer record whose due time came (``fire(_:cancelled:)``), for how often
+    ///     quiet hours deferred it already; nil for an event read from its topic.
+    ///   - cancelled: the cancellation that covers that timer: rendered for its records, not sent.
+    func process(_ message: KafkaMessage, firing timer: TimerRecord?, cancelled: TimerCancel? = nil) async -> Outcome {
         // An event processed here (a replay's; a worker's that could not be begun without a
         // task) waits in this frame while FCM answers: what lives across the sends is kept to
         // the message and the rendered event; rendering and the records an event ends with are
@@ -115,7 +117,7 @@ public final class EventProcessor: Sendable {
         let schema = await schemas.writerSchema(of: record)
         let trace = tracer.flatMap { EventTrace.begin(message, tracer: $0) }
         var facts = EventFacts()
-        let planned = traced(trace, &facts) { self.plan(record, schema, &$0, firing: timer) }
+        let planned = traced(trace, &facts) { self.plan(record, schema, &$0, firing: timer, cancelled: cancelled) }
         return await sendAndConclude(Prepared(plan: planned, facts: facts, trace: trace), of: message)
     }
 
@@ -151,7 +153,8 @@ public final class EventProcessor: Sendable {
     /// Renders the event: the sends it calls for, or its verdict without any.
     @inline(never)
     func plan(
-        _ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts, firing timer: TimerRecord? = nil
+        _ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts, firing timer: TimerRecord? = nil,
+        cancelled: TimerCancel? = nil
     ) -> Plan {
         let rendering: Result<MappingSet.Rendered, MappingFailure>
         // Quiet hours that keep moving (the user changed them, or their zone) defer a push a few
@@ -185,6 +188,7 @@ public final class EventProcessor: Sendable {
             facts.eventID = rendered.event.id
             facts.user = rendered.user
             facts.variant = rendered.variant?.label
+            if let cancelled { return .verdict(Self.cancelledVerdict(cancelled)) }
             if let deferral = rendered.deferral { return .schedule(deferral, redefers: deferral.reason == .quietHours ? redefers : 0) }
             if !rendered.withheldDevices.isEmpty || !rendered.bypassed.isEmpty || !rendered.withheldPushes.isEmpty {
                 facts.rules = RuleFacts(rendered)

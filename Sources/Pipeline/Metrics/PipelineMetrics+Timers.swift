@@ -21,6 +21,11 @@ extension PipelineMetrics {
         timerLateness.recordMilliseconds(max(0, lateMilliseconds))
     }
 
+    /// A timer released while a cancellation (`pushbridge timers cancel`) covered it: not sent.
+    func timerCancelled() {
+        counter("pushbridge_timers_cancelled_total", []).increment()
+    }
+
     /// The timer engine's records read and waiting for their release, and the timer topic's
     /// partitions it holds: refreshed per scrape.
     public func timers(waiting: Int, partitions: Int) {

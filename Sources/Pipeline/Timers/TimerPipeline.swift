@@ -41,6 +41,9 @@ public final class TimerPipeline: Sendable {
         public var deadLetterTopic: String?
         /// When timers are due: the system's clock, or a test's.
         public var clock: any WallClock = SystemWallClock()
+        /// The cancel topic (`timers.cancels`), followed from its start (``TimerCancels``); nil:
+        /// nothing is cancelled.
+        public var cancelTopic: String?
 
         /// The timer topic (`timers.topic`): it must have `layout.partitionCount` partitions.
         public var topic: String { engine.topics[0] }
@@ -66,6 +69,8 @@ public final class TimerPipeline: Sendable {
     let coordinator: PipelineCoordinator
     let shelf: TimerShelf
     let consumer: any MessageSource
+    /// What `pushbridge timers cancel` wrote, when a cancel topic is configured.
+    let cancels: TimerCancels?
     private let engine: DeliveryEngine
 
     /// A timer engine reading with a ``KafkaConsumer`` in the group of `configuration.engine.consumer`.
@@ -97,6 +102,9 @@ public final class TimerPipeline: Sendable {
         self.fire = fire
         self.metrics = metrics
         self.logger = logger
+        cancels = configuration.cancelTopic.map {
+            TimerCancels(topic: $0, consumer: configuration.engine.consumer, clock: configuration.clock, logger: logger)
+        }
         let failures = LogSummary(logger: logger)
         self.failures = failures
         let engineConfiguration = configuration.engine
@@ -198,13 +206,16 @@ public final class TimerPipeline: Sendable {
 
 /// Where and when a timer fires: the copy of it that was read, and the wall clock then.
 public struct TimerContext: Sendable, Equatable {
-    /// When the fire began (UTC milliseconds, not before the timer's due time).
+    /// When the fire began (UTC milliseconds, not before the timer's due time; earlier for a
+    /// cancelled one, which is "fired" when it is released).
     public var now: Int64
     /// The level partition and offset of the copy read in the timer topic.
     public var partition: Int32
     public var offset: Int64
+    /// The cancellation that covers it (``TimerCancels``): not to be sent, only accounted for.
+    public var cancelled: TimerCancel?
 
-    public init(now: Int64, partition: Int32, offset: Int64) {
-        (self.now, self.partition, self.offset) = (now, partition, offset)
+    public init(now: Int64, partition: Int32, offset: Int64, cancelled: TimerCancel? = nil) {
+        (self.now, self.partition, self.offset, self.cancelled) = (now, partition, offset, cancelled)
     }
 }

@@ -69,6 +69,12 @@ struct TimerWork<Source: MessageSource>: EngineWork {
         guard coordinator.holds(message.topicPartition) else { return }
         let (clock, ladder) = (configuration.clock, configuration.layout.ladder)
         var now = clock.nowMilliseconds()
+        if let cancel = timers.cancels?.cancellation(of: timer, now: now) {
+            // Done here, at whatever level: the fire only accounts for it (an outcome record).
+            timers.metrics.timerCancelled()
+            let context = TimerContext(now: now, partition: message.partition, offset: message.offset, cancelled: cancel)
+            return finished(message, done: await timers.fire(timer, context))
+        }
         var step = ladder.next(due: timer.due, now: now)
         // Released late, under a second left: the rest is waited here.
         while case .wait(let until) = step {
@@ -98,6 +104,7 @@ struct TimerWork<Source: MessageSource>: EngineWork {
         let (message, timer) = (waiting.message, waiting.timer)
         guard coordinator.holds(message.topicPartition) else { return false }
         let now = configuration.clock.nowMilliseconds()
+        if let cancels = timers.cancels, cancels.cancellation(of: timer, now: now) != nil { return false }
         guard case .forward(let level, let release) = configuration.layout.ladder.next(due: timer.due, now: now) else { return false }
         let record = forward(timer, level: level, release: release, now: now)
         return timers.producer.start(record) { result in
@@ -148,6 +155,17 @@ struct TimerWork<Source: MessageSource>: EngineWork {
         await withDiscardingTaskGroup { group in
             group.addTask { await coordinator.commitLoop(every: configuration.engine.commitInterval) { await timers.commitNow(nil) } }
             group.addTask { await releaseLoop(runner) }
+            if let cancels = timers.cancels {
+                group.addTask {
+                    do {
+                        try await cancels.follow()
+                    } catch {
+                        timers.logger.error(
+                            "cannot follow the cancel topic; cancelled pushes may be sent",
+                            metadata: ["topic": "\(cancels.topic)", "error": "\(error)"])
+                    }
+                }
+            }
         }
     }
 
@@ -155,6 +173,11 @@ struct TimerWork<Source: MessageSource>: EngineWork {
     /// the next wake, or until a record due sooner arrives (a signal): one deadline, no polling.
     private func releaseLoop(_ runner: RunnerHandle) async {
         let clock = configuration.clock
+        // Nothing released before the cancellations written while the worker was down are read.
+        if let cancels = timers.cancels, await !cancels.waitUntilCaughtUp(until: .now + .seconds(30)), !Task.isCancelled {
+            timers.logger.warning(
+                "the cancel topic was not read to its end in 30 s; timers are released meanwhile", metadata: ["topic": "\(cancels.topic)"])
+        }
         while !Task.isCancelled {
             let (ripe, wake) = shelf.ripe(at: clock.nowMilliseconds())
             for waiting in ripe where !startForward(waiting, runner: runner) {
