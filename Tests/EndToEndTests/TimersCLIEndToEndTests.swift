@@ -49,7 +49,8 @@ struct TimersCLIEndToEndTests {
         let sections = Self.sections + "\nregistry: {topic: devices, path: \(store)}"
         let worker = try await e.startWorker(group: "e2e-timers-cli", sections: sections, outcomes: "e2e-outcomes")
         let config = try e.config(group: "e2e-timers-cli", httpPort: try FreePort.next(), sections: Self.sections)
-        let due = RFC3339.nowMilliseconds() + 30_000
+        // Time for the commit, two lists and two cancels before it, on a loaded machine.
+        let due = RFC3339.nowMilliseconds() + 45_000
         try await e.produceRaw(Self.users.map { Self.reminder($0, due: due) })
         #expect(try await e.waitUntilCommitted(group: "e2e-timers-cli"), "\(worker.output.suffix(2000))")
 
