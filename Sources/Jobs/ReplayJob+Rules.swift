@@ -74,4 +74,22 @@ extension ReplayJob {
                     """)
         }
     }
+
+    /// Checks that the timer topic a replay with `--rearm-timers` writes to exists with the
+    /// partitions the workers' layout needs (they would refuse to start on another).
+    static func checkTimerTopic(_ settings: PushbridgeConfig, _ consumer: KafkaConsumer) async throws {
+        let topic = settings.timers.topic(group: settings.kafka.group)
+        let expected = Int(Delivery.timerLayout(settings).partitionCount)
+        let count: Int
+        do {
+            count = try await consumer.partitions(of: topic).count
+        } catch let error as KafkaError where error.code == .unknownTopicOrPartition {
+            throw Failure(kind: .badInput, description: "the timer topic \(topic) (timers.topic) does not exist: --rearm-timers writes to it")
+        }
+        guard count == expected else {
+            throw Failure(
+                kind: .badInput,
+                description: "the timer topic \(topic) has \(count) partitions; timers.levels × timers.buckets = \(expected), as the workers need")
+        }
+    }
 }

@@ -42,6 +42,9 @@ public final class ReplayJob: Service, Sendable {
         /// Events of mappings with `cap` or `dedup`: handed to the workers' rules stage, or sent
         /// as any other (``ReplayJob/statefulRouting(settings:mappings:request:)``).
         public var capsAndDedup = CapsAndDedup.rulesStage
+        /// Write pushes due later to the timer topic, as a worker does (`--rearm-timers`);
+        /// false: skip them as `timer_not_armed`.
+        public var rearmTimers = false
 
         public init(topic: String, from: OffsetPosition, to: OffsetPosition? = nil) {
             self.topic = topic
@@ -89,6 +92,9 @@ public final class ReplayJob: Service, Sendable {
         self.logger = logger
     }
 
+    /// Whether pushes due later go to the timer topic: asked, and some mapping defers.
+    private var rearming: Bool { request.rearmTimers && !mappings.deferring.isEmpty }
+
     /// What the replay did; nil until ``run()`` has returned without throwing.
     public var outcome: Outcome? { outcomeBox.withLock { $0 } }
 
@@ -96,7 +102,7 @@ public final class ReplayJob: Service, Sendable {
     /// - Throws: ``Failure`` when the replay cannot start.
     public func run() async throws {
         let routing = try Self.statefulRouting(settings: settings, mappings: mappings, request: request)
-        let plan = try await resolvePlan(checking: request.sending == .dryRun ? nil : routing.topic)
+        let plan = try await resolvePlan(checking: request.sending == .dryRun ? nil : routing.topic, timers: rearming && request.sending != .dryRun)
         reporter.planned(plan)
         let output = try await startOutput(routing)
         let started = ContinuousClock.now
@@ -115,7 +121,7 @@ public final class ReplayJob: Service, Sendable {
     /// The replay's ranges; also checks that `bySubject`, the rules stage's topic the replay
     /// will write to, exists (a missing one would fail each write only after librdkafka's
     /// message timeout, minutes later).
-    private func resolvePlan(checking bySubject: String?) async throws(Failure) -> ReplayPlan {
+    private func resolvePlan(checking bySubject: String?, timers: Bool) async throws(Failure) -> ReplayPlan {
         do {
             // Closed before the replay starts: it only answers the planning questions.
             let logs = KafkaLogs(logger: logger)
@@ -124,6 +130,7 @@ public final class ReplayJob: Service, Sendable {
                 errorHandler: logs.errorHandler, logHandler: logs.lineHandler
             ) { [request] planner in
                 if let bySubject { try await Self.checkRulesStage(bySubject, planner) }
+                if timers { try await Self.checkTimerTopic(settings, planner) }
                 return try await ReplayPlan.resolve(
                     topic: request.topic, partitions: request.partitions, from: request.from, to: request.to, lookup: planner)
             }
@@ -158,7 +165,7 @@ public final class ReplayJob: Service, Sendable {
         do {
             delivery = try Delivery(
                 settings: settings, mappings: mappings, validateOnly: request.sending == .validateOnly, maxSendsPerSecond: request.maxSendsPerSecond,
-                maxAge: request.maxAge, directory: directory, metrics: PipelineMetrics(), logger: logger,
+                maxAge: request.maxAge, directory: directory, metrics: PipelineMetrics(), logger: logger, timers: rearming,
                 rulesStage: routing.topic)
         } catch {
             throw Failure(kind: .refused, description: "FCM refuses this setup: \(error)")
@@ -187,6 +194,7 @@ public final class ReplayJob: Service, Sendable {
         configuration.maxEventsInFlight = request.maxEventsInFlight
         configuration.shutdownTimeout = settings.delivery.shutdownTimeout
         configuration.rulesStage = routing.topic
+        configuration.rearmTimers = rearming
         let mode: Replay.Mode
         switch output {
         case .delivery(let delivery): mode = .send(delivery.processor)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dates
 import Foundation
 import JSON
 import Jobs
@@ -18,6 +19,8 @@ struct ReplayOutput: ReplayReporter {
     let routing: ReplayJob.StatefulRouting
     /// The egress proxy the FCM clients use (`fcm.proxy`, as it is safe to print), if any.
     let proxy: String?
+    /// Where pushes due later go (`--rearm-timers`); nil: they are skipped, `timer_not_armed`.
+    let timerTopic: String?
 
     func planned(_ plan: ReplayPlan) {
         let what = sending == .dryRun ? "dry run (nothing is sent)" : sending == .validateOnly ? "validate-only sends" : "sending"
@@ -34,6 +37,11 @@ struct ReplayOutput: ReplayReporter {
         case .direct(let types):
             let why = sending == .validateOnly ? "validate-only: nothing is delivered" : "--ignore-caps-and-dedup"
             stderr("  \(types.joined(separator: ", ")) (cap or dedup): sent directly, cap and dedup not applied (\(why))")
+        }
+        if let timerTopic {
+            stderr(
+                "  pushes due later: written to the timer topic \(timerTopic) (--rearm-timers); one the first run wrote that still waits is then there twice"
+            )
         }
     }
 
@@ -60,8 +68,15 @@ struct ReplayOutput: ReplayReporter {
             if case .rulesStage(let topic, let types) = routing, types.contains(r.event.type) {
                 members.append(("rules_stage", .string(topic)))
             }
-            if let deferral = r.deferral {
-                // A replay keeps no timers: skipped, as the sending replay skips it.
+            if let deferral = r.deferral, let timerTopic {
+                let deferred: [(key: String, value: JSONValue)] = [
+                    ("due", .string(RFC3339.format(milliseconds: deferral.due))), ("reason", .string(deferral.reason.rawValue)),
+                    ("timer_topic", .string(timerTopic)),
+                ]
+                members.append(("deferred", .object(deferred)))
+                print(JSONWriter.string(.object(members)))
+            } else if let deferral = r.deferral {
+                // Without --rearm-timers: skipped, as the sending replay skips it.
                 let skipped: [(key: String, value: JSONValue)] = [
                     ("code", .string(EventProcessor.notArmedCode)), ("reason", .string(deferral.notArmedReason)),
                 ]
@@ -94,6 +109,10 @@ struct ReplayOutput: ReplayReporter {
             print(
                 "\(ReplayProgress.grouped(p.handedToRules)) events of mappings with cap or dedup \(what) to \(topic): the workers send them, withholding pushes FCM already acknowledged and what the caps refuse (pushbridge_pushes_withheld_total)"
             )
+        }
+        if p.deferred > 0, let timerTopic {
+            let what = sending == .dryRun ? "would be written" : "were written"
+            print("\(ReplayProgress.grouped(p.deferred)) pushes due later \(what) to \(timerTopic): the workers' timer engines send them when due")
         }
         if summary.isComplete { return }
         if let failure = summary.failure { print("failure: \(failure)") }

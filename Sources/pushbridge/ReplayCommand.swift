@@ -103,6 +103,15 @@ struct ReplayCommand: AsyncParsableCommand {
             """)
     var ignoreCapsAndDedup = false
 
+    @Flag(
+        name: .long,
+        help: """
+            Write pushes whose send_at (or the end of the user's quiet hours with outside: defer) is still ahead to the \
+            timer topic, as a worker does, for the workers' timer engines to send when due. Without it they are skipped \
+            (timer_not_armed). A timer the first run wrote and still waits is then there twice: both are sent.
+            """)
+    var rearmTimers = false
+
     @Flag(name: .long, help: "Render only: count (and with --print, print) the messages; send and write nothing.")
     var dryRun = false
 
@@ -127,6 +136,9 @@ struct ReplayCommand: AsyncParsableCommand {
     func validate() throws {
         if print && !dryRun { throw ValidationError("--print needs --dry-run") }
         if dryRun && validateOnly { throw ValidationError("--dry-run sends nothing; --validate-only sends to FCM: choose one") }
+        if validateOnly && rearmTimers {
+            throw ValidationError("--rearm-timers writes timers the workers send for real; --validate-only delivers nothing: choose one")
+        }
         if commit != (group != nil) { throw ValidationError("--commit and --group go together: name the replay's own group and ask for commits") }
         if let rate, rate <= 0 { throw ValidationError("--rate must be more than 0") }
         if maxInFlight < 1 { throw ValidationError("--max-in-flight must be at least 1") }
@@ -168,6 +180,7 @@ struct ReplayCommand: AsyncParsableCommand {
         request.maxAge = ignoreMaxAge ? .ignore : .enforce
         request.maxEventsInFlight = maxInFlight
         request.capsAndDedup = ignoreCapsAndDedup ? .ignore : .rulesStage
+        request.rearmTimers = rearmTimers
         let routing: ReplayJob.StatefulRouting
         do {
             routing = try ReplayJob.statefulRouting(settings: settings, mappings: mappingSet, request: request)
@@ -179,7 +192,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let logger = Logger(label: "pushbridge.replay")
         let output = ReplayOutput(
             topic: topic, sending: request.sending, ignoreMaxAge: ignoreMaxAge, printRendered: print, routing: routing,
-            proxy: settings.fcm.proxyURL != nil ? settings.fcm.proxySummary : nil)
+            proxy: settings.fcm.proxyURL != nil ? settings.fcm.proxySummary : nil,
+            timerTopic: rearmTimers && !mappingSet.deferring.isEmpty ? settings.timers.topic(group: settings.kafka.group) : nil)
         let job = ReplayJob(settings: settings, mappings: mappingSet, request: request, reporter: output, logger: logger)
         var groupConfiguration = ServiceGroupConfiguration(
             services: [

@@ -154,11 +154,11 @@ public final class WelcomeEvents: Sendable {
         return result
     }
 
-    /// Every record of a one-partition `topic`, read from the beginning until none has arrived
-    /// for `idle` (the broker's end offset cannot be trusted: tansu's is wrong).
-    public func readAll(_ topic: String, idle: Duration = .seconds(5)) async throws -> [KafkaMessage] {
+    /// Every record of `topic`'s first `partitions`, read from the beginning until none has
+    /// arrived for `idle` (the broker's end offset cannot be trusted: tansu's is wrong).
+    public func readAll(_ topic: String, partitions: Int32 = 1, idle: Duration = .seconds(5)) async throws -> [KafkaMessage] {
         let c = try KafkaConsumer(configuration: consumerConfiguration(group: nil))
-        try c.assign([TopicPartitionOffset(TopicPartition(topic: topic, partition: 0), offset: .beginning)])
+        try c.assign((0..<partitions).map { TopicPartitionOffset(TopicPartition(topic: topic, partition: $0), offset: .beginning) })
         let received = Mutex<(messages: [KafkaMessage], last: ContinuousClock.Instant)>(([], .now))
         let reader = Task {
             for try await m in c.messages {

@@ -34,6 +34,10 @@ public final class Replay: Sendable {
         /// `dedup` to (its processor's ``EventProcessor/Options/rekeyTopic``), for the workers'
         /// rules stage; a dry run counts them as handed to it. nil: they are sent as any other.
         public var rulesStage: String?
+        /// Pushes due later are written to the timer topic (`--rearm-timers`; a replay that
+        /// sends has ``EventProcessor/Options/timers`` set then); a dry run counts them as
+        /// deferred. False: they are skipped as `timer_not_armed`.
+        public var rearmTimers = false
         /// How long events in flight may take after ``Replay/stop()``.
         public var shutdownTimeout: Duration = .seconds(30)
         public var progressInterval: Duration = .seconds(2)

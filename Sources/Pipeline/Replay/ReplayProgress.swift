@@ -20,6 +20,9 @@ public struct ReplayProgress: Sendable, Equatable {
     /// Events of mappings with `cap` or `dedup` written to the by-subject topic, for the
     /// workers' rules stage to decide and send (docs/rules.md#caps-and-dedup).
     public private(set) var handedToRules: Int64 = 0
+    /// Events whose push is due later, written to the timer topic (`--rearm-timers`): the
+    /// workers' timer engines send them at their due time.
+    public private(set) var deferred: Int64 = 0
     /// Token-invalidation records written.
     public private(set) var invalidated: Int64 = 0
     /// Not finished because the replay stopped first; a resume sends them.
@@ -35,6 +38,8 @@ public struct ReplayProgress: Sendable, Equatable {
         case tooOld
         /// Written to the by-subject topic: the workers' rules stage sends it, or withholds it.
         case handedToRules
+        /// Written to the timer topic (`--rearm-timers`): a worker's timer engine sends it when due.
+        case deferred
         case unfinished
     }
 
@@ -49,6 +54,7 @@ public struct ReplayProgress: Sendable, Equatable {
         case .deadLettered: deadLettered += 1
         case .tooOld: tooOld += 1
         case .handedToRules: handedToRules += 1
+        case .deferred: deferred += 1
         case .unfinished:
             unfinished += 1
             return
@@ -78,10 +84,12 @@ public struct ReplayProgress: Sendable, Equatable {
 
     /// `sent 11,990 (12,400 messages) · skipped 10 · filtered 0 · dead-lettered 0 · invalidated 2`,
     /// with `too old N` after dead-lettered once an event was too old (most mappings have no
-    /// `max_age`), and `handed to the rules stage N` before it once an event was (`cap`, `dedup`).
+    /// `max_age`), `handed to the rules stage N` before it once an event was (`cap`, `dedup`), and
+    /// `deferred N` once a push was written to the timer topic (`--rearm-timers`).
     public var counts: String {
         var parts = ["sent \(Self.grouped(sent)) (\(Self.grouped(messages)) messages)", "skipped \(Self.grouped(skipped))"]
         if handedToRules > 0 { parts.append("handed to the rules stage \(Self.grouped(handedToRules))") }
+        if deferred > 0 { parts.append("deferred \(Self.grouped(deferred))") }
         parts += ["filtered \(Self.grouped(filtered))", "dead-lettered \(Self.grouped(deadLettered))"]
         if tooOld > 0 { parts.append("too old \(Self.grouped(tooOld))") }
         parts.append("invalidated \(Self.grouped(invalidated))")

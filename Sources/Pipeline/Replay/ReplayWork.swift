@@ -66,8 +66,9 @@ struct ReplayWork: EngineWork {
             switch rendered {
             case .success(let r) where configuration.rulesStage != nil && replay.mappings.stateful(of: r.event.type) != nil:
                 return (.handedToRules, 0, true)
-            // Due later: the replay keeps no timers (`timer_not_armed`), as a real one skips it.
-            case .success(let r) where r.deferral != nil: return (.skipped, 0, true)
+            // Due later: written to the timer topic with --rearm-timers, else skipped
+            // (`timer_not_armed`), as a replay that sends does.
+            case .success(let r) where r.deferral != nil: return (configuration.rearmTimers ? .deferred : .skipped, 0, true)
             case .success(let r): return (.sent(messages: r.messages.count), 0, true)
             case .failure(.unknownEventType): return (.skipped, 0, true)
             case .failure(.tooOld): return (.tooOld, 0, true)
@@ -81,8 +82,9 @@ struct ReplayWork: EngineWork {
             switch outcome.verdict.disposition {
             case .delivered: return (.sent(messages: outcome.verdict.sent), invalidations, outcome.done)
             case .skipped where outcome.verdict.skipCode == EventProcessor.rekeyedCode: return (.handedToRules, invalidations, outcome.done)
-            // A replay keeps no timers: a push due later is skipped (`timer_not_armed`).
-            case .skipped, .deferred: return (.skipped, invalidations, outcome.done)
+            // Without --rearm-timers a push due later is skipped (`timer_not_armed`).
+            case .skipped: return (.skipped, invalidations, outcome.done)
+            case .deferred: return (.deferred, invalidations, outcome.done)
             case .deadLetter: return (.deadLettered, invalidations, outcome.done)
             case .fatal(let why):
                 replay.engine.fail(why)
