@@ -100,6 +100,42 @@ struct SendAtEndToEndTests {
         await e.stop()
     }
 
+    @Test("run (tansu): a second worker joins and the first leaves while timers wait: each is sent once, none before its due time")
+    func rebalance() async throws {
+        let e = try await Self.start(.tansu, timerPartitions: 12)
+        // Two buckets: the timer group has partitions to share.
+        let sections = "timers: {topic: e2e-timers, levels: 6, buckets: 2}"
+        let first = try await e.startWorker(group: "e2e-send-at-rebalance", sections: sections)
+        let start = RFC3339.nowMilliseconds()
+        let tokens = (0..<40).map { "moving-\($0)" }
+        // Due from 25 s to 64 s: some before the join, some between the join and the leave, most after.
+        try await e.produceRaw(tokens.enumerated().map { Self.reminder($1, due: start + 25_000 + Int64($0) * 1_000) })
+        #expect(try await e.waitUntilCommitted(group: "e2e-send-at-rebalance"), "\(first.output.suffix(2000))")
+        let second = try await e.startWorker(group: "e2e-send-at-rebalance", sections: sections)
+        let joined = ContinuousClock.now + .seconds(60)
+        while (try? second.metric("pushbridge_timers_partitions")) ?? 0 == 0, ContinuousClock.now < joined {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try second.metric("pushbridge_timers_partitions") > 0, "the joiner took timer partitions: \(second.output.suffix(2000))")
+        while RFC3339.nowMilliseconds() < start + 40_000 { try await Task.sleep(for: .milliseconds(200)) }
+        let firedByFirst = try first.metric(#"pushbridge_timers_fired_total{reason="send_at"}"#)
+        await expectCleanExit(first)
+        let deadline = ContinuousClock.now + .seconds(150)
+        while tokens.contains(where: { e.acceptedTokens[$0] == nil }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        // A graceful leave commits what is done and gives waiting records up: nothing is sent twice.
+        #expect(tokens.allSatisfy { e.acceptedTokens[$0] == 1 }, "each once: \(e.acceptedTokens)\n\(second.output.suffix(2000))")
+        for (i, token) in tokens.enumerated() {
+            #expect(Self.acceptedAt(e, token).allSatisfy { $0 >= start + 25_000 + Int64(i) * 1_000 - 10 }, "\(token) sent before its due time")
+        }
+        #expect(try second.metric("pushbridge_timers_partitions") == 12, "the one left holds them all")
+        let firedBySecond = try second.metric(#"pushbridge_timers_fired_total{reason="send_at"}"#)
+        #expect(firedByFirst > 0 && firedBySecond > 0 && firedByFirst + firedBySecond == 40, "fired: \(firedByFirst) + \(firedBySecond)")
+        await expectCleanExit(second)
+        await e.stop()
+    }
+
     @Test("run (mock cluster): a timer topic whose partitions are not levels × buckets stops the worker at start, saying so")
     func wrongTimerTopic() async throws {
         let e = try await Self.start(.mock, timerPartitions: 4)
