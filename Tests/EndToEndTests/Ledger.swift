@@ -15,6 +15,8 @@ struct Ledger: Sendable {
     var withheld: [String] = []
     /// Events of a capped event type (a cap, and some written twice), by subject.
     var capped: CappedSubjects?
+    /// Events whose push is due later (`send_at`), by token (also in ``tokens``): the due time (ms).
+    var deferred: [String: Int64] = [:]
 
     struct Settlement {
         /// Events neither accepted nor dead-lettered, and capped subjects with fewer notifications

@@ -7,7 +7,7 @@ import TestSupport
 /// nudges whose mapping names a user beside the device token (`user:`) and has a category; half
 /// of the ten users muted it. Their pushes are withheld, and the ledger counts them apart from
 /// lost ones: done (every offset committed), never sent, never dead-lettered. About 1% more are
-/// capped events (``cappedRecords(batch:topic:)``).
+/// capped events (``cappedRecords(batch:topic:)``) and 1% deferred ones (``laterRecords(batch:count:topic:using:)``).
 extension ReliabilityTests {
     /// The welcome events, the nudges and the capped events (``cappedMapping``). Events are
     /// identified by their `id` (`event: {id: /id}`), so a capped event written twice is one
@@ -21,7 +21,7 @@ extension ReliabilityTests {
                 category: promo
                 body: {key: nudge}
 
-            """ + cappedMapping
+            """ + cappedMapping + "\n" + laterMapping
     static let users = 10
     static func muted(_ user: Int) -> Bool { user % 2 == 0 }
 
@@ -31,6 +31,7 @@ extension ReliabilityTests {
     static func prepareRules(_ e: EndToEnd) async throws {
         try rulesMapping.write(to: e.directory.appendingPathComponent("mappings.yaml"), atomically: true, encoding: .utf8)
         try await prepareCaps(e)
+        try await prepareTimers(e)
         try await e.createTopic("devices", partitions: 2)
         for u in 0..<users {
             let muted = muted(u) ? #", "muted": ["promo"]"# : ""
@@ -46,6 +47,7 @@ extension ReliabilityTests {
         """
         registry: {topic: devices, path: \(e.directory.appendingPathComponent("registry-\(n).sqlite").path)}
         rules: {state_path: \(e.directory.appendingPathComponent("rules-\(n).sqlite").path)}
+        \(timersSection)
         """
     }
 

@@ -135,6 +135,8 @@ struct ReliabilityTests {
         let (decided, rekeyed) = try await Self.waitUntilDecided(e, records: ledger.capped?.records ?? 0, timeout: .seconds(300))
         ledger.capped?.rekeyed = rekeyed
         #expect(decided, "every re-keyed capped event decided:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
+        let deferredSent = try await Self.waitUntilDeferredSent(e, due: ledger.deferred, timeout: .seconds(180))
+        #expect(deferredSent, "every deferred push sent:\n\(workers.map { $0.output.suffix(800) }.joined(separator: "\n"))")
         for w in workers { _ = await w.terminate() }
         // A worker that loses its partitions (its session timed out: the coordinator was out of
         // reach), or gives up the events in flight of partitions revoked from it (the revoke
@@ -213,6 +215,10 @@ struct ReliabilityTests {
                 let capped = Self.cappedRecords(batch: b, topic: e.topic)
                 records += capped.records
                 ledger.capped?.written.merge(capped.written) { a, _ in a }
+                let later = Self.laterRecords(batch: b, count: max(1, n / 100), topic: e.topic, using: &rng)
+                records += later.records
+                ledger.tokens += later.due.keys.sorted()
+                ledger.deferred.merge(later.due) { a, _ in a }
             }
             try await e.events.produce(records: records)
             progress("produced batch \(b + 1)/\(batches)", since: nil)
@@ -315,6 +321,7 @@ struct ReliabilityTests {
             \(name)_wall_time_s: \(Int((ContinuousClock.now - started).components.seconds))
             """)
         if let capped = ledger.capped, let caps = s.caps { Self.report(caps, of: capped, name: name) }
+        if !ledger.deferred.isEmpty { Self.reportDeferred(e.emulator, due: ledger.deferred, name: name) }
         #expect(s.lost.isEmpty, "lost: \(s.lost.prefix(20))")
         #expect(s.wrongReason.isEmpty, "\(s.wrongReason.prefix(10))")
         for line in s.goodDeadLettered { FileHandle.standardError.write(Data("[reliability] good event dead-lettered: \(line)\n".utf8)) }
