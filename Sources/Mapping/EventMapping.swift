@@ -8,6 +8,8 @@ public enum ValueSource: Sendable, Equatable {
     /// The event's ID, `:` and this push's name (`{from: push_id}`): two pushes of one event,
     /// each replacing only its own duplicates.
     case pushID(String)
+    /// What a digest window gathered (`{digest: count}`): only within a digest's `many`.
+    case digest(DigestValue)
 
     var isLiteral: Bool {
         if case .literal = self { true } else { false }
@@ -148,6 +150,8 @@ public struct EventMapping: Sendable {
     public var maxAge: MaxAge?
     /// When the push goes, if later than the event is read (`send_at`); nil: at once.
     public var sendAt: SendAt?
+    /// One push per window of a user's events (`digest:`); nil: one per event.
+    public var digest: Digest?
     public var highPriority: Bool?
     /// A semantic group ("chat-42"): Android `collapse_key` (FCM keeps at most 4 per device)
     /// and `apns-collapse-id`.

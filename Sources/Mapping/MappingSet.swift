@@ -105,6 +105,9 @@ public struct MappingSet: Sendable {
     /// worker needs the timer topic.
     public var deferring: [EventMapping] { allMappings.filter { $0.sendAt != nil || $0.rules.deferInQuietHours } }
 
+    /// The mappings with `digest` (docs/mapping.md, *Digests*).
+    public var digesting: [EventMapping] { allMappings.filter { $0.digest != nil } }
+
     /// The outcome for one Kafka record.
     public struct Rendered: Sendable {
         public var event: DecodedEvent
@@ -317,7 +320,7 @@ public struct MappingSet: Sendable {
             case nil: (fixed, field) = (nil, nil)
             case .literal(let name)?: (fixed, field) = (name, nil)
             case .field(let pointer, let fallback)?: (fixed, field) = (fallback, pointer.description)
-            case .eventID?, .pushID?: (fixed, field) = (nil, nil)  // refused by the loader
+            case .eventID?, .pushID?, .digest?: (fixed, field) = (nil, nil)  // refused by the loader
             }
             var choice = ProjectChoice(eventType: m.eventType, file: m.file, line: m.line, name: fixed, field: field)
             if case .user(_, let filter) = m.target {

@@ -5,10 +5,12 @@ import Mapping
 /// Glue between the mapping core and the Localization module, which knows nothing of mappings:
 /// what the mappings ask of the apps' string resources, for `lint` and `preview`.
 public enum LocKeyUses {
-    /// Every key each mapping can send (each variant's), per platform it targets: the linter's
-    /// input. Silent mappings send none.
+    /// Every key each mapping can send (each variant's, and a digest's `many` beside its own),
+    /// per platform it targets: the linter's input. Silent mappings send none.
     public static func uses(_ set: MappingSet) -> [KeyUse] {
-        set.eventTypes.flatMap { type in set.mappings(of: type).flatMap { uses($0, eventType: type) } }
+        set.eventTypes.flatMap { type in
+            set.mappings(of: type).flatMap { m in uses(m, eventType: type) + (m.digest.map { uses($0.many, eventType: type) } ?? []) }
+        }
     }
 
     /// The keys one mapping sends: the shared title, subtitle and body on each platform it goes

@@ -42,7 +42,7 @@ struct ValidateCommand: ParsableCommand {
                 }
                 let mappings = set.mappings(of: type)
                 // Once when every variant has the base's; else each variant's, named.
-                for summary in [\EventMapping.sendAtSummary, \.maxAgeSummary] {
+                for summary in [\EventMapping.sendAtSummary, \.digestSummary, \.maxAgeSummary] {
                     let same = Set(mappings.map { $0[keyPath: summary] }).count == 1
                     for mapping in same ? Array(mappings.prefix(1)) : mappings {
                         guard var line = mapping[keyPath: summary] else { continue }

@@ -16,7 +16,7 @@ struct LoadErrorTests {
             """)
         #expect(
             e.map(\.description) == [
-                "test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, subtitle, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label, max_age, occurred_at, event_time, too_old, project, image, interruption, relevance, badge, web, fcm, activity, category, critical, quiet_hours, user, cap, dedup, send_at"
+                "test.yaml:6:5: error: unknown field `colour` in event \"e\"\n    hint: allowed: target, title, subtitle, body, platforms, ttl, priority, collapse_key, replace_id, silent, android, apns, data, analytics_label, max_age, occurred_at, event_time, too_old, project, image, interruption, relevance, badge, web, fcm, activity, category, critical, quiet_hours, user, cap, dedup, send_at, digest, many"
             ])
     }
 

@@ -31,7 +31,7 @@ struct SchemaTests {
         #expect(lines.allSatisfy { $0.hasSuffix(" valid") }, "\(lines)")
     }
 
-    @Test("fid, fids, replace_id, conditions, max_age and variants validate")
+    @Test("fid, fids, replace_id, conditions, max_age, variants and digests validate")
     func newFields() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pb-schema-\(UUID().uuidString).yaml").path
         try """
@@ -49,6 +49,11 @@ struct SchemaTests {
           j: {target: {token: t}, body: {key: k}, image: {field: /img}}
           r: {target: {user: {field: /u}}, body: {key: k}, category: social.chat, critical: false, quiet_hours: {from: "22:00", to: "07:30", outside: skip}}
           r2: {target: {user: {field: /u}}, body: {key: k}, quiet_hours: user}
+          dg:
+            target: {user: {field: /u}}
+            body: {key: k, args: [{field: /a}]}
+            digest: {window: 10m, by: [user, {field: /p}], first: now, actors: {field: /a}}
+            many: {body: {key: k_many, args: [{digest: count}, {digest: first_actor}]}, badge: {field: /n}}
           k:
             target: {fid: f}
             platforms: [android, ios, web]
@@ -112,6 +117,10 @@ struct SchemaTests {
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 0\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    too_old: drop\n",
             "version: 1\nevents:\n  e:\n    target: {token: t}\n    body: {key: k}\n    max_age: 10m\n    occurred_at: {field: /at, unit: us}\n",
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    digest: {window: 10m, by: [{field: /p}]}\n    many: {body: {key: m}}\n",
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    digest: {window: 10m, first: later}\n    many: {body: {key: m}}\n",
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    digest: {window: 10m}\n    many: {target: {topic: x}}\n",
+            "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    digest: {window: 10m}\n    many: {body: {key: m, args: [{digest: total}]}}\n",
             // per-user rules
             "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    category: Social\n",
             "version: 1\nevents:\n  e:\n    target: {user: {field: /u}}\n    body: {key: k}\n    quiet_hours: {from: \"22:00\", to: \"7:30\"}\n",

@@ -134,7 +134,7 @@ extension MappingLoader {
                     switch source {
                     case .eventID, .pushID: true
                     case .field(let pointer, _): pointer == format.idPointer
-                    case .literal: false
+                    case .literal, .digest: false
                     }
                 guard perEvent else { return nil }
                 return MappingLoadError(

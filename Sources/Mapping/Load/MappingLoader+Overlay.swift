@@ -145,9 +145,9 @@ extension MappingLoader {
                 return nil
             }
             return .json(json)
-        case .eventID, .pushID:
+        case .eventID, .pushID, .digest:
             guard [.string, .json].contains(type) else {
-                fail(node, "\(what) must be \(type.expected): the event's ID is a string")
+                fail(node, "\(what) must be \(type.expected): the event's ID and a digest's values are strings")
                 return nil
             }
             return .event(source, type)

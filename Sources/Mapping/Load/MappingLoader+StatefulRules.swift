@@ -26,6 +26,11 @@ extension MappingLoader {
     /// `cap` and `dedup` decide per event type for now: one notification per event. An event
     /// type whose `variants` or `pushes` have them is refused, saying so.
     mutating func refuseStatefulRules(_ m: EventMapping, _ node: Node, in kind: String) {
+        if m.digest != nil {
+            fail(
+                node, "`digest` does not apply within `\(kind)` yet: a digest is one push per window",
+                hint: "give the digested push an event type of its own")
+        }
         guard statefulRules, !m.stateful.isEmpty else { return }
         fail(
             node, "`cap` and `dedup` do not apply within `\(kind)` yet: one event type, one notification",

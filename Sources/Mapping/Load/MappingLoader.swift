@@ -11,6 +11,8 @@ struct MappingLoader {
     var pushSets: [PushSet] = []
     /// The name of the push being loaded, for `{from: push_id}`.
     var currentPush: String?
+    /// Loading a digest's `many`: `{digest: …}` args are allowed.
+    var digestValuesAllowed = false
     private(set) var format: EventFormat?
     private var formatDefinedAt: String?
     private var definedAt: [String: String] = [:]
@@ -29,7 +31,8 @@ struct MappingLoader {
     static let eventKeys = [
         "target", "title", "subtitle", "body", "platforms", "ttl", "priority", "collapse_key", "replace_id", "silent", "android", "apns", "data",
         "analytics_label", "max_age", "occurred_at", "event_time", "too_old", "project", "image", "interruption", "relevance",
-        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours", "user", "cap", "dedup", "send_at",
+        "badge", "web", "fcm", "activity", "category", "critical", "quiet_hours", "user", "cap", "dedup", "send_at", "digest",
+        "many",
     ]
     static let targetKinds = ["fid", "fids", "token", "tokens", "topic", "condition", "user"]
     /// A `user` target's filters.
@@ -162,6 +165,7 @@ struct MappingLoader {
         mapping.rules = loadUserRules(m, target: target)
         mapping.stateful = loadStatefulRules(m, mapping: mapping)
         if let n = m["send_at"] { mapping.sendAt = loadSendAt(n, mapping) }
+        mapping.digest = loadDigest(type, key: key, m, mapping)
         refuseSendAtWithStatefulRules(mapping, m)
         checkCollapseIDs(mapping, m)
         if mapping.silent { checkSilent(m) }
@@ -182,7 +186,7 @@ struct MappingLoader {
                 fail(node, "project \"\(name)\" is not a project name", hint: "name one of the config's fcm.projects: letters, digits, - _ .")
                 return nil
             }
-        case .eventID, .pushID:
+        case .eventID, .pushID, .digest:
             fail(node, "project cannot be the event's ID", hint: "name one of the config's fcm.projects, or `{field: /pointer}`")
             return nil
         case .field: break
@@ -282,12 +286,13 @@ struct MappingLoader {
             fail(node, "\(what) must be a string, `{field: /pointer}`, `{value: ...}` or `{from: event_id}`")
             return nil
         }
-        checkKeys(m, allowed: ["field", "default", "value", "from"], in: what)
-        let kinds = ["field", "value", "from"].filter { m[$0] != nil }
+        checkKeys(m, allowed: ["field", "default", "value", "from", "digest"], in: what)
+        let kinds = ["field", "value", "from", "digest"].filter { m[$0] != nil }
         guard kinds.count == 1 else {
-            fail(node, "\(what) must have exactly one of `field`, `value` or `from`")
+            fail(node, "\(what) must have exactly one of `field`, `value` or `from`" + (digestValuesAllowed ? " (or `digest`)" : ""))
             return nil
         }
+        if let d = m["digest"] { return digestValue(d) }
         if let v = m["value"] {
             guard let s = v.scalar?.string else {
                 fail(v, "`value` must be a string")

@@ -49,6 +49,8 @@ public struct DecodedEvent: Sendable {
     /// it holds only the fields some mapping reads.
     public var data: JSONValue
     public var format: Format
+    /// What a digest window gathered, when its push is rendered (``Digest``).
+    public var digest: DigestSummary? = nil
 }
 
 /// How plain JSON events name their type and ID (CloudEvents have both built in).

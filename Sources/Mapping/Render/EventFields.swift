@@ -1,7 +1,8 @@
 /// The parts of an event that the loaded mappings read, so that decoding builds only those.
 ///
 /// Taken from the compiled templates' holes, the same record the renderer fills, so a field a
-/// mapping reads cannot be left out. A mapping without a template reads everything.
+/// mapping reads cannot be left out. A mapping without a template, or with a digest, reads
+/// everything.
 struct EventFields: Sendable {
     /// For plain JSON and structured CloudEvents: the record value.
     var document = JSONPathSet()
@@ -22,7 +23,8 @@ struct EventFields: Sendable {
         // What structured CloudEvents are recognised and identified by.
         for attribute in ["specversion", "type", "id", "data_base64"] { document.insert([attribute]) }
         for mapping in mappings {
-            guard let template = mapping.template else {
+            // A digest's `many` is rendered from the whole event (it has no template).
+            guard let template = mapping.template, mapping.digest == nil else {
                 document = .all
                 data = .all
                 return

@@ -70,6 +70,7 @@ extension Resolver {
         case .literal(let text): return type.literal(text) ?? .string(text)
         case .eventID: return try type.convert(.string(event.id), field: "event id")
         case .pushID(let push): return try type.convert(.string("\(event.id):\(push)"), field: "push id")
+        case .digest(let v): return try type.convert(.string(event.digest?.text(v) ?? ""), field: "digest \(v.rawValue)")
         case .field(let pointer, let fallback):
             let value = pointer.resolve(in: event.data) ?? .null
             if case .null = value {

@@ -17,6 +17,7 @@ struct Resolver {
         case .field(let p, _): p.description
         case .eventID: "event id"
         case .pushID: "push id"
+        case .digest(let v): "digest \(v.rawValue)"
         case .literal: "literal"
         }
     }
@@ -27,6 +28,8 @@ struct Resolver {
         case .literal(let s): return s
         case .eventID: return event.id
         case .pushID(let push): return "\(event.id):\(push)"
+        // The loader allows it only in a digest's `many`, rendered with the window's summary.
+        case .digest(let v): return event.digest?.text(v) ?? ""
         case .field(let pointer, let fallback):
             let value = pointer.resolve(in: event.data) ?? .null
             if case .null = value {
