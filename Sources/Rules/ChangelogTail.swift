@@ -64,6 +64,10 @@ public struct ChangelogTail: Sendable, Equatable {
         case .notification(let f):
             if let claim, offset > claim, f.status == .reserved, f.owner != owner { return .leaveOut }
             return .apply
+        case .digest:
+            // A window's facts merge whoever wrote them (``DigestBook``): a member a fenced owner
+            // wrote is still an event that joined.
+            return .apply
         }
     }
 

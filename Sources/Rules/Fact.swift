@@ -6,6 +6,8 @@
 public enum Fact: Hashable, Sendable {
     case notification(NotificationFact)
     case claim(Claim)
+    /// A digest window's member or close (``DigestBook``): not a notification's state.
+    case digest(DigestFact)
 }
 
 /// Where an attempt to push a notification stands, in the order a merge keeps the greatest.

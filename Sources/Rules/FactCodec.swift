@@ -6,7 +6,8 @@
 ///
 /// ```text
 /// byte     version (1)
-/// byte     kind: 1 reserved, 2 released, 3 in_doubt, 4 sent, 5 claim
+/// byte     kind: 1 reserved, 2 released, 3 in_doubt, 4 sent, 5 claim, 6 and 7 digest
+///          (FactCodec+Digest.swift)
 /// kind 1–4 (a notification):
 ///   16 bytes  N
 ///   varint    attempt
@@ -35,6 +36,8 @@ public enum FactCodec {
     public static func encode(_ fact: Fact) -> [UInt8] {
         var w = [version]
         switch fact {
+        case .digest(let d):
+            encodeDigest(d, into: &w)
         case .claim(let c):
             w.append(5)
             w.appendZigzag(c.at)
@@ -79,6 +82,8 @@ public enum FactCodec {
             let count = try r.varint()
             guard count <= UInt64(Int32.max) else { throw FactCodecError("partition count \(count) out of range") }
             fact = .claim(Claim(at: at, owner: owner, partitionCount: Int32(count)))
+        } else if kind == 6 || kind == 7 {
+            fact = .digest(try decodeDigest(kind: kind, &r))
         } else if let status = FactStatus(rawValue: kind) {
             fact = .notification(try notification(status, &r))
         } else {

@@ -96,6 +96,7 @@ extension RulesConnection {
             switch fact {
             case .claim(let c): claim = (offset, c)
             case .notification(let f): byNotification[f.notification, default: []].append(f)
+            case .digest: break  // kept by the partition's owner in memory (DigestBook), not here; its offset counts below
             }
         }
         try connection.transaction { () throws(RulesStoreError) in
