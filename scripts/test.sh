@@ -95,7 +95,7 @@ run_tests() {  # NAME ARGS...: swift test, teed to $logs/NAME.log, under the wat
 
 rdkafka="$PWD/.tools/librdkafka${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # CPU-bound or clock-measuring suites run in a phase of their own (below).
-apart='OwnershipModelTests|RulesStoreDifferentialTests|TimerPipelineTests|TimerCancelPipelineTests|SendAtPipelineTests|SendAtEndToEndTests|QuietHoursDeferEndToEndTests|TimersCLIEndToEndTests'
+apart='OwnershipModelTests|RulesStoreDifferentialTests|TimerPipelineTests|TimerCancelPipelineTests|SendAtPipelineTests|SendAtEndToEndTests|QuietHoursDeferEndToEndTests|TimersCLIEndToEndTests|DigestEndToEndTests'
 
 echo "== tests (librdkafka $(basename "$(readlink -f .tools/librdkafka/librdkafka.so.1)"))"
 if [ $# -eq 0 ]; then

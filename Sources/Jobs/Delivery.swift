@@ -139,6 +139,11 @@ public struct Delivery: Sendable {
         processor = EventProcessor(
             mappings: mappings, sender: projects, producer: producer, directory: directory, schemas: schemaRegistry, options: options,
             metrics: metrics, logger: logger, failures: failures, tracer: tracer, rules: direct ? rulesEngine : nil)
+        if let rulesEngine, !mappings.digesting.isEmpty {
+            // Windows are closed by the processor that decides their events: stage 2's, or the direct one.
+            let closing = rulesProcessor ?? processor
+            rulesEngine.setDigestCloser { window, closed, partition in await closing.closeDigest(window, closed, partition: partition) }
+        }
     }
 
     /// The rules engine of `cap` and `dedup`, its state in `rules.state_path`, its claims and
@@ -165,7 +170,7 @@ public struct Delivery: Sendable {
             bootstrapServers: settings.kafka.brokers, changelogTopic: settings.rules.changelog(group: settings.kafka.group), partitioner: partitioner,
             member: member)
         configuration.properties = settings.kafka.properties
-        return RulesEngine(configuration, producer: producer, store: store) { clock.nowMilliseconds() }
+        return RulesEngine(configuration, producer: producer, store: store, wall: clock) { clock.nowMilliseconds() }
     }
 
     /// The projects as the startup log names them: `name=project-id`, sorted.

@@ -40,7 +40,6 @@ extension ReplayJob {
     ///   have to decide them: the workers decide them where they read the source, which a replay
     ///   cannot write to without reordering it.
     public static func statefulRouting(settings: PushbridgeConfig, mappings: MappingSet, request: Request) throws(Failure) -> StatefulRouting {
-        if let digest = mappings.digesting.first { throw Failure(kind: .badInput, description: Worker.digestsNotRun(digest)) }
         let types = mappings.eventTypes.filter {
             mappings.stateful(of: $0) != nil && (request.eventTypes.isEmpty || request.eventTypes.contains($0))
         }

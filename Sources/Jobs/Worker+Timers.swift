@@ -46,12 +46,3 @@ extension Worker {
         }
     }
 }
-
-extension Worker {
-    /// Why a worker (or a replay) refuses a mapping with `digest`: its windows are not kept yet
-    /// (issue 56 design §4.3: the rules owner's facts and clock), so it would send nothing.
-    static func digestsNotRun(_ mapping: EventMapping) -> String {
-        "\(mapping.file):\(mapping.line): event \"\(mapping.eventType)\" has `digest`, which workers do not run yet (docs/mapping.md#digests): "
-            + "validate, lint, render and preview check it; deploy it once a release runs digests"
-    }
-}

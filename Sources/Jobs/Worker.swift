@@ -44,9 +44,6 @@ public final class Worker: Service, Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
         self.logger = logger
-        if let digest = mappings.digesting.first {
-            throw RulesSetupError(description: Self.digestsNotRun(digest))
-        }
         let clock = try WorkerClock.choose(environment: environment, brokers: settings.kafka.brokers)
         if !(clock is SystemWallClock) {
             let now = RFC3339.format(milliseconds: clock.nowMilliseconds())

@@ -17,14 +17,14 @@ import JSON
 /// variant's are) for two or more, with the ``DigestValue``s as args. Android's loc keys cannot
 /// be plurals (the FCM SDK looks them up as `<string>`), so the count chooses between two keys,
 /// and `lint` checks both. Pure.
-public struct Digest: Sendable {
+public struct Digest: Sendable, Equatable {
     /// `first: now` sends the window's first event at once and digests the rest; `hold` (the
     /// default) holds them all until the window ends.
     public enum First: String, Sendable, Equatable, CaseIterable {
         case hold, now
     }
 
-    /// How long a window stays open after its first event (60 s … 24 h).
+    /// How long a window stays open after its first event (10 s … 24 h).
     public var windowSeconds: Int
     /// After the user: event fields whose values, with the user's, make the key (one window per
     /// user and post, say). Empty: one window per user.
@@ -38,7 +38,22 @@ public struct Digest: Sendable {
     /// One element (a struct cannot hold its own type directly).
     var manyMapping: [EventMapping]
 
-    public static let windowRange = 60...86_400
+    public static let windowRange = 10...86_400
+
+    /// The same rule: window, key, first and actors, and `many` from the same place.
+    public static func == (a: Digest, b: Digest) -> Bool {
+        (a.windowSeconds, a.by, a.first, a.actors) == (b.windowSeconds, b.by, b.first, b.actors)
+            && (a.many.file, a.many.line) == (b.many.file, b.many.line)
+    }
+
+    /// How long the rules remember a window's close after it ends (ms): a re-read event or a
+    /// close redone after a crash is a duplicate within it.
+    public var dedupSeconds: Int { windowSeconds + 3_600 }
+
+    /// The actor's name in an event whose data is `data`, if `actors` names a field it has.
+    public func actor(in data: JSONValue) -> String? {
+        actors.flatMap { $0.resolve(in: data) }.flatMap(Stringify.scalar)
+    }
 
     public init(windowSeconds: Int, by: [JSONPointer] = [], first: First = .hold, actors: JSONPointer? = nil, many: EventMapping) {
         (self.windowSeconds, self.by, self.first, self.actors, manyMapping) = (windowSeconds, by, first, actors, [many])
@@ -101,8 +116,8 @@ public struct DigestSummary: Sendable, Equatable {
 extension EventMapping {
     /// What `digest` does for this event type, for `pushbridge validate`: `comment.created:
     /// digested: one push per 10m window per user and /post/id, the first sent at once; two or
-    /// more send many's keys (not run by workers yet)`.
+    /// more send many's keys`.
     public var digestSummary: String? {
-        digest.map { "\(eventType): \($0.summary); two or more send many's keys (not run by workers yet)" }
+        digest.map { "\(eventType): \($0.summary); two or more send many's keys" }
     }
 }

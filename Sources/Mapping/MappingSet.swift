@@ -87,7 +87,11 @@ public struct MappingSet: Sendable {
         set.sendAts = Dictionary(uniqueKeysWithValues: compiled.compactMap { m in m.sendAt.map { (m.eventType, $0) } })
         set.statefulTypes = Dictionary(
             uniqueKeysWithValues: compiled.compactMap { m in
-                m.stateful.isEmpty ? nil : (m.eventType, StatefulMapping(rules: m.rules, stateful: m.stateful))
+                if let digest = m.digest {
+                    // Its first push (`first: now`) and its closes are deduplicated within the window and an hour.
+                    return (m.eventType, StatefulMapping(rules: m.rules, stateful: StatefulRules(dedupWindow: digest.dedupSeconds), digest: digest))
+                }
+                return m.stateful.isEmpty ? nil : (m.eventType, StatefulMapping(rules: m.rules, stateful: m.stateful))
             })
         return set
     }

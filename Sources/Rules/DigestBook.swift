@@ -68,14 +68,18 @@ public struct DigestBook: Sendable {
         case duplicate
     }
 
-    /// - Parameter window: the window's length (ms), for a new one.
-    public func decide(key: String, mapping: String, eventID: String, at: Int64, window: Int64) -> Decision {
+    /// - Parameters:
+    ///   - window: the window's length (ms), for a new one.
+    ///   - closing: windows whose close has begun: no event joins them any more.
+    public func decide(
+        key: String, mapping: String, eventID: String, at: Int64, window: Int64, closing: Set<NotificationID> = []
+    ) -> Decision {
         for id in byKey[key] ?? [] {
             guard let w = windows[id], w.mapping == mapping else { continue }
             // Already a member: of an open window (it will be counted), or accounted for at a close.
             if w.members[eventID] != nil, w.closedWith == nil || w.closedWith!.contains(eventID) { return .duplicate }
         }
-        if let open = openWindow(key: key, mapping: mapping), at < open.end { return .join(open.id, end: open.end) }
+        if let open = openWindow(key: key, mapping: mapping), at < open.end, !closing.contains(open.id) { return .join(open.id, end: open.end) }
         return .open(NotificationID(digestKey: key, mapping: mapping, opened: at), end: at + window)
     }
 
@@ -108,6 +112,19 @@ public struct DigestBook: Sendable {
         let actors = counted.compactMap(\.actor)
         return .many(
             last: last, count: counted.count, firstActor: actors.first, lastActor: actors.last, distinctActors: Set(actors).count)
+    }
+
+    /// Takes back a member whose fact could not be written (its event is read again): the owner's
+    /// own, before Kafka had it, so no other member can have read it.
+    public mutating func retract(window id: NotificationID, eventID: String) {
+        guard var w = windows[id] else { return }
+        w.members[eventID] = nil
+        if w.members.isEmpty, w.closedWith == nil {
+            windows[id] = nil
+            byKey[w.key]?.removeAll { $0 == id }
+        } else {
+            windows[id] = w
+        }
     }
 
     /// Forgets closed windows that ended before `before` (their events are past any re-read the

@@ -136,29 +136,6 @@ struct SendAtEndToEndTests {
         await e.stop()
     }
 
-    @Test("validate says how a digest groups; run and replay refuse a mapping with digest at start, naming its file and line")
-    func digestNotRunYet() async throws {
-        let e = try await Self.start(.mock)
-        let mappings = e.directory.appendingPathComponent("mappings.yaml")
-        try """
-        version: 1
-        events:
-          comment.created:
-            target: {user: {field: /user}}
-            digest: {window: 10m, by: [user, {field: /post}]}
-            body: {key: comment_body}
-            many: {body: {key: comment_digest_body, args: [{digest: count}]}}
-        """.write(to: mappings, atomically: true, encoding: .utf8)
-        let (valid, summary) = try await e.pushbridge(["validate", mappings.path])
-        #expect(valid == 0 && summary.contains("comment.created: digested: one push per 10m window per user and /post"), "\(summary)")
-        let config = try e.config(group: "e2e-digest", httpPort: try FreePort.next(), sections: Self.timers)
-        let (ran, refusal) = try await e.pushbridge(["run", "--config", config], timeout: .seconds(60))
-        #expect(ran == 2 && refusal.contains("mappings.yaml:3: event \"comment.created\" has `digest`, which workers do not run yet"), "\(refusal)")
-        let (replayed, replayRefusal) = try await e.pushbridge(["replay", "--config", config, "--topic", e.topic, "--from-beginning"])
-        #expect(replayed == 2 && replayRefusal.contains("which workers do not run yet"), "\(replayRefusal)")
-        await e.stop()
-    }
-
     @Test("run (mock cluster): a timer topic whose partitions are not levels × buckets stops the worker at start, saying so")
     func wrongTimerTopic() async throws {
         let e = try await Self.start(.mock, timerPartitions: 4)

@@ -27,11 +27,13 @@ struct TimersCLIEndToEndTests {
     static func register(_ e: EndToEnd) async throws {
         try await e.createTopic("devices", partitions: 1)
         let backend = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [e.bootstrapServers]))
-        for user in users {
-            let record = #"{"devices": [{"token": "\#(user)-phone"}]}"#
-            _ = try await backend.send(KafkaProducerRecord(topic: "devices", key: Array(user.utf8), value: Array(record.utf8)))
-        }
+        for user in users { _ = try await backend.send(phone(of: user)) }
         await backend.close()
+    }
+
+    /// `user`'s registry record: one phone, `<user>-phone`.
+    static func phone(of user: String) -> KafkaProducerRecord {
+        KafkaProducerRecord(topic: "devices", key: Array(user.utf8), value: Array(#"{"devices": [{"token": "\#(user)-phone"}]}"#.utf8))
     }
 
     static func reminder(_ user: String, due: Int64) -> String {

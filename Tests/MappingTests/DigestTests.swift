@@ -40,7 +40,7 @@ struct DigestTests {
         #expect(set.digesting.map(\.eventType) == ["comment.created"])
         #expect(
             m.digestSummary
-                == "comment.created: digested: one push per 10m window per user and /post/id, the first sent at once; two or more send many's keys (not run by workers yet)"
+                == "comment.created: digested: one push per 10m window per user and /post/id, the first sent at once; two or more send many's keys"
         )
     }
 
@@ -74,8 +74,8 @@ struct DigestTests {
         arguments: [
             ("digest: {window: 10m}", 6, "a digest needs `many`"),
             ("many: {body: {key: m}}", 6, "`many` goes with `digest`"),
-            ("digest: {window: 30s}\n    many: {body: {key: m}}", 6, "digest.window \"30s\" is not a duration from 1m to 24h"),
-            ("digest: {window: 2d}\n    many: {body: {key: m}}", 6, "digest.window \"2d\" is not a duration from 1m to 24h"),
+            ("digest: {window: 5s}\n    many: {body: {key: m}}", 6, "digest.window \"5s\" is not a duration from 10s to 24h"),
+            ("digest: {window: 2d}\n    many: {body: {key: m}}", 6, "digest.window \"2d\" is not a duration from 10s to 24h"),
             ("digest: {by: [user]}\n    many: {body: {key: m}}", 6, "digest needs a `window`"),
             ("digest: {window: 10m, by: [{field: /p}]}\n    many: {body: {key: m}}", 6, "digest.by must be a list starting with `user`"),
             ("digest: {window: 10m, first: later}\n    many: {body: {key: m}}", 6, "digest.first must be `hold`"),

@@ -27,7 +27,7 @@ extension MappingLoader {
             if let text = w.scalar?.string, let seconds = Self.parseDuration(text), Digest.windowRange.contains(seconds) {
                 window = seconds
             } else {
-                fail(w, "digest.window \"\(w.scalar?.string ?? "?")\" is not a duration from 1m to 24h", hint: "write 5m, 10m, 1h")
+                fail(w, "digest.window \"\(w.scalar?.string ?? "?")\" is not a duration from 10s to 24h", hint: "write 30s, 10m, 1h")
             }
         } else {
             fail(node, "digest needs a `window`", hint: hint)

@@ -64,9 +64,12 @@ public struct StatefulRules: Sendable, Equatable {
 public struct StatefulMapping: Sendable, Equatable {
     public var rules: UserRules
     public var stateful: StatefulRules
+    /// A digest's windows are kept by the owner of the user's state partition too.
+    public var digest: Digest?
 
-    public init(rules: UserRules, stateful: StatefulRules) {
+    public init(rules: UserRules, stateful: StatefulRules, digest: Digest? = nil) {
         self.rules = rules
         self.stateful = stateful
+        self.digest = digest
     }
 }

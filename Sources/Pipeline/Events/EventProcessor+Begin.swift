@@ -171,6 +171,9 @@ extension EventProcessor {
             return traced(await rekey(message, subject: subject, to: topic), prepared.trace, message)
         case .schedule(let deferral, let redefers):
             return traced(await schedule(message, deferral, prepared.facts, redefers: redefers), prepared.trace, message)
+        case .digest(let plan):
+            guard let rules else { preconditionFailure("a digest plan is made only with the rules engine") }
+            return await sendDigest(plan, prepared, of: message, engine: rules)
         }
     }
 

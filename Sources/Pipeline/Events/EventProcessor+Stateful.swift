@@ -19,9 +19,12 @@ extension EventProcessor {
     }
 
     /// The plan of a rendered event whose mapping has `cap` or `dedup` (`mapping`).
-    func statefulPlan(_ rendered: MappingSet.Rendered, _ mapping: StatefulMapping) -> StatefulPlan {
+    ///
+    /// - Parameter notification: in place of the event's (a digest window's push).
+    func statefulPlan(_ rendered: MappingSet.Rendered, _ mapping: StatefulMapping, notification: NotificationID? = nil) -> StatefulPlan {
         let attempt = StatefulPush.attempt(
-            rendered, mapping: rendered.event.type, rules: mapping.rules, stateful: mapping.stateful, policy: rulesPolicy)
+            rendered, mapping: rendered.event.type, rules: mapping.rules, stateful: mapping.stateful, policy: rulesPolicy,
+            notification: notification)
         return StatefulPlan(attempt: attempt, subject: StatefulPush.subject(of: rendered), over: mapping.stateful.cap?.over ?? .skip)
     }
 

@@ -148,69 +148,8 @@ public final class EventProcessor: Sendable {
         /// Written to the timer topic, to be sent at its due time; `redefers`: how often quiet
         /// hours deferred it before.
         case schedule(Deferral, redefers: Int)
-    }
-
-    /// Renders the event: the sends it calls for, or its verdict without any.
-    @inline(never)
-    func plan(
-        _ record: EventRecord, _ schema: Result<WriterSchema?, RecordSchemas.Failure>, _ facts: inout EventFacts, firing timer: TimerRecord? = nil,
-        cancelled: TimerCancel? = nil
-    ) -> Plan {
-        let rendering: Result<MappingSet.Rendered, MappingFailure>
-        // Quiet hours that keep moving (the user changed them, or their zone) defer a push a few
-        // times at most; then it is sent.
-        let redefers = timer?.reason == .quietHours ? timer!.redefers + 1 : 0
-        switch schema {
-        case .success(let schema):
-            rendering = mappings.render(
-                record, schema: schema, clock: options.clock, maxAge: options.maxAge, users: lookup, mayDefer: redefers <= Self.maxRedefers)
-        case .failure(.cancelled): return .verdict(EventVerdict(disposition: .abandoned))
-        case .failure(.failed(let failure)): rendering = .failure(failure)
-        }
-        switch rendering {
-        case .failure(let failure):
-            if case .tooOld(let old) = failure {  // decoded, unlike most failures: its record can say what it was
-                facts.eventType = old.eventType
-                facts.eventID = old.eventID
-            }
-            if case .noVariant(let none) = failure {
-                facts.eventType = none.eventType
-                facts.eventID = none.eventID
-            }
-            if case .withheld(let w) = failure {
-                (facts.eventType, facts.eventID, facts.user) = (w.eventType, w.eventID, w.user)
-                facts.rules.withheld = [(w.rule, w.reason, w.user, w.push, nil)]
-            }
-            return .verdict(
-                .mappingFailed(failure, skipUnknownTypes: options.skipUnknownEventTypes, skipUsersWithoutDevices: options.skipUsersWithoutDevices))
-        case .success(let rendered):
-            facts.eventType = rendered.event.type
-            facts.eventID = rendered.event.id
-            facts.user = rendered.user
-            facts.variant = rendered.variant?.label
-            if let cancelled { return .verdict(Self.cancelledVerdict(cancelled)) }
-            if let deferral = rendered.deferral { return .schedule(deferral, redefers: deferral.reason == .quietHours ? redefers : 0) }
-            if !rendered.withheldDevices.isEmpty || !rendered.bypassed.isEmpty || !rendered.withheldPushes.isEmpty {
-                facts.rules = RuleFacts(rendered)
-            }
-            switch projects(of: rendered) {
-            case .success(let sends) where sends.isEmpty:
-                // Every device of the user named an app the config lacks.
-                return .verdict(
-                    .mappingFailed(
-                        .noDevices(user: rendered.user ?? ""), skipUnknownTypes: options.skipUnknownEventTypes,
-                        skipUsersWithoutDevices: options.skipUsersWithoutDevices))
-            case .success(let sends):
-                facts.sent = sends
-                if let mapping = mappings.stateful(of: rendered.event.type) {
-                    if let topic = options.rekeyTopic { return .rekey(subject: StatefulPush.subject(of: rendered), topic: topic) }
-                    if rules != nil { return .stateful(statefulPlan(rendered, mapping)) }
-                }
-                return .send
-            case .failure(let unknown):
-                return .verdict(.unknownProject(unknown.name))
-            }
-        }
+        /// Joins its key's digest window at the owner of its state partition (`digest`).
+        indirect case digest(DigestPlan)
     }
 
     /// Writes the records `verdict` calls for and counts the event: done, or not when a write
@@ -312,7 +251,7 @@ public final class EventProcessor: Sendable {
     /// the event's. A project the config lacks named by the event (or its mapping) fails the
     /// event (nothing is sent); a registry device naming an app the config lacks is left out,
     /// logged and counted (bad registry data should not cost the user's other devices).
-    private func projects(of rendered: MappingSet.Rendered) -> Result<[(message: FCMMessage, projectID: String)], UnknownProject> {
+    func projects(of rendered: MappingSet.Rendered) -> Result<[(message: FCMMessage, projectID: String)], UnknownProject> {
         var sends: [(message: FCMMessage, projectID: String)] = []
         sends.reserveCapacity(rendered.messages.count)
         for var message in rendered.messages {

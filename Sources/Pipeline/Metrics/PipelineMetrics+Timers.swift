@@ -32,4 +32,14 @@ extension PipelineMetrics {
         Gauge(label: "pushbridge_timers_waiting", factory: factory).record(waiting)
         Gauge(label: "pushbridge_timers_partitions", factory: factory).record(partitions)
     }
+
+    /// An event that joined a digest window (`digest`), to be sent with it at its end.
+    func digestJoined(eventType: String) {
+        counter("pushbridge_digest_members_total", [("event_type", eventType)]).increment()
+    }
+
+    /// A digest window's push about to be sent at its end: its one event, or `many`.
+    func digestClosed(eventType: String, many: Bool) {
+        counter("pushbridge_digest_windows_closed_total", [("event_type", eventType), ("sent", many ? "many" : "single")]).increment()
+    }
 }

@@ -63,10 +63,14 @@ public final class ChangelogPartition: Sendable {
         self.sink = sink
         tail = Mutex(ChangelogTail(owner: owner))
         writer = ChangelogWriter { facts throws(KafkaError) in
-            guard case .notification(let first) = facts[0] else { preconditionFailure("claims are written alone") }
+            let key: [UInt8]
+            switch facts[0] {
+            case .notification(let first): key = first.notification.bytes
+            case .digest(let first): key = first.window.bytes
+            case .claim: preconditionFailure("claims are written alone")
+            }
             let record = KafkaProducerRecord(
-                topic: configuration.topic, partition: configuration.partition, key: first.notification.bytes,
-                value: FactCodec.encodeRecord(facts))
+                topic: configuration.topic, partition: configuration.partition, key: key, value: FactCodec.encodeRecord(facts))
             return try await producer.send(record).offset
         }
     }
@@ -90,6 +94,11 @@ public final class ChangelogPartition: Sendable {
     /// (``ChangelogWriter``); the record is keyed by its first fact's notification.
     public func write(_ fact: NotificationFact) async throws(KafkaError) -> Int64 {
         try await writer.write(.notification(fact))
+    }
+
+    /// Writes a digest fact of this member's (``DigestBook``): the offset of its record.
+    public func write(digest fact: DigestFact) async throws(KafkaError) -> Int64 {
+        try await writer.write(.digest(fact))
     }
 
     public enum FollowError: Error, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import Dates
 import Kafka
 import Rules
 import Synchronization
@@ -29,6 +30,12 @@ public protocol StatefulRulesEngine: Sendable {
     ) async throws -> StatefulOutcome
     /// Runs the owners until cancelled; ends by throwing what stopped an owner for good (a
     /// store that cannot be written, a changelog claimed with another partition count).
+    /// Takes an event of a digest mapping through the owner of `partition`
+    /// (``StatePartitionOwner/digest(_:sendFirst:)``); throws ``RulesEngineError/notOwned``
+    /// when this member does not hold it.
+    func digest(_ request: DigestRequest, partition: Int32, sendFirst: @Sendable () async -> Bool) async throws -> DigestJoin?
+    /// What sends a digest window's push at its end; set before the partitions are assigned.
+    func setDigestCloser(_ closer: @escaping DigestCloser)
     func run() async throws
 }
 
@@ -76,6 +83,7 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         var slots: [Int32: Slot] = [:]
         var partitionCount: Int32?
         var claims = 0
+        var closer: DigestCloser?
         /// Partitions whose owner is running (following its changelog into the store).
         var running: Set<Int32> = []
     }
@@ -84,6 +92,7 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
     private let producer: KafkaProducer
     private let store: Store
     private let clock: @Sendable () -> Int64
+    private let wall: any WallClock
     private let state = Mutex(State())
     private let changed = ChangeSignal()
     private let starts: AsyncStream<StatePartitionOwner<Store>>
@@ -92,10 +101,15 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
     /// - Parameters:
     ///   - producer: writes claims and facts (`acks=all`, not idempotent: facts merge).
     ///   - clock: milliseconds since 1970, the facts' times.
-    public init(_ configuration: Configuration, producer: KafkaProducer, store: Store, clock: @escaping @Sendable () -> Int64) {
+    /// - Parameter wall: the clock digest windows are closed by (`clock` reads the same time).
+    public init(
+        _ configuration: Configuration, producer: KafkaProducer, store: Store, wall: any WallClock = SystemWallClock(),
+        clock: @escaping @Sendable () -> Int64
+    ) {
         self.configuration = configuration
         self.producer = producer
         self.store = store
+        self.wall = wall
         self.clock = clock
         (starts, startsContinuation) = AsyncStream.makeStream()
     }
@@ -129,7 +143,7 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
         changelog.properties = configuration.properties
         let owner = StatePartitionOwner(
             changelog, owner: "\(configuration.member):\(partition):\(state.claims):\(UInt32.random(in: .min ... .max))",
-            producer: producer, store: store, clock: clock)
+            producer: producer, store: store, clock: clock, closer: state.closer, wall: wall)
         state.slots[partition] = Slot(owner: owner)
         return owner
     }
@@ -190,6 +204,14 @@ public final class RulesEngine<Store: RulesStateStore>: StatefulRulesEngine {
     /// The owner of `partition` once it has restored its state. Throws
     /// ``RulesEngineError/notOwned`` when the partition is not held here (or is being revoked
     /// before its owner restored).
+    public func digest(_ request: DigestRequest, partition: Int32, sendFirst: @Sendable () async -> Bool) async throws -> DigestJoin? {
+        try await restoredOwner(partition).digest(request, sendFirst: sendFirst)
+    }
+
+    public func setDigestCloser(_ closer: @escaping DigestCloser) {
+        state.withLock { $0.closer = closer }
+    }
+
     private func restoredOwner(_ partition: Int32) async throws -> StatePartitionOwner<Store> {
         var owner: StatePartitionOwner<Store>?
         _ = await changed.wait {

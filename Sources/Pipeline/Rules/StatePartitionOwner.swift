@@ -1,3 +1,4 @@
+import Dates
 import Kafka
 import Rules
 import Synchronization
@@ -22,6 +23,10 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
     private let clock: @Sendable () -> Int64
     private let flights = Mutex(Flights())
     private let resolved = ChangeSignal()
+    /// The partition's digest windows (``DigestBook``), closed by ``closeLoop(_:wall:)``.
+    let digests = DigestShelf()
+    private let closer: DigestCloser?
+    private let wall: any WallClock
 
     private struct Flights {
         var table = InFlightTable()
@@ -33,16 +38,22 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
     /// - Parameters:
     ///   - owner: this member's owner ID for its claim and facts (member, generation, a nonce).
     ///   - clock: milliseconds since 1970 (the facts' times).
+    ///   - closer: sends a digest window's push at its end; nil: no mapping digests.
+    ///   - wall: the clock the close loop waits by (the worker's, a test clock in tests).
     public init(
         _ configuration: ChangelogPartition.Configuration, owner: String, producer: KafkaProducer, store: Store,
-        clock: @escaping @Sendable () -> Int64
+        clock: @escaping @Sendable () -> Int64, closer: DigestCloser? = nil, wall: any WallClock = SystemWallClock()
     ) {
         let partition = configuration.partition
+        let digests = self.digests
         changelog = ChangelogPartition(configuration, owner: owner, producer: producer) { facts in
+            digests.apply(facts)
             try store.apply(partition: partition, facts: facts)
         }
         self.store = store
         self.clock = clock
+        self.closer = closer
+        self.wall = wall
     }
 
     public var owner: String { changelog.owner }
@@ -56,10 +67,19 @@ public final class StatePartitionOwner<Store: RulesStateStore>: Sendable {
     /// follower or `body` throws.
     public func run<R: Sendable>(_ body: @escaping @Sendable (StatePartitionOwner) async throws -> R) async throws -> R {
         try store.reset(partition: partition)
+        digests.reset()
         return try await withThrowingTaskGroup(of: R?.self) { group in
             group.addTask {
                 try await self.changelog.follow(from: 0)
                 return nil
+            }
+            if let closer {
+                group.addTask {
+                    // Windows are closed from the restored state only.
+                    guard await self.changelog.waitUntilRestored() else { return nil }
+                    await self.closeLoop(closer, wall: self.wall)
+                    return nil
+                }
             }
             group.addTask {
                 try await self.changelog.claim(at: self.clock())

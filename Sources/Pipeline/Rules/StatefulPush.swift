@@ -31,13 +31,15 @@ public enum StatefulPush {
     /// cap implies dedup over its window (a re-keyed event read twice is one notification,
     /// §5.6), so the dedup window is the longer of the two.
     public static func attempt(
-        _ rendered: MappingSet.Rendered, mapping: String, rules: UserRules, stateful: StatefulRules, policy: RulesPolicy, owner: String = ""
+        _ rendered: MappingSet.Rendered, mapping: String, rules: UserRules, stateful: StatefulRules, policy: RulesPolicy, owner: String = "",
+        notification: NotificationID? = nil
     ) -> NotificationAttempt {
         let targets = rendered.messages.map { target($0.target) }
         let subject = CapSubject(user: rendered.user, category: rules.category, mapping: mapping, devices: targets.map(DeviceKey.init(target:)))
         let caps = stateful.cap.map { [capRule($0)] } ?? []
         return NotificationAttempt(
-            notification: NotificationID(eventID: rendered.event.id, mapping: mapping, subject: Self.subject(of: rendered)), subject: subject,
+            notification: notification ?? NotificationID(eventID: rendered.event.id, mapping: mapping, subject: Self.subject(of: rendered)),
+            subject: subject,
             targets: targets, caps: caps, dedupWindow: Int64(stateful.effectiveDedupWindow) * 1_000, policy: policy, owner: owner)
     }
 
