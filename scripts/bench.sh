@@ -43,6 +43,15 @@
 #   scripts/bench.sh timers     the timer engine of deferred delivery (issue 56 plan step 4) on tansu: TIMERS_BENCH_TIMERS
 #                               (50,000) timers due at TIMERS_BENCH_RATE (5,000/s) from 20 s on, held, forwarded and
 #                               fired; timers_cpu_us_per_timer, records per timer, bytes, lateness p50/p99/max, peak RSS
+#   scripts/bench.sh timers-pending memory with many timers pending (issue 56: flat): for each N of
+#                               TIMERS_PENDING_BENCH_COUNTS (10000,100000,1000000), on a fresh tansu and timer topic
+#                               (18 levels × 2 buckets), one process writes N timers due uniformly 1–8 h ahead
+#                               (timers_write_seconds_pending_*), then a second runs a timer engine until what it
+#                               holds stops changing: timers_rss_mb_pending_{10k,100k,1m} (VmRSS, idle),
+#                               timers_ingest_seconds_*, timers_waiting_in_memory_*, timers_idle_cpu_percent_* (and
+#                               the broker's); per round (_rN, TIMERS_PENDING_BENCH_ROUNDS: 3), then medians and
+#                               timers_rss_mb_pending_1m_minus_10k (target: within 10 MB);
+#                               TIMERS_PENDING_BENCH_CONSUMER_PROPERTIES=k=v,…: other fetch sizes for the engine
 #   scripts/bench.sh registry   the device registry: 10M devices (5M users × 2) loaded into a store directly,
 #                               reopened, looked up from 4 tasks (p50/p99), RSS, file size; then 500k users
 #                               through tansu with the follower, and a restart (REGISTRY_BENCH_USERS,
@@ -212,6 +221,41 @@ if [ "$which" = all ] || [ "$which" = timers ]; then
     .tools/bin/tansu topic create --broker "tcp://127.0.0.1:$tansu_port" --partitions 16 bench-timers >/dev/null
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" timers --bootstrap "127.0.0.1:$tansu_port" --topic bench-timers \
         --timers "${TIMERS_BENCH_TIMERS:-50000}" --rate "${TIMERS_BENCH_RATE:-5000}" --levels 8 --buckets 2
+fi
+
+if [ "$which" = all ] || [ "$which" = timers-pending ]; then
+    # Each N in processes and on a broker of its own, so the figures compare: the writer's
+    # allocations are not the engine's, and tansu (in memory) starts empty. What the engine holds
+    # depends on when its holds land, so TIMERS_PENDING_BENCH_ROUNDS (3) rounds, then medians.
+    figures="$work/timers-pending-figures"
+    counts=${TIMERS_PENDING_BENCH_COUNTS:-10000,100000,1000000}
+    for round in $(seq "${TIMERS_PENDING_BENCH_ROUNDS:-3}"); do
+        for n in ${counts//,/ }; do
+            start_tansu
+            # 18 levels (1 s … 36.4 h, the default) × 2 buckets: timers 1–8 h ahead rest at levels 11–14.
+            .tools/bin/tansu topic create --broker "tcp://127.0.0.1:$tansu_port" --partitions 36 bench-timers-pending >/dev/null
+            for mode in timers-write timers-pending; do
+                LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" "$mode" --bootstrap "127.0.0.1:$tansu_port" --topic bench-timers-pending \
+                    --timers "$n" --levels 18 --buckets 2 --broker-pid "${pids[-1]}" \
+                    --consumer-properties "${TIMERS_PENDING_BENCH_CONSUMER_PROPERTIES:-}" | sed "s/^\([a-z0-9_]*\):/\1_r$round:/" | tee -a "$figures"
+            done
+            kill "${pids[-1]}" 2>/dev/null || true
+            wait "${pids[-1]}" 2>/dev/null || true
+            unset 'pids[-1]'
+        done
+    done
+    python3 - "$figures" <<'PY'
+import collections, re, statistics, sys
+v = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    m = re.match(r"(timers_\w+)_r\d+: ([\d.]+)", line)
+    if m: v[m[1]].append(float(m[2]))
+for name, xs in v.items():
+    print(f"{name}: {statistics.median(xs):.1f}")
+    if name.startswith("timers_rss_mb_pending_"): print(f"{name}_min: {min(xs):.1f}\n{name}_max: {max(xs):.1f}")
+a, b = v.get("timers_rss_mb_pending_10k"), v.get("timers_rss_mb_pending_1m")
+if a and b: print(f"timers_rss_mb_pending_1m_minus_10k: {statistics.median(b) - statistics.median(a):.1f}")
+PY
 fi
 
 if [ "$which" = all ] || [ "$which" = http2 ]; then

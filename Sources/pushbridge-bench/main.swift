@@ -13,6 +13,9 @@ let usage = """
            pushbridge-bench rules-store --dir DIR [--notifications N] [--batch N] [--queries N] [--cache-mb N]
            pushbridge-bench rules-restore --bootstrap HOST:PORT --topic CHANGELOG --dir DIR [--notifications N]
            pushbridge-bench timers --bootstrap HOST:PORT --topic TIMERS [--timers N] [--rate N] [--lead SECONDS] [--levels N] [--buckets N]
+           pushbridge-bench timers-write --bootstrap HOST:PORT --topic TIMERS --timers N [--levels N] [--buckets N]
+           pushbridge-bench timers-pending --bootstrap HOST:PORT --topic TIMERS --timers N [--levels N] [--buckets N]
+                                [--settle SECONDS] [--idle SECONDS] [--broker-pid PID] [--consumer-properties KEY=VALUE,…]
            pushbridge-bench fcm --url BASE --ca FILE --service-account FILE [--sends N] [--concurrency N] [--rounds N] [--connections N]
            pushbridge-bench fcm-emulator [--sends N] [--concurrency N] [--rounds N]
            pushbridge-bench e2e --bootstrap HOST:PORT --topic NAME --worker PUSHBRIDGE --dir DIR [--outcomes TOPIC]
@@ -106,6 +109,22 @@ do {
                 .init(
                     bootstrap: bootstrap, topic: topic, timers: Int(option("--timers", "50000")!)!, rate: Double(option("--rate", "5000")!)!,
                     lead: Double(option("--lead", "20")!)!, levels: Int(option("--levels", "8")!)!, buckets: Int(option("--buckets", "2")!)!)))
+    case "timers-write", "timers-pending":
+        // Issue 56's memory with N timers pending: written by one process, held by the next.
+        guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let timers = option("--timers").flatMap({ Int($0) }) else {
+            print(usage)
+            exit(2)
+        }
+        var properties: [String: String] = [:]
+        for pair in option("--consumer-properties", "")!.split(separator: ",") {
+            let (key, value) = (pair.prefix { $0 != "=" }, pair.drop { $0 != "=" }.dropFirst())
+            properties[String(key)] = String(value)
+        }
+        let options = TimersPendingBenchmark.Options(
+            bootstrap: bootstrap, topic: topic, timers: timers, levels: Int(option("--levels", "18")!)!, buckets: Int(option("--buckets", "2")!)!,
+            settle: Double(option("--settle", "5")!)!, idle: Double(option("--idle", "10")!)!, brokerPID: option("--broker-pid"),
+            consumerProperties: properties)
+        emit(command == "timers-write" ? try await TimersPendingBenchmark.write(options) : try await TimersPendingBenchmark.hold(options))
     case "rules-restore":
         guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let dir = option("--dir") else {
             print(usage)
