@@ -4,6 +4,9 @@ import Dates
 // last counted event, with the mapping's own keys for one event or `many`'s for two or more.
 // Devices, mutes and quiet hours are judged then, as for any push.
 extension MappingSet {
+    /// The mappings with `digest` (docs/mapping.md, *Digests*).
+    public var digesting: [EventMapping] { allMappings.filter { $0.digest != nil } }
+
     /// What a window's close sends.
     public enum DigestRendering: Sendable, Equatable {
         /// Its one counted event, as the mapping sends an event.

@@ -3,6 +3,10 @@ import Dates
 // `send_at` when rendering (docs/mapping.md, *Sending later*): decided before any device
 // lookup, so a push that waits reads nothing from the registry until it is due.
 extension MappingSet {
+    /// The mappings with `send_at` or quiet hours' `outside: defer` (a variant's included): the
+    /// worker needs the timer topic.
+    public var deferring: [EventMapping] { allMappings.filter { $0.sendAt != nil || $0.rules.deferInQuietHours } }
+
     /// Whether a push with `send_at` goes now or waits.
     enum SendTime: Sendable, Equatable {
         /// Its due time has come (UTC milliseconds): sent now, `max_age` counted from it.

@@ -105,12 +105,6 @@ public struct MappingSet: Sendable {
     /// Whether some event type has `cap` or `dedup`: the worker runs the rules engine.
     public var hasStatefulRules: Bool { !statefulTypes.isEmpty }
 
-    /// The mappings with `send_at` or quiet hours' `outside: defer` (a variant's included): the
-    /// worker needs the timer topic.
-    public var deferring: [EventMapping] { allMappings.filter { $0.sendAt != nil || $0.rules.deferInQuietHours } }
-
-    /// The mappings with `digest` (docs/mapping.md, *Digests*).
-    public var digesting: [EventMapping] { allMappings.filter { $0.digest != nil } }
 
     /// The outcome for one Kafka record.
     public struct Rendered: Sendable {

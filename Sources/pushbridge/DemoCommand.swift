@@ -29,7 +29,10 @@ struct DemoCommand: AsyncParsableCommand {
             (the same event ID), and the repeat is withheld as a duplicate. A capped mapping's \
             events are keyed by their user, as caps need (rules.source: {keyed_by: user, \
             partitioner: consistent}); their state is in a rules store in a temporary folder, \
-            with its changelog topic on the cluster. reminder.due has `send_at: {after: 20s}`: \
+            with its changelog topic on the cluster. comment.created is digested (one push per \
+            user and post per 10 s): user-42's three comments become one push, "Ana and others \
+            left 3 comments", sent by the rules stage at the window's end (docs/mapping.md, \
+            Digests). reminder.due has `send_at: {after: 20s}`: \
             it waits in the timer topic and is sent 20 s after its event, by the timer engine \
             (docs/timers.md).
 
@@ -123,6 +126,8 @@ struct DemoCommand: AsyncParsableCommand {
         let processor = EventProcessor(
             mappings: mappingSet, sender: FCMProjects(single: client, name: DemoRegistry.app), producer: recorder,
             directory: registry.directory, options: options, metrics: metrics, logger: logger, rules: rules)
+        let digests = DemoDigests()
+        if let rules, !mappingSet.digesting.isEmpty { digests.close(with: rules, processor: processor) }
         var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: [cluster.bootstrapServers], groupID: topics.group)
         consumerConfiguration.sessionTimeout = .seconds(10)
         let pipeline = try Pipeline(
@@ -157,7 +162,20 @@ struct DemoCommand: AsyncParsableCommand {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let deferred = DemoReport.deferred(recorder.records, topics: topics)
+        // Events in a digest window wait there; the others in the timer topic.
+        let digestTypes = Set(mappingSet.digesting.map(\.eventType))
+        let waiting = DemoReport.deferred(recorder.records, topics: topics)
+        let digested = waiting.filter { digestTypes.contains($0["event_type"]?.stringValue ?? "") }
+        let deferred = waiting.filter { !digestTypes.contains($0["event_type"]?.stringValue ?? "") }
+        if !digested.isEmpty {
+            let windows = Set(digested.compactMap { $0["due"]?.stringValue }).sorted()
+            print(
+                "== \(digested.count) events wait in \(windows.count) digest window\(windows.count == 1 ? "" : "s") until \(windows.joined(separator: ", "))"
+            )
+            guard await digests.waitForCloses(windows.count, timeout: .seconds(120)) else {
+                throw ValidationError("the digest windows did not close within 2 minutes of their end")
+            }
+        }
         if !deferred.isEmpty {
             let dues = deferred.compactMap { $0["due"]?.stringValue }.joined(separator: ", ")
             let waits = deferred.count == 1 ? "1 push waits" : "\(deferred.count) pushes wait"
@@ -181,7 +199,7 @@ struct DemoCommand: AsyncParsableCommand {
         DemoReport(
             messages: fcm.emulator.messages, attempts: fcm.emulator.attempts, written: recorder.records, topics: topics,
             committed: committed, events: events.count, elapsed: elapsed,
-            printIndividually: events.count - extraEvents + registry.store.deviceCount - 1
+            printIndividually: events.count - extraEvents + registry.store.deviceCount - 1, digestTypes: digestTypes
         ).print(catalogs: catalogs, locales: locales)
         // The report is written before the cluster goes (its clients may log as it closes).
         fflush(nil)

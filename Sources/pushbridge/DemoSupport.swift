@@ -144,6 +144,8 @@ struct DemoReport {
     var elapsed: Duration
     /// Print only the first this many pushes one by one (the rest are generated load).
     var printIndividually: Int
+    /// Event types with `digest`: their deferred outcome records are digest windows', not timers'.
+    var digestTypes: Set<String> = []
 
     func print(catalogs: [ResourceCatalog], locales: [String]) {
         let sent = messages.filter { !$0.validateOnly }
@@ -213,7 +215,21 @@ struct DemoReport {
             )
         }
 
-        let deferred = Self.deferred(written, topics: topics)
+        let waiting = Self.deferred(written, topics: topics)
+        let digested = waiting.filter { digestTypes.contains($0["event_type"]?.stringValue ?? "") }
+        let deferred = waiting.filter { !digestTypes.contains($0["event_type"]?.stringValue ?? "") }
+        // One window per key and end: its members' outcome records share the due time.
+        for (due, members) in Dictionary(grouping: digested, by: { $0["due"]?.stringValue ?? "-" }).sorted(by: { $0.key < $1.key }) {
+            Swift.print("\n== digested: held by the rules stage until the window's end, then one push (outcome records, \(topics.outcomes))")
+            let sources = Set(members.compactMap { $0["source"]?.stringValue })
+            let sent = Self.outcomes(written, topics: topics).filter {
+                sources.contains($0["source"]?.stringValue ?? "") && $0["result"] != .string("deferred")
+            }
+            let ids = members.compactMap { $0["event_id"]?.stringValue }.joined(separator: ", ")
+            Swift.print(
+                "⧉ \(members.first?["event_type"]?.stringValue ?? "-") (\(ids)) until \(due): \(sent.count) push\(sent.count == 1 ? "" : "es") "
+                    + "\(sent.first?["result"]?.stringValue ?? "not sent yet") at \(sent.first?["time"]?.stringValue ?? "-")")
+        }
         if !deferred.isEmpty {
             Swift.print("\n== deferred: waited in the timer topic, then sent (outcome records, \(topics.outcomes))")
             for o in deferred {

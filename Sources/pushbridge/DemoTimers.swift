@@ -64,3 +64,43 @@ final class DemoTimers: Sendable {
         }
     }
 }
+
+/// The demo's digests (docs/mapping.md, *Digests*): the rules engine closes each window at its
+/// end through the same processor, as `pushbridge run` does; the demo counts the closes.
+final class DemoDigests: Sendable {
+    private let closes: AsyncStream<Void>
+    private let closed: AsyncStream<Void>.Continuation
+
+    init() {
+        (closes, closed) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    func close(with rules: any StatefulRulesEngine, processor: EventProcessor) {
+        rules.setDigestCloser { [closed] window, closing, partition in
+            let done = await processor.closeDigest(window, closing, partition: partition)
+            if done { closed.yield() }
+            return done
+        }
+    }
+
+    /// Waits until `count` windows closed, or `timeout` passed: whether they did. Called once.
+    func waitForCloses(_ count: Int, timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                var seen = 0
+                for await _ in self.closes {
+                    seen += 1
+                    if seen >= count { return true }
+                }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+}

@@ -19,7 +19,7 @@ struct DemoTests {
         let status = await process.wait(timeout: .seconds(180))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "\(output.suffix(3000))")
-        #expect(output.contains("28 events → 24 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
+        #expect(output.contains("31 events → 26 pushes accepted, 2 dead-lettered, 1 token invalidations"), "\(output.suffix(2000))")
         // examples/mappings/orders.yaml: each order.status_changed event takes its variant; a
         // status no variant matches is skipped (unmatched: skip).
         #expect(output.contains(#"order-status-shipped.json: variant: shipped (/status = "shipped")"#), "\(output.prefix(3000))")
@@ -38,7 +38,7 @@ struct DemoTests {
         #expect(output.contains("Hoş geldin") || output.contains("Hoş geldiniz"), "Turkish preview")
         #expect(output.contains("[invalid_json]") && output.contains("[missing_field]"))
         #expect(output.contains(#""reason":"UNREGISTERED""#) && output.contains(#""token":"dead-token-of-zoe""#), "\(output.suffix(6000))")
-        #expect(output.contains("FCM requests: 25 (24× 200, 1× 404)"), "\(output.suffix(2000))")
+        #expect(output.contains("FCM requests: 27 (26× 200, 1× 404)"), "\(output.suffix(2000))")
         // examples/mappings/activities.yaml: an order's Live Activity started on user-42's iPhone
         // through its push-to-start token, updated and ended; each APNs payload printed, and the
         // phone's final state from the emulator's board.
@@ -89,6 +89,14 @@ struct DemoTests {
         let times = deferred.split(separator: " ").compactMap { RFC3339.parseMilliseconds(String($0.trimmingCharacters(in: .punctuationCharacters))) }
         #expect(deferred.contains(": sent at ") && times.count == 2 && times[1] >= times[0], "\(deferred)")
         #expect(output.contains("fr     | android  | body  | reminder_body | [\"Dentist at 09:00\"] | Rappel : Dentist at 09:00"), "\(output)")
+        // examples/registry's comment.created (digest: 10 s per user and post): three comments, one
+        // push to each of user-42's phones at the window's end, with the count and the first actor.
+        #expect(output.contains("== 3 events wait in 1 digest window until "), "\(output.prefix(3000))")
+        let digest = try #require(output.split(separator: "\n").first { $0.hasPrefix("⧉ comment.created (") }, "\(output)")
+        #expect(digest.contains("evt-1030") && digest.contains("evt-1032") && digest.contains(": 2 pushes sent at "), "\(digest)")
+        let manyText = output.split(separator: "\n").filter { $0.contains("| comment_digest_body | [") && $0.contains("and others left 3 comments") }
+        #expect(!manyText.isEmpty, "\(output)")
+        #expect(!output.contains("| comment_body |"), "no comment sent alone: \(output)")
         // Every example mapping's push is one a phone shows as meant (docs/emulator.md, "Device notes").
         #expect(!output.contains("== device notes"), "\(output)")
     }

@@ -20,10 +20,11 @@ struct RulesCLITests {
         #expect(muted.err == "cannot render: user user-44 muted the category \"chats\" [muted]\n", "\(muted.err)")
     }
 
-    @Test("validate accepts examples/registry's mapping, whose post.liked has a cap, as run loads it")
+    @Test("validate accepts examples/registry's mapping, whose post.liked has a cap and comment.created a digest, as run loads it")
     func validateCap() async throws {
         let r = try await runPushbridge(["validate", "examples/registry/mapping.yaml"])
-        #expect(r.status == 0 && r.out.hasPrefix("ok: 1 file, 2 event types: chat.message, post.liked"), "\(r.out)\(r.err)")
+        #expect(r.status == 0 && r.out.hasPrefix("ok: 1 file, 3 event types: chat.message, comment.created, post.liked"), "\(r.out)\(r.err)")
+        #expect(r.out.contains("comment.created: digested: one push per 10s window per user and /post/id"), "\(r.out)")
     }
 
     @Test("quiet hours judged at --now in the user's zone, across Berlin's spring-forward night; a malformed preference is named and left out")
