@@ -105,7 +105,6 @@ public struct MappingSet: Sendable {
     /// Whether some event type has `cap` or `dedup`: the worker runs the rules engine.
     public var hasStatefulRules: Bool { !statefulTypes.isEmpty }
 
-
     /// The outcome for one Kafka record.
     public struct Rendered: Sendable {
         public var event: DecodedEvent

@@ -45,23 +45,7 @@ final class DemoTimers: Sendable {
 
     /// Waits until `count` timers fired, or `timeout` passed: whether they did. Called once.
     func waitForFires(_ count: Int, timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                var seen = 0
-                for await _ in self.fires {
-                    seen += 1
-                    if seen >= count { return true }
-                }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        await Self.wait(for: count, in: fires, timeout: timeout)
     }
 }
 
@@ -85,10 +69,17 @@ final class DemoDigests: Sendable {
 
     /// Waits until `count` windows closed, or `timeout` passed: whether they did. Called once.
     func waitForCloses(_ count: Int, timeout: Duration) async -> Bool {
+        await DemoTimers.wait(for: count, in: closes, timeout: timeout)
+    }
+}
+
+extension DemoTimers {
+    /// Waits until `stream` yielded `count` times, or `timeout` passed: whether it did.
+    static func wait(for count: Int, in stream: AsyncStream<Void>, timeout: Duration) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 var seen = 0
-                for await _ in self.closes {
+                for await _ in stream {
                     seen += 1
                     if seen >= count { return true }
                 }
