@@ -81,9 +81,9 @@ struct DocSnippetTests {
         }
         #expect(checked >= 17)
         // A status no variant takes (skipped on purpose), the registry example's events (chats,
-        // likes, the digested comments), whose
-        // mapping is examples/registry/mapping.yaml, and the reminder, whose send_at counts from
-        // the record's time (now), so at the fixed render clock it is too old.
+        // likes, the digested comments), whose mapping is examples/registry/mapping.yaml, and the
+        // reminder, whose send_at counts from the record's time (now), so at the fixed render
+        // clock it is too old.
         // (`pushbridge demo` sends those: DemoTests.)
         #expect(
             notRendered == [
