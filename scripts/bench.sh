@@ -42,7 +42,8 @@
 #                               rules_restore_seconds_per_million_facts, and the worker's CPU for it
 #   scripts/bench.sh timers     the timer engine of deferred delivery (issue 56 plan step 4) on tansu: TIMERS_BENCH_TIMERS
 #                               (50,000) timers due at TIMERS_BENCH_RATE (5,000/s) from 20 s on, held, forwarded and
-#                               fired; timers_cpu_us_per_timer, records per timer, bytes, lateness p50/p99/max, peak RSS
+#                               fired; timers_cpu_us_per_timer, records per timer, bytes, lateness p50/p99/max, peak RSS;
+#                               TIMERS_BENCH_CONSUMER_PROPERTIES=k=v,…: other fetch sizes for the engine
 #   scripts/bench.sh timers-pending memory with many timers pending (issue 56: flat): for each N of
 #                               TIMERS_PENDING_BENCH_COUNTS (10000,100000,1000000), on a fresh tansu and timer topic
 #                               (18 levels × 2 buckets), one process writes N timers due uniformly 1–8 h ahead
@@ -220,7 +221,8 @@ if [ "$which" = all ] || [ "$which" = timers ]; then
     # levels × buckets partitions: 8 levels (1 s … 128 s) × 2 buckets.
     .tools/bin/tansu topic create --broker "tcp://127.0.0.1:$tansu_port" --partitions 16 bench-timers >/dev/null
     LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" timers --bootstrap "127.0.0.1:$tansu_port" --topic bench-timers \
-        --timers "${TIMERS_BENCH_TIMERS:-50000}" --rate "${TIMERS_BENCH_RATE:-5000}" --levels 8 --buckets 2
+        --timers "${TIMERS_BENCH_TIMERS:-50000}" --rate "${TIMERS_BENCH_RATE:-5000}" --levels 8 --buckets 2 \
+        --consumer-properties "${TIMERS_BENCH_CONSUMER_PROPERTIES:-}"
 fi
 
 if [ "$which" = all ] || [ "$which" = timers-pending ]; then

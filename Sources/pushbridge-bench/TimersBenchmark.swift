@@ -28,6 +28,8 @@ enum TimersBenchmark {
         var lead = 20.0
         var levels = 8
         var buckets = 2
+        /// librdkafka properties for the engine's consumer, over its defaults (`TIMERS_BENCH_CONSUMER_PROPERTIES`).
+        var consumerProperties: [String: String] = [:]
     }
 
     static func run(_ o: Options) async throws -> [(name: String, value: Double)] {
@@ -41,6 +43,7 @@ enum TimersBenchmark {
         logger.logLevel = .error
         var consumer = KafkaConsumerConfiguration(bootstrapServers: [o.bootstrap], groupID: "bench-timers-\(UUID().uuidString.prefix(8))")
         consumer.sessionTimeout = .seconds(6)
+        consumer.properties = o.consumerProperties
         var configuration = TimerPipeline.Configuration(consumer: consumer, topic: o.topic)
         configuration.layout = layout
         let lateness = Lateness()

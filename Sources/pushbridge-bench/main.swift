@@ -33,6 +33,16 @@ let usage = """
     Prints `name: value` lines. scripts/bench.sh starts the servers and runs these.
     """
 
+/// `--consumer-properties k=v,…`: librdkafka properties for the timer engine's consumer.
+func consumerProperties() -> [String: String] {
+    var properties: [String: String] = [:]
+    for pair in option("--consumer-properties", "")!.split(separator: ",") {
+        let (key, value) = (pair.prefix { $0 != "=" }, pair.drop { $0 != "=" }.dropFirst())
+        properties[String(key)] = String(value)
+    }
+    return properties
+}
+
 func option(_ name: String, _ default: String? = nil) -> String? {
     let args = CommandLine.arguments
     if let i = args.firstIndex(of: name), i + 1 < args.count { return args[i + 1] }
@@ -104,22 +114,18 @@ do {
             print(usage)
             exit(2)
         }
-        emit(
-            try await TimersBenchmark.run(
-                .init(
-                    bootstrap: bootstrap, topic: topic, timers: Int(option("--timers", "50000")!)!, rate: Double(option("--rate", "5000")!)!,
-                    lead: Double(option("--lead", "20")!)!, levels: Int(option("--levels", "8")!)!, buckets: Int(option("--buckets", "2")!)!)))
+        var o = TimersBenchmark.Options(
+            bootstrap: bootstrap, topic: topic, timers: Int(option("--timers", "50000")!)!, rate: Double(option("--rate", "5000")!)!,
+            lead: Double(option("--lead", "20")!)!, levels: Int(option("--levels", "8")!)!, buckets: Int(option("--buckets", "2")!)!)
+        o.consumerProperties = consumerProperties()
+        emit(try await TimersBenchmark.run(o))
     case "timers-write", "timers-pending":
         // Issue 56's memory with N timers pending: written by one process, held by the next.
         guard let bootstrap = option("--bootstrap"), let topic = option("--topic"), let timers = option("--timers").flatMap({ Int($0) }) else {
             print(usage)
             exit(2)
         }
-        var properties: [String: String] = [:]
-        for pair in option("--consumer-properties", "")!.split(separator: ",") {
-            let (key, value) = (pair.prefix { $0 != "=" }, pair.drop { $0 != "=" }.dropFirst())
-            properties[String(key)] = String(value)
-        }
+        let properties = consumerProperties()
         let options = TimersPendingBenchmark.Options(
             bootstrap: bootstrap, topic: topic, timers: timers, levels: Int(option("--levels", "18")!)!, buckets: Int(option("--buckets", "2")!)!,
             settle: Double(option("--settle", "5")!)!, idle: Double(option("--idle", "10")!)!, brokerPID: option("--broker-pid"),

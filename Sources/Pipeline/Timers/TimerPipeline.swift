@@ -131,11 +131,15 @@ public final class TimerPipeline: Sendable {
     }
 
     /// librdkafka properties the timer consumer sets unless the configuration does (design
-    /// §2.2): little fetched ahead per held partition, and a short fetch wait (tansu holds a
-    /// Fetch for `fetch.wait.max.ms` even with data). A new group reads the topic from its
-    /// start (``KafkaConsumerConfiguration/autoOffsetReset``'s default).
+    /// §2.2): little fetched ahead per held partition and per fetch (a held partition's answer
+    /// already under way is kept; 1 MB a fetch holds the memory with 1M timers pending within
+    /// 10 MB of 10k, `bench.sh timers-pending`, with no change to lateness), and a short fetch
+    /// wait (tansu holds a Fetch for `fetch.wait.max.ms` even with data). A new group reads the
+    /// topic from its start (``KafkaConsumerConfiguration/autoOffsetReset``'s default).
     static var consumerDefaults: [String: String] {
-        var defaults = ["queued.min.messages": "100", "max.partition.fetch.bytes": "262144", "fetch.wait.max.ms": "100"]
+        var defaults = [
+            "queued.min.messages": "100", "max.partition.fetch.bytes": "262144", "fetch.max.bytes": "1048576", "fetch.wait.max.ms": "100",
+        ]
         if KafkaConsumer.librdkafkaAccepts(property: "fetch.queue.backoff.ms", value: "10") { defaults["fetch.queue.backoff.ms"] = "10" }
         return defaults
     }
