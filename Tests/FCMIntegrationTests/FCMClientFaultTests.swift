@@ -166,7 +166,7 @@ struct FCMClientFaultTests {
         let f = try await EmulatorFixture.start(faults: faults)
         let client = try f.client {
             $0.retry.maxBackoff = .milliseconds(100)
-            $0.retry.budget = .seconds(2)
+            $0.retry.budget = .seconds(3)
         }
         try await client.warmUp()  // the token exchange is not part of the doomed send's budget
         let others = Self.trickle(client, prefix: "fine")
@@ -180,12 +180,15 @@ struct FCMClientFaultTests {
             return
         }
         #expect(error.code == .internal && error.isRetryable)
-        #expect(result.attempts >= 3)
+        // Retried before giving up: on a quiet machine about 20 attempts; beside the full suite on
+        // two cores an attempt took over a second (2 in a 2 s budget, 2026-11-30), so only a retry
+        // at all is asserted.
+        #expect(result.attempts >= 2)
         #expect(f.emulator.attempts.filter { $0.token == "doomed-1" }.count == result.attempts)
         // Given up (the time limit above would catch it being held like an outage), after trying
         // for a good part of the budget. Timed from the send's start, as the budget is: on a
         // starved machine the first attempt can reach the emulator late (CI: 1 s after it).
-        #expect(tried >= .seconds(1), "tried for \(tried) of a 2 s budget")
+        #expect(tried >= .seconds(1), "tried for \(tried) of a 3 s budget")
         await client.shutdown()
         await f.stop()
     }
