@@ -28,10 +28,15 @@ public struct DigestBook: Sendable {
 
     public init() {}
 
-    public mutating func apply(_ fact: DigestFact) {
+    /// Merges `fact`: true when it opened a window or closed an open one (the earliest end of
+    /// the open windows may have moved), false when it only added to what was known.
+    @discardableResult
+    public mutating func apply(_ fact: DigestFact) -> Bool {
+        var moved = false
         switch fact {
         case .member(let m):
             if windows[m.window] == nil {
+                moved = true
                 windows[m.window] = Window(id: m.window, key: m.key, mapping: m.mapping, opened: m.opened, end: m.end, members: [:])
                 byKey[m.key, default: []].append(m.window)
             }
@@ -46,13 +51,15 @@ public struct DigestBook: Sendable {
             // A close read before the window's members (a restore in another order) waits for them.
             guard windows[c.window] != nil else {
                 pendingCloses[c.window, default: []].formUnion(c.members)
-                return
+                return false
             }
+            moved = windows[c.window]!.closedWith == nil
             windows[c.window]!.closedWith = (windows[c.window]!.closedWith ?? []).union(c.members)
         }
         if let early = pendingCloses.removeValue(forKey: fact.window) {
             windows[fact.window]!.closedWith = (windows[fact.window]!.closedWith ?? []).union(early)
         }
+        return moved
     }
 
     /// Closes read before any member of their window.
@@ -93,8 +100,10 @@ public struct DigestBook: Sendable {
         windows.values.filter { $0.closedWith == nil && $0.end <= at }.sorted { ($0.end, $0.id) < ($1.end, $1.id) }
     }
 
-    /// The earliest end of an open window.
-    public var nextEnd: Int64? { windows.values.lazy.filter { $0.closedWith == nil }.map(\.end).min() }
+    /// The earliest end of an open window, but those in `excluding` (their close has begun).
+    public func nextEnd(excluding: Set<NotificationID> = []) -> Int64? {
+        windows.values.lazy.filter { $0.closedWith == nil && !excluding.contains($0.id) }.map(\.end).min()
+    }
 
     /// What a window's close sends: nothing, its one counted event as the mapping sends it, or
     /// `many` from its last counted event with what the window gathered.

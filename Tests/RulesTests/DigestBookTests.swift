@@ -55,7 +55,7 @@ struct DigestBookTests {
         #expect(Self.add(&book, "u1\u{1F}p1", "e4", at: end, actor: "Bob") != .join(id, end: end), "at its end: a new window")
         #expect(book.due(at: end - 1).isEmpty)
         #expect(book.due(at: end).map(\.id) == [id])
-        #expect(book.nextEnd == end)
+        #expect(book.nextEnd() == end)
     }
 
     @Test("a close sends nothing, the one event counted, or many with the count and actors; first: now leaves the first out")
@@ -93,11 +93,16 @@ struct DigestBookTests {
             return
         }
         Self.add(&book, "k", "e2", at: Self.t0 + 1)
-        book.apply(.closed(DigestClosed(window: id, at: end, members: ["e1", "e2"], owner: "w1")))
-        #expect(book.due(at: end + 1).isEmpty && book.nextEnd == nil)
+        let close = DigestClosed(window: id, at: end, members: ["e1", "e2"], owner: "w1")
+        let closedOpen = book.apply(.closed(close))
+        let closedAgain = book.apply(.closed(close))
+        #expect(closedOpen, "closing an open window moves the next end")
+        #expect(!closedAgain, "read again: nothing moves")
+        #expect(book.due(at: end + 1).isEmpty && book.nextEnd() == nil)
         #expect(book.decide(key: "k", mapping: "comment.created", eventID: "e2", at: end + 1, window: 10 * Self.minute) == .duplicate)
         // A member a fenced owner wrote after the close: not accounted for, so it is digested again.
-        book.apply(.member(Self.member("k", "e3", at: Self.t0 + 2, window: id, opened: Self.t0)))
+        let joinedKnown = book.apply(.member(Self.member("k", "e3", at: Self.t0 + 2, window: id, opened: Self.t0)))
+        #expect(!joinedKnown, "a member of a known window")
         guard case .open = book.decide(key: "k", mapping: "comment.created", eventID: "e3", at: end + 2, window: 10 * Self.minute) else {
             Issue.record("e3 should open a new window")
             return

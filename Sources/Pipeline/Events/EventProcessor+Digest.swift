@@ -79,9 +79,8 @@ extension EventProcessor {
             topic: e.topic, partition: partition, offset: e.offset, key: e.key, value: e.value,
             headers: e.headers.map { KafkaHeader(name: $0.name, value: $0.value) },
             timestamp: e.timestamp.map { KafkaTimestamp(milliseconds: $0, kind: .createTime) })
-        let record = EventRecord(
-            value: e.value, headers: e.headers.map { ($0.name, $0.value) }, topic: e.topic, partition: e.partition, offset: e.offset,
-            timestamp: e.timestamp)
+        // Its source's coordinates, as the event's own render had them (stage 2 reads them from the header).
+        let record = eventRecord(message)
         let schema: WriterSchema?
         switch await schemas.writerSchema(of: record) {
         case .success(let s): schema = s

@@ -14,7 +14,8 @@ final class DigestShelf: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Notified when a window opens or closes: the close loop's next end may have moved.
+    /// Notified when a window opens or closes: the close loop's next end may have moved. Not for
+    /// a member joining a known window (the owner's own facts read back are most of those).
     let changed = ChangeSignal()
 
     func reset() {
@@ -24,19 +25,11 @@ final class DigestShelf: Sendable {
 
     /// The digest facts among facts the changelog's follower admitted.
     func apply(_ facts: [(offset: Int64, fact: Fact)]) {
-        var any = false
+        var moved = false
         state.withLock { s in
-            for case (_, .digest(let fact)) in facts {
-                s.book.apply(fact)
-                any = true
-            }
+            for case (_, .digest(let fact)) in facts where s.book.apply(fact) { moved = true }
         }
-        if any { changed.notify() }
-    }
-
-    func apply(_ fact: DigestFact) {
-        state.withLock { $0.book.apply(fact) }
-        changed.notify()
+        if moved { changed.notify() }
     }
 
     /// Decides an event and, unless it is a duplicate, counts its member at once (before Kafka
@@ -90,11 +83,8 @@ final class DigestShelf: Sendable {
         changed.notify()
     }
 
-    var nextEnd: Int64? {
-        state.withLock { s in s.book.windows.values.filter { $0.closedWith == nil && !s.closing.contains($0.id) }.map(\.end).min() }
-    }
-
-    var openWindows: Int { state.withLock { $0.book.windows.values.count { $0.closedWith == nil } } }
+    /// The earliest end of an open window whose close has not begun.
+    var nextEnd: Int64? { state.withLock { $0.book.nextEnd(excluding: $0.closing) } }
 }
 
 /// An event of a digest mapping, as its state partition's owner takes it.
@@ -167,9 +157,10 @@ extension StatePartitionOwner {
     /// fails is tried again a second later.
     func closeLoop(_ closer: @escaping DigestCloser, wall: any WallClock) async {
         while !Task.isCancelled {
-            let started = digests.beginClosing(at: wall.nowMilliseconds())
             var failed = false
-            for (window, closing) in started where !(await close(window, closing, closer, wall: wall)) { failed = true }
+            for (window, closing) in digests.beginClosing(at: wall.nowMilliseconds()) {
+                if await !close(window, closing, closer, wall: wall) { failed = true }
+            }
             if failed {
                 try? await Task.sleep(for: .seconds(1))
                 continue
