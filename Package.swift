@@ -2,9 +2,10 @@
 import PackageDescription
 
 // Layers, bottom to top (see docs/architecture.md):
-//   CRdKafka, CCurl        C system libraries with typed shims (CSQLite: SQLite, for the local stores)
+//   CRdKafka, CCurl        C system libraries with typed shims (CSQLite: SQLite, for the local stores;
+//   CNghttp2, COpenSSL     nghttp2 and OpenSSL: the HTTP/2 client's own engine)
 //   Threading              OS threads for blocking C loops; SpawnGuard; ChangeSignal (waits on a change)
-//   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/)
+//   Kafka, HTTP2           Swift wrappers that own the C resources (C calls only in RDKafka/, Curl/, Nghttp2/, TLS/)
 //   SQLite                 a SQLite connection and its statements (the only module that imports CSQLite)
 //   JSON, Mapping          pure: event + mapping files -> FCM v1 messages
 //   Dates                  pure: RFC 3339 timestamps, civil dates and IANA time zones (TZif from the OS tzdata;
@@ -64,6 +65,18 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // nghttp2 and OpenSSL: the HTTP/2 client's own engine (HTTP2/Nghttp2/, HTTP2/TLS/), which
+        // writes a turn's frames as one TLS record; libcurl serves the other uses.
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -77,7 +90,10 @@ let package = Package(
             name: "Kafka",
             dependencies: ["CRdKafka", "Threading", .product(name: "DequeModule", package: "swift-collections")]
         ),
-        .target(name: "HTTP2", dependencies: ["CCurl", "Threading"]),
+        .target(
+            name: "HTTP2",
+            dependencies: ["CCurl", "CNghttp2", "COpenSSL", "Threading", .product(name: "DequeModule", package: "swift-collections")]
+        ),
         // One SQLite connection and its prepared statements, for the stores on local disk.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
 

@@ -2,8 +2,9 @@
 # Benchmarks, printed as `name: value` lines (method and results: docs/benchmarks.md).
 #   scripts/bench.sh            all
 #   scripts/bench.sh kafka      kafka_consume_messages_per_second from tansu
-#   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams;
-#                               then bare libcurl in C (scripts/bench/bare_curl_h2.c) the same way
+#   scripts/bench.sh http2      http2_requests_per_second to a static TLS HTTP/2 nginx, 100 streams, through
+#                               the libcurl engine, then http2_nghttp2_* through the nghttp2 engine (FCM's
+#                               default); then bare libcurl in C (scripts/bench/bare_curl_h2.c) the same way
 #   scripts/bench.sh mapping    mapping_events_per_second, one core, a typical event; then the same event
 #                               as Confluent's Avro and Protobuf serializers write it (mapping_avro_*,
 #                               mapping_protobuf_*: decode with the cached writer schema + map)
@@ -262,8 +263,10 @@ fi
 
 if [ "$which" = all ] || [ "$which" = http2 ]; then
     start_nginx
-    "$bench" http2 --url "https://127.0.0.1:$nginx_port/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
-        --requests "${HTTP2_BENCH_REQUESTS:-100000}" --streams "${HTTP2_BENCH_STREAMS:-100}"
+    for engine in libcurl nghttp2; do
+        "$bench" http2 --url "https://127.0.0.1:$nginx_port/v1/projects/bench/messages:send" --ca "$work/ca.crt" \
+            --requests "${HTTP2_BENCH_REQUESTS:-100000}" --streams "${HTTP2_BENCH_STREAMS:-100}" --engine "$engine"
+    done
     # The calibration: bare libcurl in C, same server, body size, streams and options.
     if command -v cc >/dev/null; then
         cc -O2 -o "$work/bare_curl_h2" scripts/bench/bare_curl_h2.c -lcurl

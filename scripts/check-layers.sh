@@ -2,6 +2,8 @@
 # Each C library is imported by one folder only (docs/architecture.md, "Layers"):
 #   CRdKafka (librdkafka) under Sources/Kafka/RDKafka/
 #   CCurl (libcurl)       under Sources/HTTP2/Curl/
+#   CNghttp2 (nghttp2)    under Sources/HTTP2/Nghttp2/
+#   COpenSSL (OpenSSL)    under Sources/HTTP2/TLS/
 #   CSQLite (SQLite)      under Sources/SQLite/ (DeviceRegistry and RulesStore use it through the SQLite module)
 # Everything else reaches them through those folders' Swift types. Run by scripts/test.sh.
 set -euo pipefail
@@ -20,6 +22,8 @@ check() {  # MODULE FOLDER
 }
 check CRdKafka Sources/Kafka/RDKafka/
 check CCurl Sources/HTTP2/Curl/
+check CNghttp2 Sources/HTTP2/Nghttp2/
+check COpenSSL Sources/HTTP2/TLS/
 check CSQLite Sources/SQLite/
-[ "$status" -eq 0 ] && echo "check-layers: ok (CRdKafka only in Sources/Kafka/RDKafka/, CCurl only in Sources/HTTP2/Curl/, CSQLite only in Sources/SQLite/)"
+[ "$status" -eq 0 ] && echo "check-layers: ok (CRdKafka only in Sources/Kafka/RDKafka/, CCurl only in Sources/HTTP2/Curl/, CNghttp2 only in Sources/HTTP2/Nghttp2/, COpenSSL only in Sources/HTTP2/TLS/, CSQLite only in Sources/SQLite/)"
 exit "$status"

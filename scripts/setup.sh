@@ -4,9 +4,11 @@
 #
 #   ./scripts/setup.sh           everything below (scripts/test.sh runs this)
 #   ./scripts/setup.sh --build   only what building and running pushbridge need (scripts/demo.sh):
-#                                librdkafka-dev, libcurl4-openssl-dev, libsqlite3-dev, pkg-config, tzdata
+#                                librdkafka-dev, libcurl4-openssl-dev, libnghttp2-dev, libssl-dev, libsqlite3-dev,
+#                                pkg-config, tzdata
 #
-#   apt:  librdkafka-dev, libcurl4-openssl-dev, libsqlite3-dev (the device registry's store),
+#   apt:  librdkafka-dev, libcurl4-openssl-dev, libnghttp2-dev + libssl-dev (the HTTP/2 client's
+#         own engine), libsqlite3-dev (the device registry's store),
 #         tzdata (/usr/share/zoneinfo: the time zones of users' quiet hours, and DatesTests' oracle),
 #         nginx-light + echo module (HTTP/2 TLS stub) + stream module (TLS in front of tansu),
 #         openssl (test CAs), tinyproxy-bin (an egress proxy: the binary only, no service),
@@ -25,7 +27,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 tools="$root/.tools"
 
-apt_packages=(librdkafka-dev libcurl4-openssl-dev libsqlite3-dev pkg-config tzdata)
+apt_packages=(librdkafka-dev libcurl4-openssl-dev libnghttp2-dev libssl-dev libsqlite3-dev pkg-config tzdata)
 build_only=false
 [ "${1:-}" = "--build" ] && build_only=true
 $build_only || apt_packages+=(nginx-light libnginx-mod-http-echo libnginx-mod-stream openssl unzip tinyproxy-bin gdb iptables)

@@ -47,6 +47,9 @@ public final class FCMClient: Sendable {
         /// for this long is closed as dead, and its sends go again at once on another
         /// (``HTTP2/HTTP2Client/Configuration/livenessTimeout``). Default 10 s; `.zero`: off.
         public var livenessTimeout: Duration = .seconds(10)
+        /// What drives the HTTP/2 connections (``HTTP2/HTTP2Client/Engine``). Default `.nghttp2`;
+        /// with a ``proxy``, always `.libcurl` (the nghttp2 engine connects directly).
+        public var engine: HTTP2Client.Engine = .nghttp2
         /// Told of each connection closed as dead, on the HTTP/2 client's thread (log and count it).
         public var onDeadConnection: (@Sendable (DeadConnection) -> Void)?
         /// Told when FCM stops answering, every 30 s while it does not, and when it answers again
@@ -120,6 +123,7 @@ public final class FCMClient: Sendable {
         httpConfiguration.proxy = configuration.proxy
         httpConfiguration.livenessTimeout = configuration.livenessTimeout
         httpConfiguration.onDeadConnection = configuration.onDeadConnection
+        httpConfiguration.engine = configuration.proxy == nil ? configuration.engine : .libcurl
         let http = try HTTP2Client(configuration: httpConfiguration)
         http.setRate(caps.holding)
         self.http = http

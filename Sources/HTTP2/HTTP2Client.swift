@@ -68,53 +68,80 @@ public final class HTTP2Client: Sendable {
         /// Told of each connection judged dead, once, on the client's own thread: it must be
         /// quick (log it, count it).
         public var onDeadConnection: (@Sendable (DeadConnection) -> Void)?
+        /// What drives the connections. Default `.libcurl`.
+        public var engine: Engine = .libcurl
 
         public init(caFile: String? = nil) {
             self.caFile = caFile
         }
     }
 
+    /// What drives an ``HTTP2Client``'s connections.
+    public enum Engine: String, Sendable, CaseIterable {
+        /// libcurl's multi interface: any URL libcurl takes, egress proxies, HTTP/1.1 servers.
+        case libcurl
+        /// Our own over nghttp2 and OpenSSL (``NativeLoop``): `https://` HTTP/2 servers only, no
+        /// proxy; a turn's frames leave in one TLS record, at a fraction of libcurl 7.88's CPU
+        /// per request (docs/benchmarks.md). ``Configuration/writeHold`` does not apply.
+        case nghttp2
+    }
+
     /// One per CPU this process may use, at most 4: each thread drives up to about one core.
     public static var defaultThreads: Int { min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4) }
 
     public let configuration: Configuration
+    /// The threads: libcurl's, or the nghttp2 engine's (``Configuration/engine``); the other is empty.
     private let loops: [CurlMultiLoop]
+    private let nativeLoops: [NativeLoop]
     /// The rate of paced requests, shared by the threads.
     private let pacer = RequestPacer()
 
     /// Starts the client's threads.
-    /// - Throws: ``HTTP2ClientError`` if libcurl cannot be initialised.
+    /// - Throws: ``HTTP2ClientError`` if libcurl or the TLS settings cannot be initialised (a CA
+    ///   file that does not load), or the nghttp2 engine is asked to use a proxy.
     public init(configuration: Configuration = .init()) throws(HTTP2ClientError) {
         self.configuration = configuration
         let maxConnections = max(configuration.maxConnections, 1)
         let threads = min(max(configuration.threads, 1), maxConnections)
+        // The connections split as evenly as they go: 64 over 3 threads is 22, 21, 21.
+        let shares = (0..<threads).map { maxConnections / threads + ($0 < maxConnections % threads ? 1 : 0) }
         var loops: [CurlMultiLoop] = []
-        do {
-            for i in 0..<threads {
-                // The connections split as evenly as they go: 64 over 3 threads is 22, 21, 21.
-                let share = maxConnections / threads + (i < maxConnections % threads ? 1 : 0)
-                loops.append(try CurlMultiLoop(configuration: configuration, maxConnections: share, pacer: pacer))
+        var nativeLoops: [NativeLoop] = []
+        do throws(HTTP2ClientError) {
+            switch configuration.engine {
+            case .libcurl:
+                for share in shares { loops.append(try CurlMultiLoop(configuration: configuration, maxConnections: share, pacer: pacer)) }
+            case .nghttp2:
+                if let proxy = configuration.proxy {
+                    throw HTTP2ClientError(
+                        code: .invalidRequest, message: "the nghttp2 engine connects directly: it cannot go through the egress proxy \(proxy)",
+                        isRetryable: false)
+                }
+                for share in shares { nativeLoops.append(try NativeLoop(configuration: configuration, maxConnections: share, pacer: pacer)) }
             }
         } catch {
             for loop in loops { loop.requestShutdown() }  // their threads would run on otherwise
+            for loop in nativeLoops { loop.requestShutdown() }
             throw error
         }
         self.loops = loops
+        self.nativeLoops = nativeLoops
     }
 
     deinit {
         for loop in loops { loop.requestShutdown() }
+        for loop in nativeLoops { loop.requestShutdown() }
     }
 
     /// Sends a request and returns the complete response, whatever its status.
     /// - Throws: ``HTTP2ClientError`` when no response arrived: see its `code` and `isRetryable`.
     public func send(_ request: HTTPRequest) async throws(HTTP2ClientError) -> HTTPResponse {
         let result = await withCheckedContinuation { continuation in
-            submit(request) { continuation.resume(returning: $0) }
+            start(request) { continuation.resume(returning: $0) }
         }
         // Headers parsed when read (HTTPResponse.headers), in the caller's task, not on the
         // client's busy thread.
-        return try result.get().response
+        return try result.get()
     }
 
     /// Sends a request without waiting for it: `completion` gets the response, whatever its
@@ -127,23 +154,20 @@ public final class HTTP2Client: Sendable {
     /// - Important: `completion` runs on the client's own thread, which drives every connection
     ///   it has: it must be quick and must not block (hand longer work to a task).
     public func start(_ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTP2ClientError>) -> Void) {
-        submit(request) { completion($0.map(\.response)) }
-    }
-
-    /// Hands `request` to the thread ``choose()`` picks, counted there until its outcome.
-    private func submit(_ request: HTTPRequest, completion: @escaping CurlTransfer.Completion) {
+        if !nativeLoops.isEmpty { return chooseNative().submit(request, completion: completion) }
         let loop = choose()
         loop.requests.add(1, ordering: .relaxed)
         loop.submit(
             CurlTransfer(request: request) { result in
                 loop.requests.subtract(1, ordering: .relaxed)
-                completion(result)
+                completion(result.map(\.response))
             })
     }
 
     /// Fails everything pending or in flight with `.shutdown` and stops the threads. Idempotent.
     public func shutdown() async {
         for loop in loops { await loop.shutdown() }
+        for loop in nativeLoops { await loop.shutdown() }
     }
 
     /// Holds requests marked ``HTTPRequest/paced`` to `perSecond` from now on, over all threads,
@@ -157,10 +181,26 @@ public final class HTTP2Client: Sendable {
     public var rate: Double? { pacer.perSecond }
 
     /// Connections open now.
-    public var openConnections: Int { loops.reduce(0) { $0 + $1.connections.open.load(ordering: .relaxed) } }
+    public var openConnections: Int {
+        loops.reduce(0) { $0 + $1.connections.open.load(ordering: .relaxed) }
+            + nativeLoops.reduce(0) { $0 + $1.openConnections.load(ordering: .relaxed) }
+    }
 
     /// Connections opened since the client started.
-    public var connectionsOpened: Int { loops.reduce(0) { $0 + $1.connections.opened.load(ordering: .relaxed) } }
+    public var connectionsOpened: Int {
+        loops.reduce(0) { $0 + $1.connections.opened.load(ordering: .relaxed) }
+            + nativeLoops.reduce(0) { $0 + $1.connectionsOpened.load(ordering: .relaxed) }
+    }
+
+    /// The nghttp2 engine's thread to take a request (``ThreadChoice``).
+    private func chooseNative() -> NativeLoop {
+        if nativeLoops.count == 1 { return nativeLoops[0] }
+        var choice = ThreadChoice(streamsPerConnection: configuration.maxConcurrentStreams)
+        for (i, loop) in nativeLoops.enumerated() {
+            choice.consider(i, .init(connections: loop.openConnections.load(ordering: .relaxed), requests: loop.requests.load(ordering: .relaxed)))
+        }
+        return nativeLoops[choice.chosen]
+    }
 
     /// The thread to take a request (``ThreadChoice``).
     private func choose() -> CurlMultiLoop {
@@ -173,7 +213,10 @@ public final class HTTP2Client: Sendable {
     }
 
     /// Connections judged dead and closed since the client started (``Configuration/livenessTimeout``).
-    public var deadConnectionsClosed: Int { loops.reduce(0) { $0 + $1.deadConnections.load(ordering: .relaxed) } }
+    public var deadConnectionsClosed: Int {
+        loops.reduce(0) { $0 + $1.deadConnections.load(ordering: .relaxed) }
+            + nativeLoops.reduce(0) { $0 + $1.deadConnections.load(ordering: .relaxed) }
+    }
 
     /// The corked sockets of every thread's connections (for tests).
     var corkedSockets: [Int32] { loops.flatMap(\.connections.corkedNow) }
@@ -182,11 +225,13 @@ public final class HTTP2Client: Sendable {
     var writeFlushes: Int { loops.reduce(0) { $0 + $1.connections.flushes.load(ordering: .relaxed) } }
 
     /// Requests in flight on each thread, in order (for tests and diagnostics).
-    var requestsPerThread: [Int] { loops.map { $0.requests.load(ordering: .relaxed) } }
+    var requestsPerThread: [Int] { loops.map { $0.requests.load(ordering: .relaxed) } + nativeLoops.map { $0.requests.load(ordering: .relaxed) } }
 
     /// Easy handles each thread keeps for reuse, in order.
     var pooledHandlesPerThread: [Int] { loops.map { $0.pooledHandles.load(ordering: .relaxed) } }
 
     /// Connections open on each thread, in order.
-    var connectionsPerThread: [Int] { loops.map { $0.connections.open.load(ordering: .relaxed) } }
+    var connectionsPerThread: [Int] {
+        loops.map { $0.connections.open.load(ordering: .relaxed) } + nativeLoops.map { $0.openConnections.load(ordering: .relaxed) }
+    }
 }

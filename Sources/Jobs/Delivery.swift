@@ -73,6 +73,7 @@ public struct Delivery: Sendable {
             fcm.concurrency.ceiling = settings.delivery.maxSendsInFlight
             fcm.requestTimeout = fcmSettings.requestTimeout
             fcm.livenessTimeout = fcmSettings.livenessTimeout
+            fcm.engine = HTTP2Client.Engine(rawValue: fcmSettings.httpEngine) ?? .nghttp2
             fcm.onDeadConnection = { [failures, metrics] dead in
                 failures.log(
                     .warning, "FCM connection closed as dead: \(dead)", kind: "dead connection \(name) \(dead.authority)",

@@ -11,9 +11,11 @@ import Synchronization
 /// a worker at partial load sends them: the CPU a request costs when answers do not batch.
 enum HTTP2Benchmark {
     static func run(
-        url: String, caFile: String, requests: Int, streams: Int, inFlight: Int? = nil, rate: Double? = nil
+        url: String, caFile: String, requests: Int, streams: Int, inFlight: Int? = nil, rate: Double? = nil, engine name: String = "libcurl"
     ) async throws -> [(name: String, value: Double)] {
         var config = HTTP2Client.Configuration(caFile: caFile)
+        guard let engine = HTTP2Client.Engine(rawValue: name) else { throw BenchError("--engine: libcurl or nghttp2, not \(name)") }
+        config.engine = engine
         config.maxConcurrentStreams = streams
         let tasks = inFlight ?? streams
         let client = try HTTP2Client(configuration: config)
@@ -34,19 +36,23 @@ enum HTTP2Benchmark {
         }
         let seconds = KafkaBenchmark.seconds(ContinuousClock.now - start)
         let cpu = procCPUSeconds() - cpuBefore
-        let curlCPU = procThreadCPUSeconds(pid: "self")["pb.http2", default: 0] - threadsBefore["pb.http2", default: 0]
+        // The client's own threads: libcurl's (pb.http2) or the nghttp2 engine's (pb.h2).
+        let thread = engine == .libcurl ? "pb.http2" : "pb.h2"
+        let clientCPU = procThreadCPUSeconds(pid: "self")[thread, default: 0] - threadsBefore[thread, default: 0]
         let connections = client.connectionsOpened
         await client.shutdown()
         func ms(_ p: Double) -> Double { KafkaBenchmark.seconds(latencies[Int(Double(latencies.count - 1) * p)]) * 1000 }
+        // libcurl's figures keep their names; the nghttp2 engine's say so (http2_nghttp2_…).
+        let prefix = engine == .libcurl ? "http2_" : "http2_\(engine.rawValue)_"
         return [
-            ("http2_requests_per_second", Double(latencies.count) / seconds),
-            ("http2_latency_p50_ms", ms(0.5)),
-            ("http2_latency_p99_ms", ms(0.99)),
-            ("http2_cpu_us_per_request", cpu * 1e6 / Double(latencies.count)),
-            ("http2_curl_thread_cpu_us_per_request", curlCPU * 1e6 / Double(latencies.count)),
-            ("http2_connections_opened", Double(connections)),
-            ("http2_peak_rss_mb", procStatusMegabytes("VmHWM:")),
-        ]
+            ("requests_per_second", Double(latencies.count) / seconds),
+            ("latency_p50_ms", ms(0.5)),
+            ("latency_p99_ms", ms(0.99)),
+            ("cpu_us_per_request", cpu * 1e6 / Double(latencies.count)),
+            (engine == .libcurl ? "curl_thread_cpu_us_per_request" : "engine_thread_cpu_us_per_request", clientCPU * 1e6 / Double(latencies.count)),
+            ("connections_opened", Double(connections)),
+            ("peak_rss_mb", procStatusMegabytes("VmHWM:")),
+        ].map { (prefix + $0.0, $0.1) }
     }
 
     /// `tasks` tasks each sending back to back.

@@ -4,7 +4,7 @@ import Foundation
 
 let usage = """
     usage: pushbridge-bench kafka --bootstrap HOST:PORT --topic NAME [--messages N] [--value-size BYTES]
-           pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N] [--in-flight N] [--rate N]
+           pushbridge-bench http2 --url URL --ca FILE [--requests N] [--streams N] [--in-flight N] [--rate N] [--engine libcurl|nghttp2]
            pushbridge-bench mapping [--events N] [--rounds N] [--format json|avro|protobuf]
            pushbridge-bench dates [--lookups N] [--rounds N]
            pushbridge-bench flow-control [--events N] [--rounds N]
@@ -88,7 +88,8 @@ do {
             try await HTTP2Benchmark.run(
                 url: url, caFile: ca,
                 requests: Int(option("--requests", "100000")!)!, streams: Int(option("--streams", "100")!)!,
-                inFlight: option("--in-flight").flatMap { Int($0) }, rate: option("--rate").flatMap { Double($0) }))
+                inFlight: option("--in-flight").flatMap { Int($0) }, rate: option("--rate").flatMap { Double($0) },
+                engine: option("--engine", "libcurl")!))
     case "mapping":
         emit(
             try MappingBenchmark.run(

@@ -12,9 +12,10 @@ import Testing
 struct DeadConnectionTests {
     /// A one-thread client of nginx through `relay`, reporting dead connections to `reports`.
     static func client(
-        _ server: NginxServer, liveness: Duration, timeout: Duration = .seconds(30), reports: Reports? = nil
+        _ server: NginxServer, liveness: Duration, timeout: Duration = .seconds(30), reports: Reports? = nil, engine: HTTP2Client.Engine
     ) throws -> HTTP2Client {
         var config = HTTP2Client.Configuration(caFile: server.caFile)
+        config.engine = engine
         config.threads = 1
         config.requestTimeout = timeout
         config.livenessTimeout = liveness
@@ -41,13 +42,13 @@ struct DeadConnectionTests {
     }
 
     @Test(
-        "requests waiting on a silent connection fail as deadConnection after the liveness timeout, it is reported once, and the next request goes on a new connection"
-    )
-    func silentConnectionIsReplaced() async throws {
+        "requests waiting on a silent connection fail as deadConnection after the liveness timeout, it is reported once, and the next request goes on a new connection",
+        arguments: HTTP2Client.Engine.allCases)
+    func silentConnectionIsReplaced(engine: HTTP2Client.Engine) async throws {
         let server = try await NginxServer.start()
         let relay = try await SilentRelay.start(to: server.port)
         let reports = Reports()
-        let client = try Self.client(server, liveness: .seconds(1), reports: reports)
+        let client = try Self.client(server, liveness: .seconds(1), reports: reports, engine: engine)
         let url = "https://127.0.0.1:\(relay.port)/ok"
         #expect(try await client.send(HTTPRequest(method: "GET", url: url)).status == 200)
         try await relay.silence()
@@ -71,11 +72,13 @@ struct DeadConnectionTests {
 
     /// The root of the 15-minute stall: a request timing out on a dead connection left it in
     /// libcurl's pool, and the retry took it again, and timed out again.
-    @Test("a request timing out on a connection silent since it was sent closes that connection, so the retry gets a new one")
-    func timeoutOnASilentConnectionClosesIt() async throws {
+    @Test(
+        "a request timing out on a connection silent since it was sent closes that connection, so the retry gets a new one",
+        arguments: HTTP2Client.Engine.allCases)
+    func timeoutOnASilentConnectionClosesIt(engine: HTTP2Client.Engine) async throws {
         let server = try await NginxServer.start()
         let relay = try await SilentRelay.start(to: server.port)
-        let client = try Self.client(server, liveness: .seconds(60), timeout: .seconds(1))
+        let client = try Self.client(server, liveness: .seconds(60), timeout: .seconds(1), engine: engine)
         let url = "https://127.0.0.1:\(relay.port)/ok"
         #expect(try await client.send(HTTPRequest(method: "GET", url: url)).status == 200)
         try await relay.silence()
@@ -88,10 +91,12 @@ struct DeadConnectionTests {
         await client.shutdown()
     }
 
-    @Test("a connection that keeps answering is not judged, even with one request silent for longer than the timeout")
-    func answersKeepAConnectionAlive() async throws {
+    @Test(
+        "a connection that keeps answering is not judged, even with one request silent for longer than the timeout",
+        arguments: HTTP2Client.Engine.allCases)
+    func answersKeepAConnectionAlive(engine: HTTP2Client.Engine) async throws {
         let server = try await NginxServer.start()
-        let client = try Self.client(server, liveness: .milliseconds(800), timeout: .seconds(3))
+        let client = try Self.client(server, liveness: .milliseconds(800), timeout: .seconds(3), engine: engine)
         #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200)
         async let slow = Self.sendAll(client, server.baseURL + "/slow", count: 1)
         // Other requests on the same connection answer meanwhile, one after another: each is
@@ -108,10 +113,28 @@ struct DeadConnectionTests {
         await client.shutdown()
     }
 
-    @Test("an idle connection is never judged: silent with nothing waiting, it stays and serves the next request")
-    func idleConnectionStays() async throws {
+    /// The nghttp2 engine asks a connection that has been silent for half the liveness timeout
+    /// with a PING: a live server answers it, so one slow answer is no sign of death. libcurl
+    /// 7.88 sends no PING on request: it judges by silence alone.
+    @Test("nghttp2: a slow answer on a connection that answers PINGs is not judged dead")
+    func pingKeepsASlowConnectionAlive() async throws {
         let server = try await NginxServer.start()
-        let client = try Self.client(server, liveness: .milliseconds(300))
+        let reports = Reports()
+        let client = try Self.client(server, liveness: .milliseconds(600), timeout: .seconds(3), reports: reports, engine: .nghttp2)
+        let result = await Self.sendAll(client, server.baseURL + "/slow", count: 1)
+        #expect(result.first?.error?.code == .timeout, "\(result)")
+        #expect(client.deadConnectionsClosed == 0 && reports.list.withLock { $0.isEmpty })
+        #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200)
+        #expect(client.connectionsOpened == 1, "the same connection serves the next request")
+        await client.shutdown()
+    }
+
+    @Test(
+        "an idle connection is never judged: silent with nothing waiting, it stays and serves the next request",
+        arguments: HTTP2Client.Engine.allCases)
+    func idleConnectionStays(engine: HTTP2Client.Engine) async throws {
+        let server = try await NginxServer.start()
+        let client = try Self.client(server, liveness: .milliseconds(300), engine: engine)
         #expect(try await client.send(HTTPRequest(method: "GET", url: server.baseURL + "/ok")).status == 200)
         try await Task.sleep(for: .seconds(2))
         #expect(client.openConnections == 1)

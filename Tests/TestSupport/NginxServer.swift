@@ -16,11 +16,13 @@ public final class NginxServer: @unchecked Sendable {
     public var accessLog: String { directory.appendingPathComponent("access.log").path }
 
     /// Starts a server off the cooperative pool (``offPool(_:)``).
-    public static func start() async throws -> NginxServer {
-        try await offPool { try NginxServer() }
+    /// - Parameter keepaliveRequests: requests a connection serves before nginx says GOAWAY
+    ///   (nil: ten million, never in a test).
+    public static func start(keepaliveRequests: Int? = nil) async throws -> NginxServer {
+        try await offPool { try NginxServer(keepaliveRequests: keepaliveRequests) }
     }
 
-    public init() throws {
+    public init(keepaliveRequests: Int? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificates = try TestCertificates.shared.copy(to: directory)
@@ -28,6 +30,7 @@ public final class NginxServer: @unchecked Sendable {
         (port, process) = try FreePort.startServer { [directory] port in
             let config = template.replacingOccurrences(of: "{{DIR}}", with: directory.path)
                 .replacingOccurrences(of: "{{PORT}}", with: String(port))
+                .replacingOccurrences(of: "keepalive_requests 10000000;", with: "keepalive_requests \(keepaliveRequests ?? 10_000_000);")
             let configFile = directory.appendingPathComponent("nginx.conf")
             try config.write(to: configFile, atomically: true, encoding: .utf8)
             let process = try ChildProcess(

@@ -46,6 +46,10 @@ extension ConfigSchema {
             "A connection to FCM or the token endpoint with sends waiting that receives nothing for this long is closed as dead and its sends go again at once on another, not counted against the retry budget; 0: off."
         ),
         Key(
+            "fcm.http_engine", \.fcm.httpEngine, .oneOf(["nghttp2", "libcurl"]),
+            "What drives the HTTP/2 connections to FCM and the token endpoint: nghttp2 (our own client over nghttp2 and OpenSSL: a turn's frames in one TLS record, far less CPU per send) or libcurl. With an egress proxy, libcurl."
+        ),
+        Key(
             "fcm.proxy", \.fcm.proxy, .proxy,
             "Egress proxy for FCM and the OAuth2 token endpoint, scheme://[user:password@]host:port (an http:// proxy tunnels with CONNECT), or off; null: HTTPS_PROXY (then ALL_PROXY) from the environment."
         ),

@@ -83,6 +83,8 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var requestTimeout: Duration = .seconds(30)
         /// A connection with sends waiting that receives nothing this long is closed as dead.
         public var livenessTimeout: Duration = .seconds(10)
+        /// `nghttp2` or `libcurl` (``HTTP2/HTTP2Client/Engine``); with a proxy, libcurl.
+        public var httpEngine = "nghttp2"
         public var retry = Retry()
         /// The egress proxy's URL, `off`, or nil: none. Filled from `HTTPS_PROXY` (and the like)
         /// by the loader when neither the file nor `PUSHBRIDGE_FCM_PROXY` sets it.
