@@ -15,6 +15,7 @@ static inline int copenssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version) 
 static inline long copenssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_session_cache_mode(ctx, mode);
 }
+static inline uint64_t copenssl_op_ignore_unexpected_eof(void) { return SSL_OP_IGNORE_UNEXPECTED_EOF; }
 static inline int copenssl_set_tlsext_host_name(SSL *ssl, const char *name) {
     return (int)SSL_set_tlsext_host_name(ssl, name);
 }

@@ -33,6 +33,9 @@ final class NativeConnection: H2SessionDelegate {
     private var pendingOffset = 0
     /// The TLS session wants the socket writable (or readable) before it can go on.
     private var tlsWantsWrite = false
+    /// A write stopped because TLS must read first (a TLS 1.3 key update): not polled for
+    /// writability, which would spin, but tried again after the next read.
+    private var writeWaitsForRead = false
     /// The server said GOAWAY, or we did: no new streams.
     private(set) var goingAway = false
     /// When it last received anything (or was opened).
@@ -86,7 +89,7 @@ final class NativeConnection: H2SessionDelegate {
         switch phase {
         case .connecting: return Int16(POLLOUT)
         case .handshaking: return tlsWantsWrite ? Int16(POLLOUT) : Int16(POLLIN)
-        case .ready: return Int16(POLLIN) | (tlsWantsWrite || pendingOffset < pending.count ? Int16(POLLOUT) : 0)
+        case .ready: return Int16(POLLIN) | (tlsWantsWrite || (pendingOffset < pending.count && !writeWaitsForRead) ? Int16(POLLOUT) : 0)
         case .closed: return 0
         }
     }
@@ -185,6 +188,10 @@ final class NativeConnection: H2SessionDelegate {
             lastReceived = .now
             pingOut = false
         }
+        if writeWaitsForRead {
+            writeWaitsForRead = false
+            write()
+        }
         if let session, !session.isAlive, phase == .ready { close(nil) }
     }
 
@@ -196,7 +203,7 @@ final class NativeConnection: H2SessionDelegate {
         guard freeStreams > 0, let session else { return false }
         guard
             let id = session.submit(
-                method: transfer.request.method, authority: target.authority, path: transfer.target.path, headers: transfer.request.headers,
+                method: transfer.request.method, authority: target.requestAuthority, path: transfer.target.path, headers: transfer.request.headers,
                 stream: transfer.stream)
         else {
             goingAway = true  // nghttp2 takes no more streams on it
@@ -287,6 +294,7 @@ final class NativeConnection: H2SessionDelegate {
                 return
             case .wantRead:
                 tlsWantsWrite = false
+                writeWaitsForRead = true
                 return
             case .closed:
                 return fail(HTTP2ClientError(code: .connectionClosed, message: "\(target.authority) closed the connection", isRetryable: true))
@@ -311,6 +319,7 @@ final class NativeConnection: H2SessionDelegate {
         guard phase != .closed else { return }
         phase = .closed
         closeError = error
+        // Refused ones not yet taken stay for the loop (takeRefused()): unprocessed, they go again.
         let transfers = streams.values
         streams.removeAll()
         waiting = 0

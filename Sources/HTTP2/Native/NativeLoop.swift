@@ -23,6 +23,9 @@ final class NativeLoop: @unchecked Sendable {
         var shuttingDown = false
         var parked = false
         var woken = false
+        /// A paced request came since the loop last took its queue: it may be due before the
+        /// wait the loop planned, so the loop must look before it parks.
+        var pacedArrived = false
     }
 
     /// Requests handed to this loop and not yet answered (``HTTP2Client`` chooses a loop by it).
@@ -78,7 +81,12 @@ final class NativeLoop: @unchecked Sendable {
         }
         let wake: Bool? = state.withLock { s in
             if s.shuttingDown { return nil }
-            if request.paced { s.paced.append(transfer) } else { s.pending.append(transfer) }
+            if request.paced {
+                s.paced.append(transfer)
+                s.pacedArrived = true
+            } else {
+                s.pending.append(transfer)
+            }
             guard s.parked && !s.woken else { return false }
             s.woken = true
             return true
@@ -105,6 +113,7 @@ final class NativeLoop: @unchecked Sendable {
     // MARK: The loop's thread
 
     private func run() {
+        Self.blockSIGPIPE()
         while true {
             let now = ContinuousClock.now
             let (incoming, stopping, nextSlot) = state.withLock { s -> ([NativeTransfer], Bool, ContinuousClock.Instant?) in
@@ -117,6 +126,7 @@ final class NativeLoop: @unchecked Sendable {
                 }
                 var taken = s.pending
                 s.pending.removeAll(keepingCapacity: true)
+                s.pacedArrived = false
                 // Paced requests leave in order, each at its slot (RequestPacer).
                 var due = 0
                 var nextSlot: ContinuousClock.Instant?
@@ -139,7 +149,7 @@ final class NativeLoop: @unchecked Sendable {
             let timeout = waitLimit(at: now, nextSlot: nextSlot)
             if timeout > 0 {
                 let parked = state.withLock { s -> Bool in
-                    guard s.pending.isEmpty else { return false }
+                    guard s.pending.isEmpty && !s.pacedArrived else { return false }
                     s.parked = true
                     s.woken = false
                     return true
@@ -154,8 +164,28 @@ final class NativeLoop: @unchecked Sendable {
                 nextCheck = after + Self.checkInterval
                 check(at: after)
             }
+            requeueRefused()
             removeClosed()
         }
+    }
+
+    /// Requests a server refused unprocessed (a GOAWAY's, most often, read or found as frames
+    /// went out, on connections open or closed since): first in line again, in their order.
+    private func requeueRefused() {
+        for connection in connections {
+            for transfer in connection.takeRefused().reversed() { line(for: transfer.target).putBack(transfer) }
+        }
+    }
+
+    /// A write to a socket the peer reset raises SIGPIPE, which ends the process unless handled.
+    /// OpenSSL writes with plain `write(2)` (libcurl sends with `MSG_NOSIGNAL`): the signal is
+    /// blocked on this thread, so the write fails with EPIPE instead, and the process's own
+    /// handling of SIGPIPE is left as it was.
+    private static func blockSIGPIPE() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     /// How often timeouts, liveness and idle connections are looked at.
@@ -179,7 +209,7 @@ final class NativeLoop: @unchecked Sendable {
                 if c.freeStreams <= 0 { connection = connectionWithRoom(for: line) }
             }
             let waited = line.waited(at: now)
-            if let first = line.first { openConnection(for: first.target, waiting: line.transfers.count, waitingFor: waited) }
+            if line.first != nil { openConnection(for: line, waiting: line.transfers.count, waitingFor: waited) }
         }
     }
 
@@ -187,33 +217,29 @@ final class NativeLoop: @unchecked Sendable {
         connections.first { $0.freeStreams > 0 && line.serves($0.target) }
     }
 
-    /// Opens one more connection to `target` if none is on its way and the waiting requests
-    /// press (``StreamAdmission``'s rule: a request that a finishing stream takes in a moment is
-    /// no reason for a connection), or none is open to it at all.
-    private func openConnection(for target: NativeTarget, waiting: Int, waitingFor: Duration) {
-        guard connections.count < maxConnections else { return }
-        let toTarget = connections.filter { $0.target.port == target.port && $0.target.host == target.host }
-        if toTarget.contains(where: { $0.phase == .connecting || $0.phase == .handshaking }) { return }
+    /// Opens one more connection to `line`'s server if none is on its way and the waiting
+    /// requests press (``StreamAdmission``'s rule: a request that a finishing stream takes in a
+    /// moment is no reason for a connection), or none is open to it at all. After a connection
+    /// that failed before it was up, the next tries the server's next address.
+    private func openConnection(for line: WaitingLine, waiting: Int, waitingFor: Duration) {
+        guard connections.count < maxConnections, let target = line.first?.target else { return }
+        let toServer = connections.filter { line.serves($0.target) }
+        if toServer.contains(where: { $0.phase == .connecting || $0.phase == .handshaking }) { return }
         let streams = max(1, configuration.maxConcurrentStreams)
-        let pressed = toTarget.allSatisfy { $0.goingAway } || waiting >= max(1, streams / 10) || waitingFor >= StreamAdmission.probeAfter
+        let pressed = toServer.allSatisfy { $0.goingAway } || waiting >= max(1, streams / 10) || waitingFor >= StreamAdmission.probeAfter
         guard pressed else { return }
         let connection: NativeConnection
         switch resolver.resolve(target.host, port: target.port) {
-        case .failure(let error): return failQueued(to: target, error)
+        case .failure(let error): return line.failAll(error)
         case .success(let addresses):
-            guard let address = addresses.first else {
-                return failQueued(to: target, .init(code: .couldNotConnect, message: "\(target.host) has no address", isRetryable: true))
+            guard !addresses.isEmpty else {
+                return line.failAll(.init(code: .couldNotConnect, message: "\(target.host) has no address", isRetryable: true))
             }
-            connection = NativeConnection(target: target, address: address, maxStreams: streams)
+            connection = NativeConnection(target: target, address: addresses[line.failedConnections % addresses.count], maxStreams: streams)
         }
         connections.append(connection)
         openConnections.add(1, ordering: .relaxed)
         connectionsOpened.add(1, ordering: .relaxed)
-    }
-
-    /// Fails every waiting request to `target`'s server.
-    private func failQueued(to target: NativeTarget, _ error: HTTP2ClientError) {
-        line(for: target).failAll(error)
     }
 
     /// The longest `poll` may wait, in ms: until the next paced slot or check, 1 s at most.
@@ -235,8 +261,6 @@ final class NativeLoop: @unchecked Sendable {
         if pollSet[0].revents != 0 { wakeup.drain() }
         for (i, connection) in connections.enumerated() where pollSet[i + 1].revents != 0 {
             connection.handle(revents: pollSet[i + 1].revents, context: context, buffer: readBuffer)
-            // Refused unprocessed (a GOAWAY's, most often): first in line again.
-            for transfer in connection.takeRefused().reversed() { line(for: transfer.target).putBack(transfer) }
         }
     }
 
@@ -314,9 +338,10 @@ final class NativeLoop: @unchecked Sendable {
             }
         }
         connections = open
-        for connection in failed
-        where !open.contains(where: { $0.target.host == connection.target.host && $0.target.port == connection.target.port && $0.phase == .ready }) {
-            failQueued(to: connection.target, connection.closeError!)
+        for connection in failed {
+            let line = line(for: connection.target)
+            line.failedConnections += 1
+            if !open.contains(where: { line.serves($0.target) && $0.phase == .ready }), let error = connection.closeError { line.failAll(error) }
         }
     }
 
@@ -325,6 +350,7 @@ final class NativeLoop: @unchecked Sendable {
         for line in lines { line.failAll(.shutdownError) }
         for connection in connections {
             connection.close(.shutdownError)
+            for transfer in connection.takeRefused() { transfer.complete(.failure(.shutdownError)) }
             openConnections.subtract(1, ordering: .relaxed)
         }
         connections.removeAll()

@@ -59,8 +59,11 @@ struct NativeTarget: Hashable, Sendable {
     var port: Int
     var path: String
 
-    /// `host:port` (`[v6]:port`), the `:authority` of the request and the key of its connections.
+    /// `host:port` (`[v6]:port`), as messages and dead-connection reports name the server.
     var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// The request's `:authority`: the host alone on port 443, as libcurl sends it.
+    var requestAuthority: String { port == 443 ? (host.contains(":") ? "[\(host)]" : host) : authority }
 
     /// Parses `https://host[:port]/path?query`; nil for anything else (another scheme, user info,
     /// no host).

@@ -136,7 +136,8 @@ final class H2Session {
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
     }
 
-    /// Queues a GOAWAY with no error: no new streams either way.
+    /// Queues a GOAWAY with no error and ends the session: streams still open are dropped, so
+    /// call it with none open (an idle connection's close).
     func goAway() { _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) }
 
     fileprivate static func from(_ user: UnsafeMutableRawPointer?) -> H2Session {

@@ -17,6 +17,8 @@ final class TLSContext: @unchecked Sendable {
         // A write may be split over several calls (a full socket buffer), and its buffer may be
         // another array when it is retried: the connection keeps its unsent bytes itself.
         _ = copenssl_ctx_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS))
+        // A peer that closes without close_notify has closed (what HTTP/2 servers do), not failed.
+        _ = SSL_CTX_set_options(ctx, copenssl_op_ignore_unexpected_eof())
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         let loaded = caFile.map { SSL_CTX_load_verify_locations(ctx, $0, nil) } ?? SSL_CTX_set_default_verify_paths(ctx)
         guard loaded == 1 else {

@@ -36,12 +36,16 @@ final class TLSSession {
         self.ssl = ssl
         SSL_set_fd(ssl, socket)
         let param = SSL_get0_param(ssl)
+        // The name (or address) the certificate must carry: a failure here would check none.
+        let named: Bool
         if Self.isIPAddress(host) {
-            X509_VERIFY_PARAM_set1_ip_asc(param, host)
+            named = X509_VERIFY_PARAM_set1_ip_asc(param, host) == 1
         } else {
-            _ = copenssl_set_tlsext_host_name(ssl, host)
             X509_VERIFY_PARAM_set_hostflags(param, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
-            X509_VERIFY_PARAM_set1_host(param, host, 0)
+            named = copenssl_set_tlsext_host_name(ssl, host) == 1 && X509_VERIFY_PARAM_set1_host(param, host, 0) == 1
+        }
+        guard named else {
+            throw HTTP2ClientError(code: .tls, message: "cannot check certificates for \(host): \(TLSContext.lastError())", isRetryable: false)
         }
         SSL_set_connect_state(ssl)
     }
@@ -50,6 +54,7 @@ final class TLSSession {
 
     /// Advances the handshake.
     func handshake() -> Progress {
+        Self.clearErrors()
         let r = SSL_do_handshake(ssl)
         return r == 1 ? .done(0) : progress(r)
     }
@@ -65,6 +70,7 @@ final class TLSSession {
 
     /// Reads decrypted bytes into `buffer`.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Progress {
+        Self.clearErrors()
         let r = SSL_read(ssl, buffer.baseAddress, Int32(min(buffer.count, Int(Int32.max))))
         return r > 0 ? .done(Int(r)) : progress(r)
     }
@@ -73,21 +79,33 @@ final class TLSSession {
     /// (a full socket buffer: the rest again later), or none.
     func write(_ bytes: UnsafeRawBufferPointer) -> Progress {
         guard !bytes.isEmpty else { return .done(0) }
+        Self.clearErrors()
         let r = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, Int(Int32.max))))
         return r > 0 ? .done(Int(r)) : progress(r)
     }
 
     /// Sends close_notify, without waiting for the peer's.
-    func shutdown() { _ = SSL_shutdown(ssl) }
+    func shutdown() {
+        Self.clearErrors()
+        _ = SSL_shutdown(ssl)
+        Self.clearErrors()
+    }
+
+    /// OpenSSL's error queue is the thread's, shared by every connection of the loop: emptied
+    /// before each call, so that what `SSL_get_error` reads is that call's.
+    private static func clearErrors() {
+        ERR_clear_error()
+        errno = 0
+    }
 
     private func progress(_ result: Int32) -> Progress {
+        let err = errno  // before anything else can change it
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ: return .wantRead
         case SSL_ERROR_WANT_WRITE: return .wantWrite
         case SSL_ERROR_ZERO_RETURN: return .closed
         case SSL_ERROR_SYSCALL:
             let detail = TLSContext.lastError()
-            let err = errno
             if detail == "no detail" && err == 0 { return .closed }  // EOF without close_notify
             return .failed(err != 0 ? String(cString: strerror(err)) : detail, verification: false)
         default:
