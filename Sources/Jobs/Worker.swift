@@ -105,7 +105,7 @@ public final class Worker: Service, Sendable {
                 "mappings": "\(mappings.eventTypes.count) event types", "fcm": "\(settings.fcm.endpoint)", "proxy": "\(settings.fcm.proxySummary)",
                 "projects": "\(delivery.projectsDescription)", "validate_only": "\(delivery.validateOnly)",
                 "schema_registry": "\(settings.schemaRegistry.summary)", "version": "\(build.version)", "commit": "\(build.commit)",
-                "librdkafka": "\(build.librdkafka)", "libcurl": "\(build.libcurl)",
+                "librdkafka": "\(build.librdkafka)", "libcurl": "\(build.libcurl)", "nghttp2": "\(build.nghttp2)",
                 "tracing": "\(settings.tracing.summary)",
             ])
     }

@@ -210,3 +210,10 @@ private let readBody: nghttp2_data_source_read_callback = { _, _, buffer, length
     if stream.bodySent == stream.body.count { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
     return n
 }
+
+extension HTTP2Client {
+    /// The version of the nghttp2 library in use (the nghttp2 engine's), e.g. `1.52.0`.
+    public static var nghttp2Version: String {
+        nghttp2_version(0).map { String(cString: $0.pointee.version_str) } ?? "unknown"
+    }
+}

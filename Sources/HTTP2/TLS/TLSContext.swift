@@ -49,3 +49,10 @@ final class TLSContext: @unchecked Sendable {
         return parts.isEmpty ? "no detail" : parts.joined(separator: "; ")
     }
 }
+
+extension HTTP2Client {
+    /// The version of the OpenSSL library in use (the nghttp2 engine's TLS), e.g. `3.0.19`.
+    public static var openSSLVersion: String {
+        OpenSSL_version(OPENSSL_VERSION_STRING).map { String(cString: $0) } ?? "unknown"
+    }
+}
