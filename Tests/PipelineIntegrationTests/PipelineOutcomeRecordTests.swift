@@ -20,7 +20,9 @@ struct PipelineOutcomeRecordTests {
         let first = try await h.produce(100, prefix: "calm")
         let metrics = PipelineMetrics(factory: backend)
         var run = RunningPipeline(try h.pipeline(group: "g-outcomes", client: client, outcomeTopic: "outcomes", metrics: metrics))
-        #expect(try await h.waitUntilCommitted(group: "g-outcomes"))
+        // 14 s for the whole test alone; beside the full suite on two cores, a run took over the
+        // harness's 60 s (twice, 2026-11-29 and -30): a wait for a condition, so a wide bound.
+        #expect(try await h.waitUntilCommitted(group: "g-outcomes", timeout: .seconds(180)))
         try await run.stop()
         // Kafka refuses the next produce requests (a topic authorization failure is not retried
         // by librdkafka): the outcome records in them fail, and their events must not be done.
@@ -28,7 +30,7 @@ struct PipelineOutcomeRecordTests {
         let second = try await h.produce(100, prefix: "refused")
         h.cluster.pushRequestErrors(.produce, Array(repeating: .topicAuthorizationFailed, count: 3))
         run = RunningPipeline(try h.pipeline(group: "g-outcomes", client: client, outcomeTopic: "outcomes", metrics: metrics))
-        #expect(try await h.waitUntilCommitted(group: "g-outcomes"))
+        #expect(try await h.waitUntilCommitted(group: "g-outcomes", timeout: .seconds(180)))
         try await run.stop()
 
         let records = try await h.read("outcomes", count: 200)

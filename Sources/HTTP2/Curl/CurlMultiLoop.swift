@@ -11,25 +11,10 @@ import Threading
 /// libcurl each ready one (`curl_multi_socket_action`), so an answer costs a visit to the
 /// transfers of its own connection, not to every transfer in flight.
 ///
-/// Tasks hand transfers over through `state` (a `Mutex`) and wake the thread through a pipe
-/// (``LoopWakeup``); everything else (easy handles, the active table, callbacks) is confined
-/// to the multi thread. Hence `@unchecked Sendable`.
+/// Tasks hand transfers over through a ``LoopInbox`` (a lock and a wakeup pipe); everything
+/// else (easy handles, the active table, callbacks) is confined to the multi thread. Hence
+/// `@unchecked Sendable`.
 final class CurlMultiLoop: @unchecked Sendable {
-    private struct State: Sendable {
-        var pending: [CurlTransfer] = []
-        /// Paced requests (``HTTPRequest/paced``), in order: each goes at its slot.
-        var paced: [CurlTransfer] = []
-        var shuttingDown = false
-        /// The multi thread is in (or about to enter) `poll` with nothing queued.
-        var parked = false
-        /// A wakeup was sent since the thread parked; more are not needed.
-        var woken = false
-        /// Since when transfers have waited for a stream, if they do.
-        var pendingSince: ContinuousClock.Instant?
-
-        var isEmpty: Bool { pending.isEmpty && paced.isEmpty }
-    }
-
     /// Requests sent through this loop and not yet answered (kept by ``HTTP2Client``, which
     /// chooses a loop by it).
     let requests = Atomic<Int>(0)
@@ -44,7 +29,8 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     let configuration: HTTP2Client.Configuration
     let multi: CurlMultiHandle
-    private let wakeup: LoopWakeup
+    /// Transfers handed over by tasks, and the thread's wakeup.
+    private let inbox: LoopInbox<CurlTransfer>
     /// The TLS session cache of this thread's handles.
     private let share: CurlShareHandle
     /// The client's rate for paced requests, shared with its other threads.
@@ -53,7 +39,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     // libcurl keeps no queue of its own (which it walks on every turn) and opens connections
     // one at a time.
     private var admission: StreamAdmission
-    private let state = Mutex(State())
+    /// Since when transfers have waited for a stream, if they do (the thread's only).
+    private var pendingSince: ContinuousClock.Instant?
     private var done: DispatchSemaphore?
 
     // Multi thread only:
@@ -89,7 +76,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         self.multi = try CurlMultiHandle(
             maxConcurrentStreams: configuration.maxConcurrentStreams, maxConnections: maxConnections,
             corkable: configuration.writeHold > .zero)
-        self.wakeup = try LoopWakeup()
+        self.inbox = try LoopInbox()
         self.share = try CurlShareHandle()
         self.admission = StreamAdmission(streamsPerConnection: configuration.maxConcurrentStreams, maxConnections: maxConnections)
         done = DedicatedThread.start(name: "pb.http2") { [self] in run() }
@@ -100,34 +87,19 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Queues a transfer (any thread). Fails it at once after shutdown.
     func submit(_ transfer: CurlTransfer) {
-        let wake: Bool? = state.withLock { s in
-            if s.shuttingDown { return nil }
-            if transfer.request.paced { s.paced.append(transfer) } else { s.pending.append(transfer) }
-            // A busy loop picks the queue up on its next turn; only a parked one needs a wakeup
-            // (a syscall), and only one per park.
-            guard s.parked && !s.woken else { return false }
-            s.woken = true
-            return true
-        }
-        switch wake {
-        case nil: transfer.complete(.failure(.shutdownError))
-        case true?: wakeup.signal()
-        case false?: break
-        }
+        if !inbox.put(transfer, paced: transfer.request.paced) { transfer.complete(.failure(.shutdownError)) }
     }
 
     /// Fails pending and in-flight transfers with `.shutdown` and stops the thread.
     func shutdown() async {
-        state.withLock { $0.shuttingDown = true }
-        wakeup.signal()
+        inbox.requestShutdown()
         guard let done else { return }
         await DedicatedThread.join(done)
     }
 
     /// Asks the loop to stop without waiting (from `deinit`).
     func requestShutdown() {
-        state.withLock { $0.shuttingDown = true }
-        wakeup.signal()
+        inbox.requestShutdown()
     }
 
     // MARK: Multi thread
@@ -136,7 +108,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         while true {
             let openNow = multi.connections.open.load(ordering: .relaxed)
             let now = ContinuousClock.now
-            let (incoming, stopping, room, nextSlot) = state.withLock {
+            let (incoming, stopping, room, nextSlot) = inbox.queued.withLock {
                 s -> ([CurlTransfer], Bool, (count: Int, probe: Bool), ContinuousClock.Instant?) in
                 if s.shuttingDown {
                     defer {
@@ -151,23 +123,13 @@ final class CurlMultiLoop: @unchecked Sendable {
                 let pacedDue = s.paced.first.map { slot(of: $0, at: now, reserve: false) <= now } ?? false
                 let room = admission.room(
                     active: active.count, openConnections: openNow, waiting: s.pending.count + (pacedDue ? s.paced.count : 0),
-                    waitingFor: s.pendingSince.map { now - $0 } ?? .zero)
+                    waitingFor: pendingSince.map { now - $0 } ?? .zero)
                 var taken = Array(s.pending.prefix(room.count))
                 s.pending.removeFirst(taken.count)
-                var due = 0
-                var nextSlot: ContinuousClock.Instant?
-                while taken.count + due < room.count, due < s.paced.count {
-                    let slot = slot(of: s.paced[due], at: now, reserve: true)
-                    if slot > now {
-                        nextSlot = slot
-                        break
-                    }
-                    due += 1
-                }
-                taken += s.paced.prefix(due)
-                s.paced.removeFirst(due)
+                let (due, nextSlot) = s.takeDuePaced(at: now, limit: room.count - taken.count) { slot(of: $0, at: now, reserve: true) }
+                taken += due
                 let waitingForStream = !s.pending.isEmpty || (!s.paced.isEmpty && nextSlot == nil)
-                s.pendingSince = waitingForStream ? (s.pendingSince ?? now) : nil
+                pendingSince = waitingForStream ? (pendingSince ?? now) : nil
                 return (taken, false, room, nextSlot)
             }
             if stopping {
@@ -185,20 +147,20 @@ final class CurlMultiLoop: @unchecked Sendable {
             // Parked: up to 1 s with nothing queued; 20 ms while transfers wait for a stream, as
             // they may call for a connection soon (StreamAdmission); until the next paced
             // request's slot. Else just a look (0 ms).
-            let longest = state.withLock { s -> Int in
+            let longest = inbox.queued.withLock { s -> Int in
                 let nothingDue = s.pending.isEmpty && (s.paced.isEmpty || nextSlot != nil)
                 guard nothingDue || full else { return 0 }
                 s.parked = true
                 s.woken = false
                 if s.isEmpty { return 1000 }
-                let untilSlot = nextSlot.map { Self.wholeMilliseconds($0 - .now) } ?? 1000
+                let untilSlot = nextSlot.map { ($0 - .now).wholeMilliseconds } ?? 1000
                 return full ? min(20, untilSlot) : untilSlot
             }
-            let untilFlush = writeSchedule.timeLeft(at: .now).map(Self.wholeMilliseconds) ?? longest
+            let untilFlush = writeSchedule.timeLeft(at: .now).map(\.wholeMilliseconds) ?? longest
             // A write waits from the start of the libcurl calls that made it: when they take
             // longer than the hold (a busy turn), it goes at their end, not a turn later.
             if let ranAt = wait(longest: min(longest, untilFlush)) { writeSchedule.wrote(at: ranAt) }
-            if longest > 0 { state.withLock { $0.parked = false } }
+            if longest > 0 { inbox.unpark() }
             if writeSchedule.isDue(at: .now) {
                 multi.connections.flushWrites()
                 writeSchedule.flushed()
@@ -219,7 +181,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             let open = multi.connections.open.load(ordering: .relaxed)
             if !active.isEmpty || !incoming.isEmpty || finished > 0 {
                 lastBusy = .now
-            } else if open > 0, ContinuousClock.now - lastBusy >= configuration.idleConnectionTimeout, state.withLock({ $0.isEmpty }) {
+            } else if open > 0, ContinuousClock.now - lastBusy >= configuration.idleConnectionTimeout, inbox.queued.withLock({ $0.isEmpty }) {
                 multi.closeConnections()
             }
         }
@@ -231,12 +193,12 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func wait(longest: Int) -> ContinuousClock.Instant? {
         let timer = multi.timeout()
         let timeout = min(longest, timer ?? longest)
-        var set = multi.sockets.pollSet(after: pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0))
+        var set = multi.sockets.pollSet(after: pollfd(fd: inbox.wakeup.readEnd, events: Int16(POLLIN), revents: 0))
         let ready = timeout > 0 || set.count > 1 ? set.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), Int32(timeout)) } : 0
         var ran = false
         let began = ContinuousClock.now
         if ready > 0 {
-            if set[0].revents != 0 { wakeup.drain() }
+            if set[0].revents != 0 { inbox.wakeup.drain() }
             for entry in set.dropFirst() where entry.revents != 0 {
                 if entry.revents & Int16(POLLNVAL) != 0 {
                     // Closed without a word to us: libcurl is done with it.
@@ -262,13 +224,6 @@ final class CurlMultiLoop: @unchecked Sendable {
         let slot = pacer.reserve(askedAt: now)
         transfer.slot = slot
         return slot
-    }
-
-    /// `duration` in whole milliseconds for `poll`, rounded up (0 if it is not positive).
-    private static func wholeMilliseconds(_ duration: Duration) -> Int {
-        guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 
     /// Hands `transfer` to libcurl; false if it failed at once (and was answered).

@@ -13,21 +13,9 @@ import Threading
 /// `poll(2)` for the sockets and the wakeup pipe. Where libcurl 7.88 wrote each frame as a TLS
 /// record and a `send` of its own, a turn's requests leave in one (docs/benchmarks.md).
 ///
-/// Tasks hand requests over through `state` (a `Mutex`) and wake the thread through a pipe
-/// (``LoopWakeup``); everything else is confined to the thread. Hence `@unchecked Sendable`.
+/// Tasks hand requests over through a ``LoopInbox`` (a lock and a wakeup pipe); everything else
+/// is confined to the thread. Hence `@unchecked Sendable`.
 final class NativeLoop: @unchecked Sendable {
-    private struct State: Sendable {
-        var pending: [NativeTransfer] = []
-        /// Paced requests (``HTTPRequest/paced``), in order: each goes at its slot.
-        var paced: [NativeTransfer] = []
-        var shuttingDown = false
-        var parked = false
-        var woken = false
-        /// A paced request came since the loop last took its queue: it may be due before the
-        /// wait the loop planned, so the loop must look before it parks.
-        var pacedArrived = false
-    }
-
     /// Requests handed to this loop and not yet answered (``HTTP2Client`` chooses a loop by it).
     let requests = Atomic<Int>(0)
     /// Connections open now (connecting included), and opened so far.
@@ -37,11 +25,12 @@ final class NativeLoop: @unchecked Sendable {
     let deadConnections = Atomic<Int>(0)
 
     let configuration: HTTP2Client.Configuration
-    private let maxConnections: Int
+    /// When to open another connection.
+    private let demand: ConnectionDemand
     private let pacer: RequestPacer
     private let context: TLSContext
-    private let wakeup: LoopWakeup
-    private let state = Mutex(State())
+    /// Requests handed over by tasks, and the thread's wakeup.
+    private let inbox: LoopInbox<NativeTransfer>
     private var done: DispatchSemaphore?
 
     // The loop's thread only:
@@ -56,11 +45,11 @@ final class NativeLoop: @unchecked Sendable {
 
     init(configuration: HTTP2Client.Configuration, maxConnections: Int, pacer: RequestPacer) throws(HTTP2ClientError) {
         self.configuration = configuration
-        self.maxConnections = max(maxConnections, 1)
+        self.demand = ConnectionDemand(streamsPerConnection: configuration.maxConcurrentStreams, maxConnections: maxConnections)
         self.pacer = pacer
         self.liveness = configuration.livenessTimeout > .zero ? ConnectionLiveness(silence: configuration.livenessTimeout) : nil
         self.context = try TLSContext(caFile: configuration.caFile)
-        self.wakeup = try LoopWakeup()
+        self.inbox = try LoopInbox()
         done = DedicatedThread.start(name: "pb.h2") { [self] in run() }
     }
 
@@ -79,23 +68,7 @@ final class NativeLoop: @unchecked Sendable {
             requests.subtract(1, ordering: .relaxed)
             completion(result)
         }
-        let wake: Bool? = state.withLock { s in
-            if s.shuttingDown { return nil }
-            if request.paced {
-                s.paced.append(transfer)
-                s.pacedArrived = true
-            } else {
-                s.pending.append(transfer)
-            }
-            guard s.parked && !s.woken else { return false }
-            s.woken = true
-            return true
-        }
-        switch wake {
-        case nil: transfer.complete(.failure(.shutdownError))
-        case true?: wakeup.signal()
-        case false?: break
-        }
+        if !inbox.put(transfer, paced: request.paced) { transfer.complete(.failure(.shutdownError)) }
     }
 
     /// Fails pending and in-flight requests with `.shutdown` and stops the thread.
@@ -106,8 +79,7 @@ final class NativeLoop: @unchecked Sendable {
     }
 
     func requestShutdown() {
-        state.withLock { $0.shuttingDown = true }
-        wakeup.signal()
+        inbox.requestShutdown()
     }
 
     // MARK: The loop's thread
@@ -116,7 +88,7 @@ final class NativeLoop: @unchecked Sendable {
         Self.blockSIGPIPE()
         while true {
             let now = ContinuousClock.now
-            let (incoming, stopping, nextSlot) = state.withLock { s -> ([NativeTransfer], Bool, ContinuousClock.Instant?) in
+            let (incoming, stopping, nextSlot) = inbox.queued.withLock { s -> ([NativeTransfer], Bool, ContinuousClock.Instant?) in
                 if s.shuttingDown {
                     defer {
                         s.pending.removeAll()
@@ -128,18 +100,8 @@ final class NativeLoop: @unchecked Sendable {
                 s.pending.removeAll(keepingCapacity: true)
                 s.pacedArrived = false
                 // Paced requests leave in order, each at its slot (RequestPacer).
-                var due = 0
-                var nextSlot: ContinuousClock.Instant?
-                while due < s.paced.count {
-                    let slot = slot(of: s.paced[due], at: now)
-                    if slot > now {
-                        nextSlot = slot
-                        break
-                    }
-                    due += 1
-                }
-                taken += s.paced.prefix(due)
-                s.paced.removeFirst(due)
+                let (due, nextSlot) = s.takeDuePaced(at: now, limit: .max) { slot(of: $0, at: now) }
+                taken += due
                 return (taken, false, nextSlot)
             }
             if stopping { return stop(incoming) }
@@ -148,14 +110,14 @@ final class NativeLoop: @unchecked Sendable {
             for connection in connections { connection.flush() }
             let timeout = waitLimit(at: now, nextSlot: nextSlot)
             if timeout > 0 {
-                let parked = state.withLock { s -> Bool in
+                let parked = inbox.queued.withLock { s -> Bool in
                     guard s.pending.isEmpty && !s.pacedArrived else { return false }
                     s.parked = true
                     s.woken = false
                     return true
                 }
                 wait(milliseconds: parked ? timeout : 0)
-                if parked { state.withLock { $0.parked = false } }
+                if parked { inbox.unpark() }
             } else {
                 wait(milliseconds: 0)
             }
@@ -217,17 +179,14 @@ final class NativeLoop: @unchecked Sendable {
         connections.first { $0.freeStreams > 0 && line.serves($0.target) }
     }
 
-    /// Opens one more connection to `line`'s server if none is on its way and the waiting
-    /// requests press (``StreamAdmission``'s rule: a request that a finishing stream takes in a
-    /// moment is no reason for a connection), or none is open to it at all. After a connection
-    /// that failed before it was up, the next tries the server's next address.
+    /// Opens one more connection to `line`'s server when ``ConnectionDemand`` says so. After a
+    /// connection that failed before it was up, the next tries the server's next address.
     private func openConnection(for line: WaitingLine, waiting: Int, waitingFor: Duration) {
-        guard connections.count < maxConnections, let target = line.first?.target else { return }
+        guard let target = line.first?.target else { return }
         let toServer = connections.filter { line.serves($0.target) }
-        if toServer.contains(where: { $0.phase == .connecting || $0.phase == .handshaking }) { return }
-        let streams = max(1, configuration.maxConcurrentStreams)
-        let pressed = toServer.allSatisfy { $0.goingAway } || waiting >= max(1, streams / 10) || waitingFor >= StreamAdmission.probeAfter
-        guard pressed else { return }
+        let server = ConnectionDemand.Server(
+            opening: toServer.contains { $0.phase == .connecting || $0.phase == .handshaking }, allGoingAway: toServer.allSatisfy(\.goingAway))
+        guard demand.shouldOpen(open: connections.count, server: server, waiting: waiting, waitingFor: waitingFor) else { return }
         let connection: NativeConnection
         switch resolver.resolve(target.host, port: target.port) {
         case .failure(let error): return line.failAll(error)
@@ -235,7 +194,8 @@ final class NativeLoop: @unchecked Sendable {
             guard !addresses.isEmpty else {
                 return line.failAll(.init(code: .couldNotConnect, message: "\(target.host) has no address", isRetryable: true))
             }
-            connection = NativeConnection(target: target, address: addresses[line.failedConnections % addresses.count], maxStreams: streams)
+            connection = NativeConnection(
+                target: target, address: addresses[line.failedConnections % addresses.count], maxStreams: demand.streamsPerConnection)
         }
         connections.append(connection)
         openConnections.add(1, ordering: .relaxed)
@@ -245,20 +205,20 @@ final class NativeLoop: @unchecked Sendable {
     /// The longest `poll` may wait, in ms: until the next paced slot or check, 1 s at most.
     private func waitLimit(at now: ContinuousClock.Instant, nextSlot: ContinuousClock.Instant?) -> Int {
         var limit = 1000
-        if let nextSlot { limit = min(limit, Self.wholeMilliseconds(nextSlot - now)) }
+        if let nextSlot { limit = min(limit, (nextSlot - now).wholeMilliseconds) }
         if lines.contains(where: { $0.first != nil }) || connections.contains(where: { $0.waiting > 0 || $0.phase != .ready }) {
-            limit = min(limit, Self.wholeMilliseconds(nextCheck - now))
+            limit = min(limit, (nextCheck - now).wholeMilliseconds)
         }
         return max(limit, 0)
     }
 
     private func wait(milliseconds: Int) {
         pollSet.removeAll(keepingCapacity: true)
-        pollSet.append(pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0))
+        pollSet.append(pollfd(fd: inbox.wakeup.readEnd, events: Int16(POLLIN), revents: 0))
         for connection in connections { pollSet.append(pollfd(fd: connection.socket, events: connection.pollEvents, revents: 0)) }
         let ready = pollSet.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), Int32(milliseconds)) }
         guard ready > 0 else { return }
-        if pollSet[0].revents != 0 { wakeup.drain() }
+        if pollSet[0].revents != 0 { inbox.wakeup.drain() }
         for (i, connection) in connections.enumerated() where pollSet[i + 1].revents != 0 {
             connection.handle(revents: pollSet[i + 1].revents, context: context, buffer: readBuffer)
         }
@@ -362,11 +322,5 @@ final class NativeLoop: @unchecked Sendable {
         let slot = pacer.reserve(askedAt: now)
         transfer.slot = slot
         return slot
-    }
-
-    private static func wholeMilliseconds(_ duration: Duration) -> Int {
-        guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 }

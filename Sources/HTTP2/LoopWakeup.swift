@@ -41,3 +41,12 @@ final class LoopWakeup: @unchecked Sendable {
         while withUnsafeMutableBytes(of: &buffer, { read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }
 }
+
+extension Duration {
+    /// In whole milliseconds for `poll(2)`'s timeout, rounded up (0 if not positive).
+    var wholeMilliseconds: Int {
+        guard self > .zero else { return 0 }
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+}
