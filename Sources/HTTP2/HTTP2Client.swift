@@ -16,11 +16,12 @@ public struct DeadConnection: Sendable, CustomStringConvertible {
     }
 }
 
-/// An HTTP/2 client over libcurl's multi interface: many concurrent requests multiplexed as
-/// streams on TLS connections (ALPN `h2`), as many connections as the requests in flight need.
+/// An HTTP/2 client: many concurrent requests multiplexed as streams on TLS connections (ALPN
+/// `h2`), as many connections as the requests in flight need, over one of two engines
+/// (``Configuration/engine``): libcurl's multi interface, or our own over nghttp2 and OpenSSL.
 ///
 /// Connections follow streams: a connection carries ``Configuration/maxConcurrentStreams``
-/// requests at once (or fewer, if the server says so), and libcurl opens another only when
+/// requests at once (or fewer, if the server says so), and the engine opens another only when
 /// every stream of the open ones is busy, up to ``Configuration/maxConnections``; a connection
 /// idle for ``Configuration/idleConnectionTimeout`` is closed. Threads follow CPUs: one
 /// dedicated thread per ``Configuration/threads`` drives its share of the connections, however

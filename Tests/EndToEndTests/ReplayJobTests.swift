@@ -26,7 +26,7 @@ struct ReplayJobTests {
         try await Self.serviceGroup(job).run()
         let outcome = try #require(job.outcome)
         #expect(outcome.summary.isComplete && !outcome.interrupted)
-        #expect(outcome.summary.progress.sent == 30 && outcome.summary.progress.done == 30)
+        #expect(outcome.summary.progress.sent == 30 && outcome.summary.progress.done == 30, "\(outcome.summary.progress); \(reporter.events)")
         #expect(e2e.acceptedTokens == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
         #expect(try await e2e.committed(group: "backfill") == e2e.events.producedEnds)
         #expect(Array(reporter.events.prefix(2)) == ["planned", "fcm clients ready"])
