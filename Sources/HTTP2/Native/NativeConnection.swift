@@ -20,7 +20,10 @@ final class NativeConnection: H2SessionDelegate {
     enum Phase: Equatable { case connecting, handshaking, ready, closed }
 
     let target: NativeTarget
-    let socket: Int32
+    /// Its TCP socket (-1 until one is open); a new one for each address tried.
+    private(set) var socket: Int32 = -1
+    /// Addresses of the server not tried yet: a connect that fails goes on to the next.
+    private var untried: ArraySlice<NativeResolver.Address>
     private(set) var phase: Phase = .connecting
     private var tls: TLSSession?
     private var session: H2Session?
@@ -55,23 +58,35 @@ final class NativeConnection: H2SessionDelegate {
     /// Why it closed, for the transfers that were waiting for it.
     private(set) var closeError: HTTP2ClientError?
 
-    /// Opens the TCP connection (non-blocking): ``phase`` is `connecting`, or `closed` with
-    /// ``closeError`` if it failed at once.
-    init(target: NativeTarget, address: NativeResolver.Address, maxStreams: Int) {
+    /// Opens the TCP connection (non-blocking) to the first of `addresses` that takes it, as
+    /// libcurl does (`localhost` may name `::1` first, where the server listens on 127.0.0.1
+    /// only): ``phase`` is `connecting`, or `closed` with ``closeError`` if every one failed at once.
+    init(target: NativeTarget, addresses: [NativeResolver.Address], maxStreams: Int) {
         self.target = target
         self.maxStreams = maxStreams
-        socket = openSocket(family: address.family)
-        guard socket >= 0 else {
-            fail(HTTP2ClientError(code: .couldNotConnect, message: "socket() failed: \(String(cString: strerror(errno)))", isRetryable: true))
-            return
+        untried = addresses[...]
+        connectNext(after: ENOENT)
+    }
+
+    /// Closes the socket tried last, if any, and connects to the next address; fails the
+    /// connection with `error` (errno) when none is left.
+    private func connectNext(after error: Int32) {
+        var error = error
+        while let address = untried.popFirst() {
+            if socket >= 0 { Glibc.close(socket) }
+            socket = openSocket(family: address.family)
+            guard socket >= 0 else {
+                error = errno
+                continue
+            }
+            var one: Int32 = 1
+            _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var storage = address.storage
+            let r = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, address.length) } }
+            if r == 0 || errno == EINPROGRESS { return }
+            error = errno
         }
-        var one: Int32 = 1
-        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var storage = address.storage
-        let r = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, address.length) } }
-        if r != 0 && errno != EINPROGRESS {
-            fail(connectError(errno))
-        }
+        fail(connectError(error))
     }
 
     deinit {
@@ -109,7 +124,7 @@ final class NativeConnection: H2SessionDelegate {
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             _ = getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
-            if error != 0 { return fail(connectError(error)) }
+            if error != 0 { return connectNext(after: error) }
             do {
                 tls = try TLSSession(context: context, socket: socket, host: target.host)
             } catch {

@@ -179,8 +179,7 @@ final class NativeLoop: @unchecked Sendable {
         connections.first { $0.freeStreams > 0 && line.serves($0.target) }
     }
 
-    /// Opens one more connection to `line`'s server when ``ConnectionDemand`` says so. After a
-    /// connection that failed before it was up, the next tries the server's next address.
+    /// Opens one more connection to `line`'s server when ``ConnectionDemand`` says so.
     private func openConnection(for line: WaitingLine, waiting: Int, waitingFor: Duration) {
         guard let target = line.first?.target else { return }
         let toServer = connections.filter { line.serves($0.target) }
@@ -194,8 +193,7 @@ final class NativeLoop: @unchecked Sendable {
             guard !addresses.isEmpty else {
                 return line.failAll(.init(code: .couldNotConnect, message: "\(target.host) has no address", isRetryable: true))
             }
-            connection = NativeConnection(
-                target: target, address: addresses[line.failedConnections % addresses.count], maxStreams: demand.streamsPerConnection)
+            connection = NativeConnection(target: target, addresses: addresses, maxStreams: demand.streamsPerConnection)
         }
         connections.append(connection)
         openConnections.add(1, ordering: .relaxed)
@@ -300,7 +298,6 @@ final class NativeLoop: @unchecked Sendable {
         connections = open
         for connection in failed {
             let line = line(for: connection.target)
-            line.failedConnections += 1
             if !open.contains(where: { line.serves($0.target) && $0.phase == .ready }), let error = connection.closeError { line.failAll(error) }
         }
     }

@@ -10,9 +10,6 @@ final class WaitingLine {
     let host: String
     let port: Int
     private(set) var transfers = Deque<NativeTransfer>()
-    /// Connections to its server that failed before they were up: the next one tries the
-    /// server's next address.
-    var failedConnections = 0
     /// Since when requests have waited in it without a break; nil while it is empty.
     private(set) var since: ContinuousClock.Instant?
 
