@@ -24,8 +24,9 @@ final class H2Session {
     private var session: OpaquePointer?
     private weak var delegate: H2SessionDelegate?
 
-    /// - Parameters:
-    ///   - maxConcurrentStreams: the most streams we allow the server to open (none: pushes off).
+    /// A client session telling `delegate` of closed streams, GOAWAY and PING answers; its
+    /// SETTINGS (no server push, 1 MB stream windows, a 16 MB connection window) go with the
+    /// first flush.
     init(delegate: H2SessionDelegate) throws(HTTP2ClientError) {
         self.delegate = delegate
         var callbacks: OpaquePointer?
