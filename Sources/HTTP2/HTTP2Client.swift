@@ -155,8 +155,13 @@ public final class HTTP2Client: Sendable {
     /// - Important: `completion` runs on the client's own thread, which drives every connection
     ///   it has: it must be quick and must not block (hand longer work to a task).
     public func start(_ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTP2ClientError>) -> Void) {
-        if !nativeLoops.isEmpty { return chooseNative().submit(request, completion: completion) }
-        let loop = choose()
+        if !nativeLoops.isEmpty {
+            let loop = choose(nativeLoops) {
+                .init(connections: $0.openConnections.load(ordering: .relaxed), requests: $0.requests.load(ordering: .relaxed))
+            }
+            return loop.submit(request, completion: completion)
+        }
+        let loop = choose(loops) { .init(connections: $0.connections.open.load(ordering: .relaxed), requests: $0.requests.load(ordering: .relaxed)) }
         loop.requests.add(1, ordering: .relaxed)
         loop.submit(
             CurlTransfer(request: request) { result in
@@ -193,23 +198,12 @@ public final class HTTP2Client: Sendable {
             + nativeLoops.reduce(0) { $0 + $1.connectionsOpened.load(ordering: .relaxed) }
     }
 
-    /// The nghttp2 engine's thread to take a request (``ThreadChoice``).
-    private func chooseNative() -> NativeLoop {
-        if nativeLoops.count == 1 { return nativeLoops[0] }
-        var choice = ThreadChoice(streamsPerConnection: configuration.maxConcurrentStreams)
-        for (i, loop) in nativeLoops.enumerated() {
-            choice.consider(i, .init(connections: loop.openConnections.load(ordering: .relaxed), requests: loop.requests.load(ordering: .relaxed)))
-        }
-        return nativeLoops[choice.chosen]
-    }
-
-    /// The thread to take a request (``ThreadChoice``).
-    private func choose() -> CurlMultiLoop {
+    /// The thread of `loops` (either engine's) to take a request (``ThreadChoice``), from each
+    /// one's `load`.
+    private func choose<Loop>(_ loops: [Loop], load: (Loop) -> ThreadChoice.Load) -> Loop {
         if loops.count == 1 { return loops[0] }
         var choice = ThreadChoice(streamsPerConnection: configuration.maxConcurrentStreams)
-        for (i, loop) in loops.enumerated() {
-            choice.consider(i, .init(connections: loop.connections.open.load(ordering: .relaxed), requests: loop.requests.load(ordering: .relaxed)))
-        }
+        for (i, loop) in loops.enumerated() { choice.consider(i, load(loop)) }
         return loops[choice.chosen]
     }
 

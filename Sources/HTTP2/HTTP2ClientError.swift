@@ -51,6 +51,16 @@ public struct HTTP2ClientError: Error, Sendable, CustomStringConvertible {
         "HTTP2ClientError(\(code)\(isRetryable ? ", retryable" : ""), curl \(curlCode)): \(message)"
     }
 
+    /// A request on a connection judged dead (``Code/deadConnection``), to `authority`, through
+    /// `proxy` if there is one. Both engines' words.
+    static func deadConnection(to authority: String, through proxy: HTTPProxy? = nil) -> HTTP2ClientError {
+        HTTP2ClientError(
+            code: .deadConnection,
+            message:
+                "the connection to \(authority)\(proxy.map { " through the egress proxy \($0)" } ?? "") received nothing while requests waited: closed as dead",
+            isRetryable: true)
+    }
+
     static let shutdownError = HTTP2ClientError(
         code: .shutdown, message: "the HTTP/2 client was shut down before the request completed", isRetryable: false)
 }

@@ -20,6 +20,15 @@ final class LoopInbox<Transfer: AnyObject & Sendable>: Sendable {
 
         var isEmpty: Bool { pending.isEmpty && paced.isEmpty }
 
+        /// Takes every queued request, paced or not (at shutdown, to fail them).
+        mutating func takeAll() -> [Transfer] {
+            defer {
+                pending.removeAll()
+                paced.removeAll()
+            }
+            return pending + paced
+        }
+
         /// Takes the paced requests due at `now`, in order and at most `limit`, each at its
         /// slot (`slot`, ``RequestPacer``); and the slot of the first one left, if it is not due.
         mutating func takeDuePaced(

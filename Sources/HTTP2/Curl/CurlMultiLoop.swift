@@ -110,13 +110,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             let now = ContinuousClock.now
             let (incoming, stopping, room, nextSlot) = inbox.queued.withLock {
                 s -> ([CurlTransfer], Bool, (count: Int, probe: Bool), ContinuousClock.Instant?) in
-                if s.shuttingDown {
-                    defer {
-                        s.pending.removeAll()
-                        s.paced.removeAll()
-                    }
-                    return (s.pending + s.paced, true, (0, false), nil)
-                }
+                if s.shuttingDown { return (s.takeAll(), true, (0, false), nil) }
                 // Paced requests leave in order, each at its slot (RequestPacer): those waiting
                 // for theirs are not waiting for a stream, and call for no connection. Other
                 // requests pass them.

@@ -114,7 +114,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// client's, named in errors.
     func outcome(_ result: CURLcode, proxy: HTTPProxy?) -> Result<CurlResponse, HTTP2ClientError> {
         guard let easy else { return .failure(.shutdownError) }
-        if result != CURLE_OK, connectionDied { return .failure(deadConnectionError(proxy: proxy)) }
+        if result != CURLE_OK, connectionDied { return .failure(.deadConnection(to: request.authority, through: proxy)) }
         guard result == CURLE_OK else { return .failure(error(for: result, proxy: proxy)) }
         let version: String
         switch easy.info(CURLINFO_HTTP_VERSION) {
@@ -157,14 +157,6 @@ final class CurlTransfer: @unchecked Sendable {
             hint += " [egress proxy \(proxy)" + (proxy.noProxy.isEmpty ? "" : ", not for \(proxy.noProxy.joined(separator: ","))") + "]"
         }
         return HTTP2ClientError(code: code, message: message + hint, curlCode: Int32(result.rawValue), isRetryable: retryable)
-    }
-
-    private func deadConnectionError(proxy: HTTPProxy?) -> HTTP2ClientError {
-        HTTP2ClientError(
-            code: .deadConnection,
-            message:
-                "the connection to \(request.authority)\(proxy.map { " through the egress proxy \($0)" } ?? "") received nothing while requests waited: closed as dead",
-            isRetryable: true)
     }
 
     /// The proxy answered the tunnel's `CONNECT` with an error status (curl reports it as

@@ -189,11 +189,10 @@ final class NativeConnection: H2SessionDelegate {
                 return finishRead(got)
             case .closed:
                 finishRead(got)
-                return fail(HTTP2ClientError(code: .connectionClosed, message: "\(target.authority) closed the connection", isRetryable: true))
+                return fail(broken(nil))
             case .failed(let message, _):
                 finishRead(got)
-                return fail(
-                    HTTP2ClientError(code: .connectionClosed, message: "the connection to \(target.authority) failed: \(message)", isRetryable: true))
+                return fail(broken(message))
             }
         }
     }
@@ -276,7 +275,8 @@ final class NativeConnection: H2SessionDelegate {
         session.ping()
     }
 
-    /// Says GOAWAY: it takes no more streams, and closes when its last one ends.
+    /// Says GOAWAY and ends the HTTP/2 session: no more streams either way, and any still open
+    /// dropped (the loop calls it on an idle connection only, before closing it).
     func drain() {
         goingAway = true
         session?.goAway()
@@ -311,11 +311,8 @@ final class NativeConnection: H2SessionDelegate {
                 tlsWantsWrite = false
                 writeWaitsForRead = true
                 return
-            case .closed:
-                return fail(HTTP2ClientError(code: .connectionClosed, message: "\(target.authority) closed the connection", isRetryable: true))
-            case .failed(let message, _):
-                return fail(
-                    HTTP2ClientError(code: .connectionClosed, message: "the connection to \(target.authority) failed: \(message)", isRetryable: true))
+            case .closed: return fail(broken(nil))
+            case .failed(let message, _): return fail(broken(message))
             }
         }
         tlsWantsWrite = false
@@ -341,6 +338,12 @@ final class NativeConnection: H2SessionDelegate {
         session = nil  // before the transfers go: nghttp2 points at their exchanges
         for transfer in transfers { transfer.complete(.failure(error)) }
         if socket >= 0 { _ = Glibc.shutdown(socket, LinuxSocket.shutReadWrite) }
+    }
+
+    /// The connection was lost after it was up: closed by the server (`detail` nil), or failed.
+    private func broken(_ detail: String?) -> HTTP2ClientError {
+        let message = detail.map { "the connection to \(target.authority) failed: \($0)" } ?? "\(target.authority) closed the connection"
+        return HTTP2ClientError(code: .connectionClosed, message: message, isRetryable: true)
     }
 
     private func connectError(_ code: Int32) -> HTTP2ClientError {

@@ -89,13 +89,7 @@ final class NativeLoop: @unchecked Sendable {
         while true {
             let now = ContinuousClock.now
             let (incoming, stopping, nextSlot) = inbox.queued.withLock { s -> ([NativeTransfer], Bool, ContinuousClock.Instant?) in
-                if s.shuttingDown {
-                    defer {
-                        s.pending.removeAll()
-                        s.paced.removeAll()
-                    }
-                    return (s.pending + s.paced, true, nil)
-                }
+                if s.shuttingDown { return (s.takeAll(), true, nil) }
                 var taken = s.pending
                 s.pending.removeAll(keepingCapacity: true)
                 s.pacedArrived = false
@@ -224,7 +218,7 @@ final class NativeLoop: @unchecked Sendable {
 
     /// Timeouts, connections that take too long to open, dead ones and idle ones.
     private func check(at now: ContinuousClock.Instant) {
-        for line in lines { line.expire(at: now) { timeoutError($0, at: now) } }
+        for line in lines { line.expire(at: now) { timeoutError($0) } }
         for connection in connections {
             switch connection.phase {
             case .connecting, .handshaking:
@@ -263,19 +257,15 @@ final class NativeLoop: @unchecked Sendable {
         if diedUnder || silent {
             let requests = connection.waiting
             deadConnections.add(1, ordering: .relaxed)
-            connection.close(
-                HTTP2ClientError(
-                    code: .deadConnection,
-                    message: "the connection to \(connection.target.authority) received nothing while requests waited: closed as dead",
-                    isRetryable: true))
+            connection.close(.deadConnection(to: connection.target.authority))
             configuration.onDeadConnection?(DeadConnection(authority: connection.target.authority, requests: requests, silentFor: silentFor))
             return
         }
-        for transfer in expired { connection.timedOut(transfer, error: timeoutError(transfer, at: now)) }
+        for transfer in expired { connection.timedOut(transfer, error: timeoutError(transfer)) }
         if let liveness, connection.waiting > 0, silentFor * 2 >= liveness.silence { connection.ping() }
     }
 
-    private func timeoutError(_ transfer: NativeTransfer, at now: ContinuousClock.Instant) -> HTTP2ClientError {
+    private func timeoutError(_ transfer: NativeTransfer) -> HTTP2ClientError {
         HTTP2ClientError(
             code: .timeout, message: "no answer from \(transfer.target.authority) within \(transfer.request.timeout ?? configuration.requestTimeout)",
             isRetryable: true)

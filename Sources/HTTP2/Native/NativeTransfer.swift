@@ -13,9 +13,7 @@ final class NativeTransfer: @unchecked Sendable {
     /// Its exchange; a new one if it is sent again (``restart()``).
     private(set) var stream: H2Stream
     private let completion: Completion
-    /// When it was handed to the loop.
-    let submittedAt = ContinuousClock.now
-    /// Answered by then, or failed with `.timeout`.
+    /// Answered by then (from when it was handed to the loop), or failed with `.timeout`.
     let deadline: ContinuousClock.Instant
     /// When it was put on a stream, if it has been.
     var startedAt: ContinuousClock.Instant?
@@ -29,7 +27,7 @@ final class NativeTransfer: @unchecked Sendable {
         self.target = target
         self.stream = H2Stream(body: request.body)
         self.completion = completion
-        self.deadline = submittedAt + (request.timeout ?? timeout)
+        self.deadline = .now + (request.timeout ?? timeout)
     }
 
     /// Readies it to be sent again on another stream, after the server refused it unprocessed.
