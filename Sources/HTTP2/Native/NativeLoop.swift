@@ -88,13 +88,14 @@ final class NativeLoop: @unchecked Sendable {
         Self.blockSIGPIPE()
         while true {
             let now = ContinuousClock.now
+            let pacedRoom = pacedRoom()
             let (incoming, stopping, nextSlot) = inbox.queued.withLock { s -> ([NativeTransfer], Bool, ContinuousClock.Instant?) in
                 if s.shuttingDown { return (s.takeAll(), true, nil) }
                 var taken = s.pending
                 s.pending.removeAll(keepingCapacity: true)
                 s.pacedArrived = false
                 // Paced requests leave in order, each at its slot (RequestPacer).
-                let (due, nextSlot) = s.takeDuePaced(at: now, limit: .max) { slot(of: $0, at: now) }
+                let (due, nextSlot) = s.takeDuePaced(at: now, limit: pacedRoom) { slot(of: $0, at: now) }
                 taken += due
                 return (taken, false, nextSlot)
             }
@@ -123,6 +124,18 @@ final class NativeLoop: @unchecked Sendable {
             requeueRefused()
             removeClosed()
         }
+    }
+
+    /// How many paced requests a turn may take (and reserve their slots): every one due while a
+    /// stream is free; else only enough to have a connection opened, one while none is up, as
+    /// many as press for another (``ConnectionDemand``) when all are busy. A slot spent waiting
+    /// for a connection would let the requests behind it leave together once it is up, over the
+    /// rate (``RequestPacer``; the libcurl loop holds them the same way, ``StreamAdmission``).
+    private func pacedRoom() -> Int {
+        if connections.contains(where: { $0.freeStreams > 0 }) { return .max }
+        let queued = lines.reduce(0) { $0 + $1.transfers.count }
+        let wanted = connections.contains { $0.phase == .ready } ? demand.pressingCount : 1
+        return max(0, wanted - queued)
     }
 
     /// Requests a server refused unprocessed (a GOAWAY's, most often, read or found as frames
