@@ -13,6 +13,19 @@ extension FCMClient {
         /// against the retry policy (``FCMError/Code/deadConnection``).
         var deadConnections = 0
         var deadConnectionTime: Duration = .zero
+        /// No attempt starts at or after it, and none outlives it (nil: the retry budget alone).
+        var deadline: ContinuousClock.Instant?
+
+        /// `delay` from now, or less: what is left until the deadline.
+        func wait(_ delay: Duration) -> Duration {
+            guard let deadline else { return delay }
+            return max(.zero, min(delay, deadline - .now))
+        }
+
+        /// `instant`, or the deadline if earlier.
+        func wait(until instant: ContinuousClock.Instant) -> ContinuousClock.Instant {
+            deadline.map { min($0, instant) } ?? instant
+        }
     }
 
     enum NextAttempt {
@@ -38,7 +51,7 @@ extension FCMClient {
             if let change { configuration.onAvailabilityChange?(change) }
             return .done
         }
-        if error.isShutdown { return .done }
+        if error.isShutdown || error.code == .deadline { return .done }
         if error.code == .deadConnection {
             // Not the message's fault, and no answer from FCM: at once, on another connection
             // (the dead one is closed), with no backoff, attempt or budget time spent on it.

@@ -153,13 +153,19 @@ public final class FCMClient: Sendable {
     ///     nil treats every quota refusal as the project's.
     ///   - validateOnly: FCM's dry run: validated, not delivered.
     ///   - recordingAttempts: keep each attempt in ``SendResult/attemptLog``.
+    ///   - deadline: no attempt starts at or after it, and an attempt's request times out at it
+    ///     at the latest; then the outcome is a ``FCMError/Code/deadline`` failure (nil: the retry
+    ///     budget alone ends the send). A capped push's send limit (docs/rules-state.md).
     public func send(
-        _ message: [UInt8], to target: MessageTarget? = nil, validateOnly: Bool = false, recordingAttempts: Bool = false
+        _ message: [UInt8], to target: MessageTarget? = nil, validateOnly: Bool = false, recordingAttempts: Bool = false,
+        deadline: ContinuousClock.Instant? = nil
     ) async -> SendResult {
         let body = Self.requestBody(message, validateOnly: validateOnly)
         var result = SendResult(outcome: .failure(.cancelled), attempts: 0)
         if recordingAttempts { result.attemptLog = [] }
-        return await attempts(body, target: target, from: result, retry: newRetryState())
+        var retry = newRetryState()
+        retry.deadline = deadline
+        return await attempts(body, target: target, from: result, retry: retry)
     }
 
     /// The attempts of a send, from `result` and `retry` on: after `delay`, if given (a retry's
@@ -175,20 +181,26 @@ public final class FCMClient: Sendable {
         // FCM (3,552 bytes of frame per send before, docs/benchmarks.md).
         var result = result
         var retry = retry
-        if let delay { await Self.sleep(for: delay) }
+        if let delay { await Self.sleep(for: retry.wait(delay)) }
         while true {
-            if let target, let until = heldUntil(target) { await Self.sleep(until: until) }
+            if let target, let until = heldUntil(target) { await Self.sleep(until: retry.wait(until: until)) }
             if Task.isCancelled {
                 result.outcome = .failure(.cancelled)
                 return result
             }
+            if let deadline = retry.deadline, ContinuousClock.now >= deadline {
+                var last: FCMError?
+                if result.attempts > 0, case .failure(let error) = result.outcome { last = error }
+                result.outcome = .failure(.pastDeadline(after: last))
+                return result
+            }
             result.attempts += 1
             let attemptStarted = ContinuousClock.now
-            result.outcome = await attempt(body)
+            result.outcome = await attempt(body, deadline: retry.deadline)
             switch afterAttempt(&result, &retry, attemptStarted: attemptStarted, target: target) {
             case .done: return result
             case .again: continue
-            case .after(let delay): await Self.sleep(for: delay)
+            case .after(let delay): await Self.sleep(for: retry.wait(delay))
             }
         }
     }
@@ -199,21 +211,32 @@ public final class FCMClient: Sendable {
         return retry
     }
 
-    /// One attempt: no retry, but a classified failure.
-    public func attempt(_ body: [UInt8]) async -> Result<String, FCMError> {
+    /// One attempt: no retry, but a classified failure. With a `deadline`, its request times out
+    /// at it at the latest, and none is made once it has passed (a wait for a send slot may
+    /// outlast it).
+    public func attempt(_ body: [UInt8], deadline: ContinuousClock.Instant? = nil) async -> Result<String, FCMError> {
         await gate.acquire()
         if Task.isCancelled {
             gate.release(answerTime: nil)
             return .failure(.cancelled)
         }
-        let (result, answerTime) = await post(body)
+        var timeout: Duration?
+        if let deadline {
+            let left = deadline - .now
+            guard left > .zero else {
+                gate.release(answerTime: nil)
+                return .failure(.pastDeadline(after: nil))
+            }
+            if left < configuration.requestTimeout { timeout = left }
+        }
+        let (result, answerTime) = await post(body, timeout: timeout)
         gate.release(answerTime: answerTime)
         return result
     }
 
     /// The outcome, and FCM's answer time when it answered (whatever it said): what sizes the
     /// sends in flight. No answer says nothing of answer times.
-    private func post(_ body: [UInt8]) async -> (Result<String, FCMError>, answerTime: Duration?) {
+    private func post(_ body: [UInt8], timeout: Duration? = nil) async -> (Result<String, FCMError>, answerTime: Duration?) {
         let token: String
         do {
             token = try await tokens.token()
@@ -226,7 +249,7 @@ public final class FCMClient: Sendable {
         }
         let answer: Result<HTTPResponse, HTTP2ClientError>
         do {
-            answer = .success(try await http.send(sendRequest(body, token: token)))
+            answer = .success(try await http.send(sendRequest(body, token: token, timeout: timeout)))
         } catch {
             answer = .failure(error)
         }
@@ -257,8 +280,9 @@ public final class FCMClient: Sendable {
 
     /// The request of one attempt. Paced: a rate cap holds where the send goes on the wire
     /// (``HTTP2Client/setRate(_:)``).
-    func sendRequest(_ body: [UInt8], token: String) -> HTTPRequest {
-        HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, paced: true)
+    /// `timeout`: shorter than the client's request timeout (a send's deadline), else nil.
+    func sendRequest(_ body: [UInt8], token: String, timeout: Duration? = nil) -> HTTPRequest {
+        HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, timeout: timeout, paced: true)
     }
 
     /// The request headers for `token`, built once per token: every send shares the same strings,

@@ -111,6 +111,15 @@ public struct FCMError: Error, Sendable, CustomStringConvertible {
     /// send cut short by ``FCMClient/shutdown()``, it would succeed later.
     public static let cancelled = FCMError(code: .shutdown, kind: .retryable, httpStatus: nil, message: "cancelled: the worker is stopping")
 
+    /// The send's deadline passed before an attempt could start (`previous`: the last attempt's
+    /// failure, if one was made). Retryable: it says nothing of the message, and no answer came.
+    static func pastDeadline(after previous: FCMError?) -> FCMError {
+        let message =
+            previous.map { "the send's deadline passed before another attempt; the last: \($0)" }
+            ?? "the send's deadline passed before its first attempt"
+        return FCMError(code: .deadline, kind: .retryable, httpStatus: nil, message: message)
+    }
+
     /// The send was cut short or not made because the client or its task is stopping: not the
     /// message's fault, and not worth another attempt from this worker.
     public var isShutdown: Bool { code == .shutdown }

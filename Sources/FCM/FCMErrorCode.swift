@@ -44,6 +44,9 @@ extension FCMError {
         public static let tls = Code(fcm: "TLS")
         /// The client or the send's task is stopping.
         public static let shutdown = Code(fcm: "SHUTDOWN")
+        /// The send's deadline passed before it could be made, or made again: no attempt starts
+        /// after it (``FCMClient/send(_:to:validateOnly:recordingAttempts:deadline:)``).
+        public static let deadline = Code(fcm: "DEADLINE")
         /// No access token: the token endpoint failed or refused the service account.
         public static let tokenExchange = Code(fcm: "TOKEN_EXCHANGE")
 

@@ -53,6 +53,15 @@ public protocol PushSending: Sendable {
         _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool
     ) async -> FCMClient.SendResult
 
+    /// ``send(_:project:to:validateOnly:recordingAttempts:)`` with no attempt starting at or
+    /// after `deadline`, and none outliving it (``FCMClient/send(_:to:validateOnly:recordingAttempts:deadline:)``):
+    /// a capped or deduplicated push's send limit. A sender that cannot (a fake in tests)
+    /// ignores it.
+    func send(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool,
+        deadline: ContinuousClock.Instant?
+    ) async -> FCMClient.SendResult
+
     /// ``start(_:project:to:validateOnly:then:)`` keeping each attempt in the result's
     /// `attemptLog`; a sender that cannot keeps none.
     func start(
@@ -99,6 +108,13 @@ extension PushSending {
         _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool
     ) async -> FCMClient.SendResult {
         await send(message, project: project, to: target, validateOnly: validateOnly)
+    }
+
+    public func send(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool,
+        deadline: ContinuousClock.Instant?
+    ) async -> FCMClient.SendResult {
+        await send(message, project: project, to: target, validateOnly: validateOnly, recordingAttempts: recordingAttempts)
     }
 
     public func start(
@@ -200,13 +216,20 @@ extension FCMProjects: PushSending {
     public func send(
         _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool
     ) async -> FCMClient.SendResult {
+        await send(message, project: project, to: target, validateOnly: validateOnly, recordingAttempts: recordingAttempts, deadline: nil)
+    }
+
+    public func send(
+        _ message: [UInt8], project: String?, to target: MessageTarget?, validateOnly: Bool, recordingAttempts: Bool,
+        deadline: ContinuousClock.Instant?
+    ) async -> FCMClient.SendResult {
         guard let client = client(project) else {
             // The event processor checks the project first (``projectID(of:)``): not reached.
             let error = FCMError(
                 code: FCMError.Code(fcm: "UNKNOWN_PROJECT"), kind: .permanent, httpStatus: nil, message: "no project \(project ?? "(default)")")
             return FCMClient.SendResult(outcome: .failure(error), attempts: 0)
         }
-        return await client.send(message, to: target, validateOnly: validateOnly, recordingAttempts: recordingAttempts)
+        return await client.send(message, to: target, validateOnly: validateOnly, recordingAttempts: recordingAttempts, deadline: deadline)
     }
 
     public func start(

@@ -121,26 +121,14 @@ extension EventProcessor {
         }
     }
 
-    /// ``sendAll(_:trace:)``, cancelled at `until` (ms since 1970): no push or retry leaves
-    /// later, so a reservation's count can end then (``RulesPolicy/sendLimit``).
+    /// ``sendAll(_:trace:deadline:)`` with no attempt starting after `until` (ms since 1970,
+    /// by the worker's clock), and none outliving it: a reservation's count can end then
+    /// (``RulesPolicy/sendLimit``). The FCM client keeps the deadline, so a push needs no timer
+    /// task of its own (one per push was 40% of a capped push's CPU, docs/benchmarks.md).
     func sendAll(
         _ sends: [(message: FCMMessage, projectID: String)], until: Int64, trace: EventTrace?
     ) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
         let left = until - options.clock.nowMilliseconds()
-        return await withTaskGroup(of: [(message: FCMMessage, result: FCMClient.SendResult)]?.self) { group in
-            group.addTask { await self.sendAll(sends, trace: trace) }
-            group.addTask {
-                try? await Task.sleep(for: .milliseconds(max(0, left)))
-                return nil
-            }
-            while let done = await group.next() {
-                if let results = done {
-                    group.cancelAll()
-                    return results
-                }
-                group.cancelAll()  // the deadline: sends under way end unanswered
-            }
-            return []
-        }
+        return await sendAll(sends, trace: trace, deadline: .now + .milliseconds(max(0, left)))
     }
 }

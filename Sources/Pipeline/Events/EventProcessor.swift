@@ -271,14 +271,17 @@ public final class EventProcessor: Sendable {
         return .success(sends)
     }
 
+    /// - Parameter deadline: no attempt of any send starts at or after it (``PushSending/send(_:project:to:validateOnly:recordingAttempts:deadline:)``).
     @inline(never)
     func sendAll(
-        _ sends: [(message: FCMMessage, projectID: String)], trace: EventTrace?
+        _ sends: [(message: FCMMessage, projectID: String)], trace: EventTrace?, deadline: ContinuousClock.Instant? = nil
     ) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
-        if sends.count == 1 { return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID, trace: trace))] }
+        if sends.count == 1 {
+            return [(sends[0].message, await send(sends[0].message, projectID: sends[0].projectID, trace: trace, deadline: deadline))]
+        }
         return await withTaskGroup(of: (Int, FCMClient.SendResult).self) { group in
             for (i, s) in sends.enumerated() {
-                group.addTask { (i, await self.send(s.message, projectID: s.projectID, trace: trace)) }
+                group.addTask { (i, await self.send(s.message, projectID: s.projectID, trace: trace, deadline: deadline)) }
             }
             var results = [FCMClient.SendResult?](repeating: nil, count: sends.count)
             for await (i, r) in group { results[i] = r }
@@ -287,11 +290,14 @@ public final class EventProcessor: Sendable {
     }
 
     /// - Parameter projectID: the Firebase project ID of `message.project`, for the metrics.
-    private func send(_ message: FCMMessage, projectID: String, trace: EventTrace?) async -> FCMClient.SendResult {
+    private func send(
+        _ message: FCMMessage, projectID: String, trace: EventTrace?, deadline: ContinuousClock.Instant?
+    ) async -> FCMClient.SendResult {
         metrics.sendStarted()
         let start = ContinuousClock.now
         let result = await sender.send(
-            message.encoded, project: message.project, to: message.target, validateOnly: options.validateOnly, recordingAttempts: trace != nil)
+            message.encoded, project: message.project, to: message.target, validateOnly: options.validateOnly, recordingAttempts: trace != nil,
+            deadline: deadline)
         record(result, of: message, projectID: projectID, started: start)
         trace?.sent(result, project: projectID)
         return result
