@@ -35,9 +35,10 @@
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
 #                               cpu_us_per_event, peak_rss_mb; then produce→ack latency at 5,000/s
 #   scripts/bench.sh rules-engine what cap costs a worker per event (issue 55): the peer's mapping without a cap, with
-#                               a cap per device on a topic keyed by device (direct mode), and on one keyed by position
-#                               (re-key mode); rules_engine_{off,cap,rekey}_cpu_us_per_event and
-#                               rules_engine_{cap,rekey}_cpu_percent_of_off_median (RULES_ENGINE_BENCH_ROUNDS, _EVENTS)
+#                               a cap per device on a topic keyed by device (direct mode; memory: the same with
+#                               rules.state_store: memory), and on one keyed by position (re-key mode);
+#                               rules_engine_{off,cap,memory,rekey}_cpu_us_per_event and
+#                               rules_engine_{cap,memory,rekey}_cpu_percent_of_off_median (RULES_ENGINE_BENCH_ROUNDS, _EVENTS)
 #   scripts/bench.sh rules-restore a new owner of a caps/dedup state partition restoring it from tansu into an empty
 #                               rules store: RULES_RESTORE_BENCH_NOTIFICATIONS (default 100,000: 200,000 facts);
 #                               rules_restore_seconds_per_million_facts, and the worker's CPU for it
@@ -385,6 +386,7 @@ if [ "$which" = all ] || [ "$which" = rules-engine ]; then
     figures="$work/rules-engine-figures"
     for round in $(seq "${RULES_ENGINE_BENCH_ROUNDS:-3}"); do
         start_tansu bench-dead-letter bench-invalidations "rules-r$round-off" "rules-r$round-cap" "rules-r$round-cap-changelog" \
+            "rules-r$round-memory" "rules-r$round-memory-changelog" \
             "rules-r$round-rekey" "rules-r$round-rekey-changelog" "rules-r$round-rekey-by-subject"
         LD_LIBRARY_PATH="$PWD/.tools/librdkafka" "$bench" rules-engine --bootstrap "127.0.0.1:$tansu_port" --worker "$worker" \
             --dir "$work" --base "https://127.0.0.1:$latency_port" --ca "$work/ca.crt" --service-account "$work/service-account.json" \
@@ -398,14 +400,14 @@ if [ "$which" = all ] || [ "$which" = rules-engine ]; then
 import re, statistics, sys
 v = {}
 for line in open(sys.argv[1]):
-    m = re.match(r"rules_engine_r(\d+)_(off|cap|rekey)_(\w+): ([\d.]+)", line)
+    m = re.match(r"rules_engine_r(\d+)_(off|cap|memory|rekey)_(\w+): ([\d.]+)", line)
     if m: v[(int(m[1]), m[2], m[3])] = float(m[4])
 rounds = sorted({r for r, _, _ in v})
 for fig in ("cpu_us_per_event", "events_per_second", "peak_rss_mb"):
-    for mode in ("off", "cap", "rekey"):
+    for mode in ("off", "cap", "memory", "rekey"):
         xs = [v[(r, mode, fig)] for r in rounds if (r, mode, fig) in v]
         if xs: print(f"rules_engine_{mode}_{fig}_median: {statistics.median(xs):.1f}")
-for mode in ("cap", "rekey"):
+for mode in ("cap", "memory", "rekey"):
     pairs = [v[(r, mode, "cpu_us_per_event")] / v[(r, "off", "cpu_us_per_event")] * 100 for r in rounds
              if (r, mode, "cpu_us_per_event") in v and (r, "off", "cpu_us_per_event") in v]
     if pairs: print(f"rules_engine_{mode}_cpu_percent_of_off_median: {statistics.median(pairs):.1f}")

@@ -8,6 +8,7 @@ import Logging
 import Mapping
 import Operations
 import Pipeline
+import Rules
 import RulesStore
 import SchemaRegistry
 
@@ -147,12 +148,13 @@ public struct Delivery: Sendable {
         }
     }
 
-    /// The rules engine of `cap` and `dedup`, its state in `rules.state_path`, its claims and
-    /// facts written by `producer` (the record producer: `acks=all`,
-    /// ``OutputRecords/producerConfiguration(brokers:properties:)``). Its partitions are the
-    /// source's with `rules.source.keyed_by: user` (partitioned as `rules.source.partitioner`
-    /// says), else the by-subject topic's, which `producer` writes with librdkafka's default
-    /// partitioner. Public for `pushbridge demo`, which puts its pipeline together itself.
+    /// The rules engine of `cap` and `dedup`, its state in `rules.state_path` (or in memory,
+    /// `rules.state_store: memory`), its claims and facts written by `producer` (the record
+    /// producer: `acks=all`, ``OutputRecords/producerConfiguration(brokers:properties:)``). Its
+    /// partitions are the source's with `rules.source.keyed_by: user` (partitioned as
+    /// `rules.source.partitioner` says), else the by-subject topic's, which `producer` writes with
+    /// librdkafka's default partitioner. Public for `pushbridge demo`, which puts its pipeline
+    /// together itself.
     public static func rulesEngine(_ settings: PushbridgeConfig, producer: KafkaProducer, clock: any WallClock) throws -> any StatefulRulesEngine {
         let partitioner: KafkaPartitioner
         if settings.rules.keyedBy == .user {
@@ -163,15 +165,22 @@ public struct Delivery: Sendable {
         } else {
             partitioner = .consistent
         }
-        let directory = URL(fileURLWithPath: settings.rules.statePath).deletingLastPathComponent().path
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let store = try RulesStore(path: settings.rules.statePath)
         let member = settings.kafka.instanceID ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
-        var configuration = RulesEngine<RulesStore>.Configuration(
-            bootstrapServers: settings.kafka.brokers, changelogTopic: settings.rules.changelog(group: settings.kafka.group), partitioner: partitioner,
-            member: member)
-        configuration.properties = settings.kafka.properties
-        return RulesEngine(configuration, producer: producer, store: store, wall: clock) { clock.nowMilliseconds() }
+        func engine<Store: RulesStateStore>(over store: Store) -> RulesEngine<Store> {
+            var configuration = RulesEngine<Store>.Configuration(
+                bootstrapServers: settings.kafka.brokers, changelogTopic: settings.rules.changelog(group: settings.kafka.group),
+                partitioner: partitioner, member: member)
+            configuration.properties = settings.kafka.properties
+            return RulesEngine(configuration, producer: producer, store: store, wall: clock) { clock.nowMilliseconds() }
+        }
+        switch settings.rules.stateStore {
+        case .memory:
+            return engine(over: MemoryRulesStore())
+        case .file:
+            let directory = URL(fileURLWithPath: settings.rules.statePath).deletingLastPathComponent().path
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return engine(over: try RulesStore(path: settings.rules.statePath))
+        }
     }
 
     /// The projects as the startup log names them: `name=project-id`, sorted.

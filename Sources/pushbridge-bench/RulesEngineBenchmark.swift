@@ -22,9 +22,10 @@ enum RulesEngineBenchmark {
         var round: Int
     }
 
-    /// `cap`: direct mode, the topic keyed by device; `rekey`: the same cap on a topic keyed by
-    /// position, each event re-keyed into a by-subject topic first (both stages in the worker).
-    enum Mode: String, CaseIterable { case off, cap, rekey }
+    /// `cap`: direct mode, the topic keyed by device; `memory`: the same with the state in
+    /// memory (`rules.state_store: memory`); `rekey`: the cap on a topic keyed by position, each
+    /// event re-keyed into a by-subject topic first (both stages in the worker).
+    enum Mode: String, CaseIterable { case off, cap, memory, rekey }
 
     static func run(_ o: Options) async throws -> [(name: String, value: Double)] {
         var figures: [(name: String, value: Double)] = []
@@ -43,7 +44,8 @@ enum RulesEngineBenchmark {
         let mapping = PeerBenchmark.mapping + (mode == .off ? "\n" : "\n    cap: {max: 1000, per: 1h, by: [device]}\n")
         let rules = """
             rules:
-              source: {keyed_by: \(mode == .cap ? "user" : "none"), partitioner: consistent}
+              source: {keyed_by: \(mode == .rekey ? "none" : "user"), partitioner: consistent}
+              state_store: \(mode == .memory ? "memory" : "file")
               state_path: \(o.directory)/\(topic)-rules.sqlite
               changelog_topic: \(topic)-changelog
               by_subject_topic: \(topic)-by-subject

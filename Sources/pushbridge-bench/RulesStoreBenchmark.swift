@@ -1,4 +1,5 @@
 import Foundation
+import ProcessHarness
 import Rules
 import RulesStore
 import Synchronization
@@ -76,7 +77,9 @@ enum RulesStoreBenchmark {
 
     /// Applies `partitions` in batches of `batch`, partition after partition, from offset `first`.
     /// - Returns: the facts applied and each batch's time (seconds).
-    static func apply(_ store: RulesStore, _ partitions: [[[UInt8]]], batch: Int, from first: Int64) throws -> (facts: Int, times: [Double]) {
+    static func apply<Store: RulesStateStore>(
+        _ store: Store, _ partitions: [[[UInt8]]], batch: Int, from first: Int64
+    ) throws -> (facts: Int, times: [Double]) {
         var applied = 0
         var times: [Double] = []
         for (p, records) in partitions.enumerated() {
@@ -104,7 +107,9 @@ enum RulesStoreBenchmark {
         let log = changelog(0..<o.notifications, users: users)
         // The tail on the filled file: a tenth more notifications of the same users, later.
         let tailLog = changelog(o.notifications..<o.notifications + max(o.notifications / 10, 1), users: users)
-        var figures: [(name: String, value: Double)] = []
+        // First, while nothing else has been allocated and freed (which the store in memory
+        // would reuse, and its growth would not show).
+        var figures = try memory(log, tailLog, batch: o.batch)
         var facts = 0
         do {
             let store = try RulesStore(path: path, cacheMegabytes: o.cacheMegabytes)
@@ -133,6 +138,23 @@ enum RulesStoreBenchmark {
         figures.append(("rules_store_mb_per_million_notifications", bytes / notifications * 1e6 / 1e6))
         figures += try queries(path: path, users: users, o)
         return figures
+    }
+
+    /// The same changelog into the store in memory (`rules.state_store: memory`): its CPU a
+    /// fact, and what it holds in memory a notification (the process's resident size before and
+    /// after).
+    static func memory(_ log: [[[UInt8]]], _ tailLog: [[[UInt8]]], batch: Int) throws -> [(name: String, value: Double)] {
+        let before = procStatusMegabytes("VmRSS:")
+        let store = MemoryRulesStore()
+        let cpu = threadCPUSeconds()
+        let restored = try apply(store, log, batch: batch, from: 0).facts
+        let tail = try apply(store, tailLog, batch: batch, from: Int64(restored)).facts
+        let cpuPerFact = (threadCPUSeconds() - cpu) * 1e6 / Double(restored + tail)
+        let bytes = (procStatusMegabytes("VmRSS:") - before) * 1_048_576 / Double(store.count)
+        return [
+            ("rules_store_memory_cpu_microseconds_per_fact", cpuPerFact),
+            ("rules_store_memory_bytes_per_notification", bytes),
+        ]
     }
 
     /// CPU seconds the calling thread has used (its writes' system time included; not the

@@ -30,10 +30,11 @@ struct RulesExactnessEndToEndTests {
 
     /// `rekeyed`: the topic is keyed by something else (re-key mode: stage 1 writes the capped
     /// events to the by-subject topic, stage 2 decides); otherwise by device (direct mode).
+    /// `store`: `rules.state_store`, the state in SQLite files or in the workers' memory.
     @Test(
         "each device gets exactly 3 of its 6 notifications though each is written twice and workers are killed -9 meanwhile",
-        arguments: [false, true])
-    func exactUnderKills(rekeyed: Bool) async throws {
+        arguments: zip([false, true, false], ["file", "file", "memory"]))
+    func exactUnderKills(rekeyed: Bool, store: String) async throws {
         var faults = EmulatorFaults()
         faults.latencyMilliseconds = 40  // sends in flight when a kill lands
         let e = try await EndToEnd(partitions: 4, faults: faults)
@@ -49,6 +50,7 @@ struct RulesExactnessEndToEndTests {
             let rules = """
                 rules:
                   source: {keyed_by: \(rekeyed ? "none" : "user"), partitioner: consistent}
+                  state_store: \(store)
                   state_path: \(e.directory.appendingPathComponent("rules-\(n).sqlite").path)
                 """
             return try await e.startWorker(group: Self.group, assignment: "range", sections: rules)

@@ -3,12 +3,16 @@ import RulesStore
 import TestSupport
 import Testing
 
-@Suite("The rules store answers as InMemoryRulesState (real SQLite files)")
+@Suite("The rules stores answer as InMemoryRulesState (real SQLite files, and the store in memory)")
 struct RulesStoreDifferentialTests {
     static let policy = RulesPolicy(sendLimit: 3_000)
 
-    @Test("random facts in shuffled orders, with duplicates, split batches and some still pending: every query and verdict the same (seeded)")
-    func differential() async throws {
+    enum Kind: String, CaseIterable { case file, memory }
+
+    @Test(
+        "random facts in shuffled orders, with duplicates, split batches and some still pending: every query and verdict the same (seeded)",
+        arguments: Kind.allCases)
+    func differential(kind: Kind) async throws {
         let (compared, found) = try await offPool {
             let folder = try TemporaryFolder()
             var (compared, found) = (0, 0)
@@ -20,17 +24,17 @@ struct RulesStoreDifferentialTests {
                 // The changelog: the facts shuffled, some twice; each partition's in offset order.
                 var log = unique + (0..<facts.choose(15)).map { _ in unique[facts.choose(unique.count)] }
                 log.shuffle(using: &facts.rng)
-                let store = try RulesStore(path: folder.path("differential-\(seed).sqlite"))
                 // The last facts are an owner's own, written and not read back yet: pending.
                 let pending = seed % 2 == 0 ? facts.choose(log.count / 2 + 1) : 0
-                try Self.applyInBatches(Array(log.dropLast(pending)), to: store, using: &facts)
-                for f in log.suffix(pending) {
-                    // The subject the merged state ends with, as an owner knows it from its read.
-                    try store.addPending(
-                        f, partition: StoreFacts.partition(of: f.notification), offset: .max,
-                        subjects: [memory.state(of: f.notification)?.subject].compactMap { $0 })
+                let answers: (compared: Int, found: Int)
+                switch kind {
+                case .file:
+                    let store = try RulesStore(path: folder.path("differential-\(seed).sqlite"))
+                    answers = try Self.check(store, log: log, pending: pending, memory: memory, facts: &facts) { try store.nextOffset(partition: $0) }
+                case .memory:
+                    let store = MemoryRulesStore()
+                    answers = try Self.check(store, log: log, pending: pending, memory: memory, facts: &facts) { store.nextOffset(partition: $0) }
                 }
-                let answers = try Self.compare(store, memory, facts)
                 compared += answers.compared
                 found += answers.found
             }
@@ -40,9 +44,26 @@ struct RulesStoreDifferentialTests {
         #expect(found > compared / 10, "enough cap queries found notifications: \(found) of \(compared)")
     }
 
+    /// Applies `log` to `store`, the last `pending` facts as the owner's own, and compares.
+    static func check<Store: RulesStateStore>(
+        _ store: Store, log: [NotificationFact], pending: Int, memory: InMemoryRulesState, facts: inout StoreFacts,
+        nextOffset: (Int32) throws -> Int64?
+    ) throws -> (compared: Int, found: Int) {
+        try applyInBatches(Array(log.dropLast(pending)), to: store, using: &facts, nextOffset: nextOffset)
+        for f in log.suffix(pending) {
+            // The subject the merged state ends with, as an owner knows it from its read.
+            try store.addPending(
+                f, partition: StoreFacts.partition(of: f.notification), offset: .max,
+                subjects: [memory.state(of: f.notification)?.subject].compactMap { $0 })
+        }
+        return try compare(store, memory, facts)
+    }
+
     /// Applies `log` partition by partition, in batches of random sizes, some batches again
     /// (a tail that read them twice).
-    static func applyInBatches(_ log: [NotificationFact], to store: RulesStore, using facts: inout StoreFacts) throws {
+    static func applyInBatches<Store: RulesStateStore>(
+        _ log: [NotificationFact], to store: Store, using facts: inout StoreFacts, nextOffset: (Int32) throws -> Int64?
+    ) throws {
         var offsets: [Int32: Int64] = [:]
         var pending: [Int32: [(offset: Int64, fact: Fact)]] = [:]
         for f in log {
@@ -58,13 +79,15 @@ struct RulesStoreDifferentialTests {
                 if facts.choose(4) == 0 { try store.apply(partition: p, facts: batch) }
                 rest = rest.dropFirst(batch.count)
             }
-            #expect(try store.nextOffset(partition: p) == entries.last.map { $0.offset + 1 })
+            #expect(try nextOffset(p) == entries.last.map { $0.offset + 1 })
         }
     }
 
     /// Asks both every question the verdicts ask; returns how many answers were compared, and
     /// how many cap queries found some notification.
-    static func compare(_ store: RulesStore, _ memory: InMemoryRulesState, _ facts: StoreFacts) throws -> (compared: Int, found: Int) {
+    static func compare<Store: RulesStateStore>(
+        _ store: Store, _ memory: InMemoryRulesState, _ facts: StoreFacts
+    ) throws -> (compared: Int, found: Int) {
         var (compared, found) = (0, 0)
         for n in facts.notifications {
             #expect(try store.state(of: n) == memory.state(of: n))

@@ -110,6 +110,10 @@ extension ConfigSchema {
             "How the topic's producers partition by key: murmur2 (Java, franz-go), consistent (librdkafka's default: confluent-kafka clients), fnv1a; records elsewhere are dead-lettered not_keyed_by_subject."
         ),
         Key(
+            "rules.state_store", \.rules.stateStore, .cases,
+            "file: the state of caps and dedup in SQLite at rules.state_path; memory: in the worker's memory (less CPU per capped push, more memory, no file for render --rules-store). Restored from the changelog either way."
+        ),
+        Key(
             "rules.state_path", \.rules.statePath, .path,
             "The local state of caps and dedup (SQLite), restored from the changelog topic when a partition is assigned."),
         Key(

@@ -146,6 +146,9 @@ public struct PushbridgeConfig: Sendable, Equatable {
         public var keyedBy = KeyedBy.none
         /// How the source's producers partition by key (`rules.source.partitioner`).
         public var partitioner: Partitioner?
+        /// Where the state of caps and dedup is kept: `file` (SQLite at ``statePath``) or
+        /// `memory`; restored from the changelog either way (docs/rules-state.md).
+        public var stateStore = StateStore.file
         /// The local state of caps and dedup (SQLite), restored from the changelog.
         public var statePath = "/var/lib/pushbridge/rules.sqlite"
         /// The changelog of caps and dedup; nil: `pushbridge.<kafka.group>.rules-changelog`.
@@ -155,6 +158,10 @@ public struct PushbridgeConfig: Sendable, Equatable {
 
         public enum KeyedBy: String, Sendable, Equatable, CaseIterable {
             case none, user
+        }
+
+        public enum StateStore: String, Sendable, Equatable, CaseIterable {
+            case file, memory
         }
 
         /// librdkafka's names of Kafka's key hashes (docs/rules.md says which producer uses which).

@@ -1,0 +1,160 @@
+import Rules
+import Synchronization
+
+/// The state of caps and dedup in memory (`rules.state_store: memory`, docs/rules-state.md):
+/// what ``RulesStore`` keeps in its SQLite file, kept in dictionaries instead. An owner restores
+/// its partition from the changelog's start at every run either way, so the file holds nothing a
+/// restart could use; in memory a fact costs a merge and no page writes, and a read no query
+/// (docs/benchmarks.md, "What a cap costs"). What it costs is memory, per notification within its
+/// longest window (docs/rules-state.md); nothing is left on disk for `render --rules-store`.
+///
+/// - Reads answer as ``InMemoryRulesState`` over the facts applied and the owner's own facts
+///   Kafka acknowledged (``addPending(_:partition:offset:subjects:)``): merges are idempotent, so
+///   an own fact goes into the state at once, and its read-back merges it again to no effect.
+/// - A cap query looks at the notifications of the key's user or device only (indexed by every
+///   subject a notification was seen with), or at every notification for a key by neither.
+///
+/// `Sendable`: everything behind one `Mutex`, held for a merge or a query, never for I/O.
+public final class MemoryRulesStore: RulesStateStore, Sendable {
+    public typealias Failure = Never
+
+    private let locked = Mutex(Inner())
+
+    public init() {}
+
+    private struct Entry {
+        var state: NotificationState
+        var partition: Int32
+        /// Subjects its facts named besides `state.subject` (rare: reservations that disagree),
+        /// so that the indexes can forget it.
+        var otherSubjects: [CapSubject] = []
+
+        /// Every subject the indexes hold it under.
+        var subjects: [CapSubject] { (state.subject.map { [$0] } ?? []) + otherSubjects }
+    }
+
+    private struct Inner {
+        var entries: [NotificationID: Entry] = [:]
+        var byUser: [String: Set<NotificationID>] = [:]
+        var byDevice: [DeviceKey: Set<NotificationID>] = [:]
+        /// Notifications by the minute their expiry falls in, for the sweep; an entry whose
+        /// expiry moved later is found again in its later minute.
+        var byExpiryMinute: [Int64: [NotificationID]] = [:]
+        /// Each partition's next offset (facts below it were applied).
+        var nextOffsets: [Int32: Int64] = [:]
+
+        mutating func merge(_ fact: NotificationFact, partition: Int32, seen: [CapSubject] = []) {
+            let n = fact.notification
+            // Taken out while it changes, so that its state's dictionaries are not copied.
+            var entry = entries.removeValue(forKey: n) ?? Entry(state: NotificationState(), partition: partition)
+            let expiresBefore = entry.state.expires
+            var subjects = entry.subjects
+            entry.state.apply(fact)
+            entry.partition = partition
+            for subject in (fact.subject.map { [$0] } ?? []) + seen where !subjects.contains(subject) {
+                subjects.append(subject)
+                if let user = subject.user { byUser[user, default: []].insert(n) }
+                for device in subject.devices { byDevice[device, default: []].insert(n) }
+            }
+            entry.otherSubjects = subjects.filter { $0 != entry.state.subject }
+            if entry.state.expires > expiresBefore { byExpiryMinute[Self.minute(entry.state.expires), default: []].append(n) }
+            entries[n] = entry
+        }
+
+        mutating func remove(_ n: NotificationID) {
+            guard let entry = entries.removeValue(forKey: n) else { return }
+            for subject in entry.subjects {
+                if let user = subject.user { Self.forget(n, in: &byUser, at: user) }
+                for device in subject.devices { Self.forget(n, in: &byDevice, at: device) }
+            }
+        }
+
+        static func forget<K: Hashable>(_ n: NotificationID, in index: inout [K: Set<NotificationID>], at key: K) {
+            if index[key]?.remove(n) != nil, index[key]?.isEmpty == true { index[key] = nil }
+        }
+
+        /// The minute (ms since 1970, rounded up) `instant` falls in.
+        static func minute(_ instant: Int64) -> Int64 {
+            let (q, r) = instant.quotientAndRemainder(dividingBy: 60_000)
+            return (r > 0 ? q + 1 : q) * 60_000
+        }
+    }
+
+    // MARK: RulesStateStore
+
+    public func apply(partition: Int32, facts: [(offset: Int64, fact: Fact)]) {
+        locked.withLock { inner in
+            let next = inner.nextOffsets[partition] ?? .min
+            for (offset, fact) in facts where offset >= next {
+                if case .notification(let f) = fact { inner.merge(f, partition: partition) }
+            }
+            if let last = facts.last { inner.nextOffsets[partition] = max(next, last.offset + 1) }
+        }
+    }
+
+    public func addPending(_ fact: NotificationFact, partition: Int32, offset: Int64, subjects: [CapSubject]) {
+        locked.withLock { $0.merge(fact, partition: partition, seen: subjects) }
+    }
+
+    public func reset(partition: Int32) {
+        locked.withLock { inner in
+            for (n, entry) in inner.entries where entry.partition == partition { inner.remove(n) }
+            inner.nextOffsets[partition] = nil
+        }
+    }
+
+    /// Forgets up to `limit` notifications whose expiry is at or before `now`: how many.
+    public func sweep(now: Int64, limit: Int) -> Int {
+        locked.withLock { inner in
+            var removed = 0
+            for minute in inner.byExpiryMinute.keys.sorted() where minute <= Inner.minute(now) && removed < limit {
+                var kept: [NotificationID] = []
+                for n in inner.byExpiryMinute.removeValue(forKey: minute) ?? [] {
+                    // Gone already, or its expiry moved to a later minute (listed there too).
+                    guard let entry = inner.entries[n], Inner.minute(entry.state.expires) == minute else { continue }
+                    if removed < limit, entry.state.expires <= now {
+                        inner.remove(n)
+                        removed += 1
+                    } else {
+                        kept.append(n)
+                    }
+                }
+                if !kept.isEmpty { inner.byExpiryMinute[minute] = kept }
+            }
+            return removed
+        }
+    }
+
+    /// Notifications held.
+    public var count: Int { locked.withLock { $0.entries.count } }
+
+    /// The next changelog offset to read for `partition`; nil when nothing was applied.
+    public func nextOffset(partition: Int32) -> Int64? { locked.withLock { $0.nextOffsets[partition] } }
+
+    // MARK: RulesState
+
+    public func state(of notification: NotificationID) -> NotificationState? {
+        locked.withLock { $0.entries[notification]?.state }
+    }
+
+    public func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) -> [(NotificationID, NotificationState)] {
+        locked.withLock { inner in
+            func counts(_ n: NotificationID) -> NotificationState? {
+                guard let state = inner.entries[n]?.state, let subject = state.subject, key.matches(subject),
+                    let until = state.countsUntil(sendLimit: policy.sendLimit), until > since
+                else { return nil }
+                return state
+            }
+            let candidates: Set<NotificationID>?
+            if let device = key.device {
+                candidates = inner.byDevice[device] ?? []
+            } else if case .some(.some(let user)) = key.user {
+                candidates = inner.byUser[user] ?? []
+            } else {
+                candidates = nil
+            }
+            if let candidates { return candidates.compactMap { n in counts(n).map { (n, $0) } } }
+            return inner.entries.keys.compactMap { n in counts(n).map { (n, $0) } }
+        }
+    }
+}
