@@ -124,7 +124,8 @@ extension EventProcessor {
     /// ``sendAll(_:trace:deadline:)`` with no attempt starting after `until` (ms since 1970,
     /// by the worker's clock), and none outliving it: a reservation's count can end then
     /// (``RulesPolicy/sendLimit``). The FCM client keeps the deadline, so a push needs no timer
-    /// task of its own (one per push was 40% of a capped push's CPU, docs/benchmarks.md).
+    /// task of its own (one per push cost about 50 of the ~225 µs a capped push took,
+    /// docs/benchmarks.md).
     func sendAll(
         _ sends: [(message: FCMMessage, projectID: String)], until: Int64, trace: EventTrace?
     ) async -> [(message: FCMMessage, result: FCMClient.SendResult)] {
