@@ -35,8 +35,7 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
 
     private struct Inner {
         var entries: [NotificationID: Entry] = [:]
-        var byUser: [String: Set<NotificationID>] = [:]
-        var byDevice: [DeviceKey: Set<NotificationID>] = [:]
+        var index = SubjectIndex()
         /// Notifications by the minute their expiry falls in, for the sweep; an entry whose
         /// expiry moved later is found again in its later minute.
         var byExpiryMinute: [Int64: [NotificationID]] = [:]
@@ -53,8 +52,7 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
             entry.partition = partition
             for subject in (fact.subject.map { [$0] } ?? []) + seen where !subjects.contains(subject) {
                 subjects.append(subject)
-                if let user = subject.user { byUser[user, default: []].insert(n) }
-                for device in subject.devices { byDevice[device, default: []].insert(n) }
+                index.insert(n, under: subject)
             }
             entry.otherSubjects = subjects.filter { $0 != entry.state.subject }
             if entry.state.expires > expiresBefore { byExpiryMinute[Self.minute(entry.state.expires), default: []].append(n) }
@@ -63,14 +61,7 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
 
         mutating func remove(_ n: NotificationID) {
             guard let entry = entries.removeValue(forKey: n) else { return }
-            for subject in entry.subjects {
-                if let user = subject.user { Self.forget(n, in: &byUser, at: user) }
-                for device in subject.devices { Self.forget(n, in: &byDevice, at: device) }
-            }
-        }
-
-        static func forget<K: Hashable>(_ n: NotificationID, in index: inout [K: Set<NotificationID>], at key: K) {
-            if index[key]?.remove(n) != nil, index[key]?.isEmpty == true { index[key] = nil }
+            for subject in entry.subjects { index.remove(n, under: subject) }
         }
 
         /// The minute (ms since 1970, rounded up) `instant` falls in.
@@ -145,15 +136,7 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
                 else { return nil }
                 return state
             }
-            let candidates: Set<NotificationID>?
-            if let device = key.device {
-                candidates = inner.byDevice[device] ?? []
-            } else if case .some(.some(let user)) = key.user {
-                candidates = inner.byUser[user] ?? []
-            } else {
-                candidates = nil
-            }
-            if let candidates { return candidates.compactMap { n in counts(n).map { (n, $0) } } }
+            if let candidates = inner.index.candidates(for: key) { return candidates.compactMap { n in counts(n).map { (n, $0) } } }
             return inner.entries.keys.compactMap { n in counts(n).map { (n, $0) } }
         }
     }

@@ -16,8 +16,7 @@ struct RulesOverlay: Sendable {
     private var subjects: [NotificationID: [CapSubject]] = [:]
     /// Pending notifications by their subjects' users and devices, so that a cap query by user
     /// or device looks at those only, not at everything in flight.
-    private var byUser: [String: Set<NotificationID>] = [:]
-    private var byDevice: [DeviceKey: Set<NotificationID>] = [:]
+    private var index = SubjectIndex()
 
     /// Whether `n` has facts pending.
     func isPending(_ n: NotificationID) -> Bool { facts[n] != nil }
@@ -26,14 +25,7 @@ struct RulesOverlay: Sendable {
     /// or device (or every one, for a key by neither), then only those with a subject it
     /// matches, or with no subject known.
     func candidates(for key: CapKey) -> [NotificationID] {
-        let indexed: Set<NotificationID>?
-        if let device = key.device {
-            indexed = byDevice[device] ?? []
-        } else if case .some(.some(let user)) = key.user {
-            indexed = byUser[user] ?? []
-        } else {
-            indexed = nil
-        }
+        let indexed = index.candidates(for: key)
         let unknown = subjects.count < facts.count ? facts.keys.filter { subjects[$0] == nil } : []
         let known = indexed.map(Array.init) ?? Array(subjects.keys)
         return known.filter { subjects[$0]?.contains(where: key.matches) == true } + unknown
@@ -46,27 +38,15 @@ struct RulesOverlay: Sendable {
         facts[n, default: []].append((partition, fact))
         for subject in (fact.subject.map { [$0] } ?? []) + seen where subjects[n]?.contains(subject) != true {
             subjects[n, default: []].append(subject)
-            if let user = subject.user { Self.update(&byUser, user, n, insert: true) }
-            for device in subject.devices { Self.update(&byDevice, device, n, insert: true) }
+            index.insert(n, under: subject)
         }
         count += 1
-    }
-
-    private static func update<K: Hashable>(_ index: inout [K: Set<NotificationID>], _ key: K, _ n: NotificationID, insert: Bool) {
-        if insert {
-            index[key, default: []].insert(n)
-        } else if index[key]?.remove(n) != nil, index[key]?.isEmpty == true {
-            index[key] = nil
-        }
     }
 
     /// `n` has no pending fact left.
     private mutating func forget(_ n: NotificationID) {
         facts[n] = nil
-        for subject in subjects.removeValue(forKey: n) ?? [] {
-            if let user = subject.user { Self.update(&byUser, user, n, insert: false) }
-            for device in subject.devices { Self.update(&byDevice, device, n, insert: false) }
-        }
+        for subject in subjects.removeValue(forKey: n) ?? [] { index.remove(n, under: subject) }
     }
 
     /// The tail applied `fact` to `partition`: one pending copy of it leaves.
