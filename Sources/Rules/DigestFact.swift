@@ -18,8 +18,12 @@ extension NotificationID {
     /// A digest window's identity, also the notification its closing push is: the key (user
     /// and `by` values), the mapping, and the instant its first event opened it (ms).
     public init(digestKey key: String, mapping: String, opened: Int64) {
-        let digest = RuleHash.sha256(label: "pushbridge.digest.v1", fields: [key, mapping, String(opened)])
-        self.init(high: RuleHash.uint64(digest, at: 0), low: RuleHash.uint64(digest, at: 8))
+        var hasher = RuleHash.Hasher(label: "pushbridge.digest.v1")
+        hasher.append(key)
+        hasher.append(mapping)
+        hasher.append(String(opened))
+        let (high, low) = hasher.first128()
+        self.init(high: high, low: low)
     }
 }
 

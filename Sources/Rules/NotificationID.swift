@@ -20,8 +20,12 @@ public struct NotificationID: Hashable, Sendable, Comparable, CustomStringConver
     /// N of an event of `mapping` (the event type) for `subject` (the user, or the target value
     /// of a mapping without a user; docs/rules-state.md).
     public init(eventID: String, mapping: String, subject: String) {
-        let digest = RuleHash.sha256(label: "pushbridge.notification.v1", fields: [eventID, mapping, subject])
-        self.init(high: RuleHash.uint64(digest, at: 0), low: RuleHash.uint64(digest, at: 8))
+        var hasher = RuleHash.Hasher(label: "pushbridge.notification.v1")
+        hasher.append(eventID)
+        hasher.append(mapping)
+        hasher.append(subject)
+        let (high, low) = hasher.first128()
+        self.init(high: high, low: low)
     }
 
     /// The 16 bytes as the changelog's record key carries them.
@@ -42,8 +46,10 @@ public struct DevicePushID: Hashable, Sendable, Comparable, CustomStringConverti
     /// The push of `notification` to `target` (the FCM target's kind and value, `fid:…`,
     /// `token:…`, so a fid and a token with the same text differ).
     public init(notification: NotificationID, target: String) {
-        let digest = RuleHash.sha256(label: "pushbridge.device-push.v1", fields: [notification.description, target])
-        value = RuleHash.uint64(digest, at: 0)
+        var hasher = RuleHash.Hasher(label: "pushbridge.device-push.v1")
+        hasher.append(hexOf: notification)
+        hasher.append(target)
+        value = hasher.first64()
     }
 
     public static func < (a: DevicePushID, b: DevicePushID) -> Bool { a.value < b.value }
@@ -59,21 +65,64 @@ public struct DeviceKey: Hashable, Sendable, Comparable {
     public init(_ value: UInt64) { self.value = value }
 
     public init(target: String) {
-        value = RuleHash.uint64(RuleHash.sha256(label: "pushbridge.device.v1", fields: [target]), at: 0)
+        var hasher = RuleHash.Hasher(label: "pushbridge.device.v1")
+        hasher.append(target)
+        value = hasher.first64()
     }
 
     public static func < (a: DeviceKey, b: DeviceKey) -> Bool { a.value < b.value }
 }
 
 enum RuleHash {
-    static func sha256(label: String, fields: [String]) -> [UInt8] {
-        var hasher = SHA256()
-        for field in [label] + fields {
-            let utf8 = Array(field.utf8)
-            hasher.update(data: bytes(UInt64(utf8.count)))
-            hasher.update(data: utf8)
+    /// SHA-256 over a label and fields, each prefixed with its length as 8 bytes big-endian,
+    /// fed without intermediate arrays (an ID is computed several times per capped push).
+    struct Hasher {
+        var sha = SHA256()
+
+        init(label: String) { append(label) }
+
+        mutating func append(_ field: String) {
+            var field = field
+            field.withUTF8 { utf8 in
+                appendLength(utf8.count)
+                sha.update(bufferPointer: UnsafeRawBufferPointer(utf8))
+            }
         }
-        return Array(hasher.finalize())
+
+        /// `n`'s ``NotificationID/description`` (32 lowercase hex digits) as a field.
+        mutating func append(hexOf n: NotificationID) {
+            appendLength(32)
+            var digits = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+            withUnsafeMutableBytes(of: &digits) { out in
+                for i in 0..<32 {
+                    let value = i < 16 ? n.high : n.low
+                    let nibble = UInt8(truncatingIfNeeded: value >> (60 - 4 * UInt64(i % 16))) & 0xF
+                    out[i] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+                }
+                sha.update(bufferPointer: UnsafeRawBufferPointer(out))
+            }
+        }
+
+        private mutating func appendLength(_ count: Int) {
+            var length = UInt64(count).bigEndian
+            withUnsafeBytes(of: &length) { sha.update(bufferPointer: $0) }
+        }
+
+        /// The digest's first 8 bytes, big-endian.
+        func first64() -> UInt64 { first128().high }
+
+        /// The digest's first 16 bytes, big-endian in two halves.
+        func first128() -> (high: UInt64, low: UInt64) {
+            sha.finalize().withUnsafeBytes { d in
+                var high: UInt64 = 0
+                var low: UInt64 = 0
+                for i in 0..<8 {
+                    high = high << 8 | UInt64(d[i])
+                    low = low << 8 | UInt64(d[8 + i])
+                }
+                return (high, low)
+            }
+        }
     }
 
     static func uint64(_ bytes: [UInt8], at start: Int) -> UInt64 {

@@ -29,6 +29,8 @@ public enum RulesEvaluation {
         _ notification: NotificationID, targets: [String], now: Int64, window: Int64, known: NotificationState?
     ) -> (send: [String], duplicates: [String]) {
         let acknowledged = known?.devices ?? [:]
+        // Nothing acknowledged (a first attempt): every target is sent, and no push ID is hashed.
+        guard !acknowledged.isEmpty else { return (targets, []) }
         var send: [String] = []
         var duplicates: [String] = []
         for target in targets {

@@ -23,6 +23,12 @@ struct FactCodecTests {
         //   h.update(len(f).to_bytes(8, "big")); h.update(f); h.hexdigest()[:32]
         let n = NotificationID(eventID: "e", mapping: "m", subject: "s")
         #expect(n.description == "dec83bf262b57c78d9137652e800bb00")
+        // The same over ("pushbridge.device-push.v1", N's hex, "fid:abc") and
+        // ("pushbridge.device.v1", "fid:abc"), the first 16 hex digits; a digest window over
+        // ("pushbridge.digest.v1", "k", "m", "5"), 32.
+        #expect(DevicePushID(notification: n, target: "fid:abc").description == "5aabeb819de7260c")
+        #expect(DeviceKey(target: "fid:abc").value == 0xebf6_8d90_92f2_3fe8)
+        #expect(NotificationID(digestKey: "k", mapping: "m", opened: 5).description == "fdb1024f491c4be089a01e5fd3b7b5e1")
     }
 
     @Test("every kind round-trips, with and without optional members")
