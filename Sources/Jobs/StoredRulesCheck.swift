@@ -51,9 +51,9 @@ public struct StoredRulesCheck: Sendable {
         let all = attempt.targets
         var inFlight = InFlightTable()
         let decision = try attempt.decide(now: now, state: state, inFlight: &inFlight)
-        let acknowledged = try state.state(of: attempt.notification)?.devices ?? [:]
+        let known = try state.state(of: attempt.notification)
         let duplicates = all.filter { !attempt.targets.contains($0) }.map { target in
-            (target: target, acknowledgedAt: acknowledged[DevicePushID(notification: attempt.notification, target: target)] ?? now)
+            (target: target, acknowledgedAt: known?.acknowledged(DevicePushID(notification: attempt.notification, target: target)) ?? now)
         }
         var window: Window?
         for rule in attempt.caps {

@@ -97,7 +97,7 @@ public struct NotificationAttempt: Sendable {
         priorSubject = known?.subject
         guard !targets.isEmpty else {
             stage = .finished
-            let unresolved = known?.attempts.filter { $0.value.status == .reserved }.keys.sorted() ?? []
+            let unresolved = known?.attempts.filter { $0.state.status == .reserved }.map(\.number) ?? []
             return .settle(unresolved.map { outcome(.inDoubt, attempt: $0, at: now) })
         }
         targets = RulesEvaluation.dedup(notification, targets: targets, now: now, window: dedupWindow, known: known).send

@@ -22,15 +22,15 @@ public enum NotificationStateCodec {
     public static func encode(_ state: NotificationState) -> [UInt8] {
         var w = [version]
         w.appendVarint(UInt64(state.attempts.count))
-        for (attempt, s) in state.attempts.sorted(by: { $0.key < $1.key }) {
-            w.appendVarint(UInt64(attempt))
-            w.append(s.status.rawValue)
-            w.appendZigzag(s.at)
+        for a in state.attempts {
+            w.appendVarint(UInt64(a.number))
+            w.append(a.state.status.rawValue)
+            w.appendZigzag(a.state.at)
         }
         w.appendVarint(UInt64(state.devices.count))
-        for (push, at) in state.devices.sorted(by: { $0.key < $1.key }) {
-            w += RuleHash.bytes(push.value)
-            w.appendZigzag(at)
+        for d in state.devices {
+            w += RuleHash.bytes(d.push.value)
+            w.appendZigzag(d.at)
         }
         if let s = state.subject {
             w.append(1 | (s.user == nil ? 0 : 2) | (s.category == nil ? 0 : 4))
@@ -59,13 +59,13 @@ public enum NotificationStateCodec {
             guard attempt <= UInt64(UInt32.max) else { throw FactCodecError("attempt \(attempt) out of range") }
             let raw = try r.byte()
             guard let status = FactStatus(rawValue: raw) else { throw FactCodecError("unknown status \(raw)") }
-            state.attempts[UInt32(attempt)] = NotificationState.AttemptState(status: status, at: try r.zigzag())
+            state.merge(attempt: UInt32(attempt), NotificationState.AttemptState(status: status, at: try r.zigzag()))
         }
         let pushes = try r.varint()
         guard pushes <= UInt64(FactCodec.maxDevices) else { throw FactCodecError("\(pushes) device pushes") }
         for _ in 0..<pushes {
             let push = DevicePushID(try r.fixed64())
-            state.devices[push] = try r.zigzag()
+            state.merge(push: push, at: try r.zigzag())
         }
         let flags = try r.byte()
         guard flags & ~7 == 0, flags & 1 != 0 || flags == 0 else { throw FactCodecError("unknown flags \(flags)") }

@@ -28,13 +28,12 @@ public enum RulesEvaluation {
     public static func dedup(
         _ notification: NotificationID, targets: [String], now: Int64, window: Int64, known: NotificationState?
     ) -> (send: [String], duplicates: [String]) {
-        let acknowledged = known?.devices ?? [:]
         // Nothing acknowledged (a first attempt): every target is sent, and no push ID is hashed.
-        guard !acknowledged.isEmpty else { return (targets, []) }
+        guard let known, !known.devices.isEmpty else { return (targets, []) }
         var send: [String] = []
         var duplicates: [String] = []
         for target in targets {
-            if let at = acknowledged[DevicePushID(notification: notification, target: target)], at > now &- window {
+            if let at = known.acknowledged(DevicePushID(notification: notification, target: target)), at > now &- window {
                 duplicates.append(target)
             } else {
                 send.append(target)
@@ -75,8 +74,8 @@ public enum RulesEvaluation {
     ) throws(State.Failure) -> [NotificationID: Int64] {
         let since = now &- per
         var counted: [NotificationID: Int64] = [:]
-        for (n, s) in try state.notifications(of: key, countingAfter: since, policy: policy) where n != notification {
-            if let until = s.countsUntil(sendLimit: policy.sendLimit), until > since { counted[n] = until &+ per }
+        for (n, until) in try state.notifications(of: key, countingAfter: since, policy: policy) where n != notification && until > since {
+            counted[n] = until &+ per
         }
         return counted
     }

@@ -7,10 +7,15 @@ public protocol RulesState {
     associatedtype Failure: Error = Never
     /// The merged facts of `notification`, nil for one never seen.
     func state(of notification: NotificationID) throws(Failure) -> NotificationState?
-    /// Every notification whose subject `key` matches and that counts until after `since`
-    /// (``NotificationState/countsUntil(sendLimit:)``); it may return more (the evaluation
-    /// filters again), never fewer.
-    func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) throws(Failure) -> [(NotificationID, NotificationState)]
+    /// Every notification whose subject `key` matches and that counts until after `since`, with
+    /// the instant it counts until (``NotificationState/countsUntil(sendLimit:)``); it may
+    /// return more (the evaluation filters again), never fewer. Not the states: a cap needs only
+    /// that instant, of each of a user's notifications.
+    func notifications(
+        of key: CapKey, countingAfter since: Int64, policy: RulesPolicy
+    ) throws(Failure) -> [(
+        notification: NotificationID, countsUntil: Int64
+    )]
 }
 
 /// A state its owner writes as well as reads (`RulesStore` is one): the changelog's tail applies
@@ -46,10 +51,15 @@ public struct InMemoryRulesState: RulesState, Sendable, Equatable {
 
     public func state(of notification: NotificationID) -> NotificationState? { notifications[notification] }
 
-    public func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) -> [(NotificationID, NotificationState)] {
-        notifications.filter { _, state in
-            guard let subject = state.subject, key.matches(subject), let until = state.countsUntil(sendLimit: policy.sendLimit) else { return false }
-            return until > since
-        }.map { ($0.key, $0.value) }
+    public func notifications(
+        of key: CapKey, countingAfter since: Int64, policy: RulesPolicy
+    ) -> [(
+        notification: NotificationID, countsUntil: Int64
+    )] {
+        notifications.compactMap { n, state in
+            guard let subject = state.subject, key.matches(subject), let until = state.countsUntil(sendLimit: policy.sendLimit), until > since
+            else { return nil }
+            return (n, until)
+        }
     }
 }

@@ -22,12 +22,16 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
 
     public init() {}
 
-    private struct Entry {
-        var state: NotificationState
+    /// A class, so that the table holds a pointer (a dictionary's slot is its key and value,
+    /// and its storage is up to twice its count), and an entry changes in place under the lock.
+    private final class Entry {
+        var state = NotificationState()
         var partition: Int32
         /// Subjects its facts named besides `state.subject` (rare: reservations that disagree),
         /// so that the indexes can forget it.
         var otherSubjects: [CapSubject] = []
+
+        init(partition: Int32) { self.partition = partition }
 
         /// Every subject the indexes hold it under.
         var subjects: [CapSubject] { (state.subject.map { [$0] } ?? []) + otherSubjects }
@@ -44,8 +48,13 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
 
         mutating func merge(_ fact: NotificationFact, partition: Int32, seen: [CapSubject] = []) {
             let n = fact.notification
-            // Taken out while it changes, so that its state's dictionaries are not copied.
-            var entry = entries.removeValue(forKey: n) ?? Entry(state: NotificationState(), partition: partition)
+            let entry: Entry
+            if let known = entries[n] {
+                entry = known
+            } else {
+                entry = Entry(partition: partition)
+                entries[n] = entry
+            }
             let expiresBefore = entry.state.expires
             var subjects = entry.subjects
             entry.state.apply(fact)
@@ -56,7 +65,6 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
             }
             entry.otherSubjects = subjects.filter { $0 != entry.state.subject }
             if entry.state.expires > expiresBefore { byExpiryMinute[Self.minute(entry.state.expires), default: []].append(n) }
-            entries[n] = entry
         }
 
         mutating func remove(_ n: NotificationID) {
@@ -128,16 +136,22 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
         locked.withLock { $0.entries[notification]?.state }
     }
 
-    public func notifications(of key: CapKey, countingAfter since: Int64, policy: RulesPolicy) -> [(NotificationID, NotificationState)] {
+    public func notifications(
+        of key: CapKey, countingAfter since: Int64, policy: RulesPolicy
+    ) -> [(
+        notification: NotificationID, countsUntil: Int64
+    )] {
         locked.withLock { inner in
-            func counts(_ n: NotificationID) -> NotificationState? {
-                guard let state = inner.entries[n]?.state, let subject = state.subject, key.matches(subject),
-                    let until = state.countsUntil(sendLimit: policy.sendLimit), until > since
+            func counts(_ entry: Entry) -> Int64? {
+                guard let subject = entry.state.subject, key.matches(subject),
+                    let until = entry.state.countsUntil(sendLimit: policy.sendLimit), until > since
                 else { return nil }
-                return state
+                return until
             }
-            if let candidates = inner.index.candidates(for: key) { return candidates.compactMap { n in counts(n).map { (n, $0) } } }
-            return inner.entries.keys.compactMap { n in counts(n).map { (n, $0) } }
+            if let candidates = inner.index.candidates(for: key) {
+                return candidates.compactMap { n in inner.entries[n].flatMap(counts).map { (n, $0) } }
+            }
+            return inner.entries.compactMap { n, entry in counts(entry).map { (n, $0) } }
         }
     }
 }

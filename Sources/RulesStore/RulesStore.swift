@@ -172,7 +172,7 @@ public final class RulesStore: RulesState, Sendable {
     public func notifications(
         of key: CapKey, countingAfter since: Int64, policy: RulesPolicy
     ) throws(RulesStoreError) -> [(
-        NotificationID, NotificationState
+        notification: NotificationID, countsUntil: Int64
     )] {
         try locked.withLock { inner throws(RulesStoreError) in
             var found = try inner.connection.notifications(of: key, countingAfter: since, policy: policy)
@@ -191,7 +191,7 @@ public final class RulesStore: RulesState, Sendable {
                     found[n] = nil
                 }
             }
-            return found.map { ($0.key, $0.value) }
+            return found.compactMap { n, state in state.countsUntil(sendLimit: policy.sendLimit).map { (n, $0) } }
         }
     }
 }

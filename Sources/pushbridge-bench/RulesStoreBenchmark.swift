@@ -109,7 +109,7 @@ enum RulesStoreBenchmark {
         let tailLog = changelog(o.notifications..<o.notifications + max(o.notifications / 10, 1), users: users)
         // First, while nothing else has been allocated and freed (which the store in memory
         // would reuse, and its growth would not show).
-        var figures = try memory(log, tailLog, batch: o.batch)
+        var figures = try memory(log, tailLog, users: users, batch: o.batch)
         var facts = 0
         do {
             let store = try RulesStore(path: path, cacheMegabytes: o.cacheMegabytes)
@@ -142,8 +142,8 @@ enum RulesStoreBenchmark {
 
     /// The same changelog into the store in memory (`rules.state_store: memory`): its CPU a
     /// fact, and what it holds in memory a notification (the process's resident size before and
-    /// after).
-    static func memory(_ log: [[[UInt8]]], _ tailLog: [[[UInt8]]], batch: Int) throws -> [(name: String, value: Double)] {
+    /// after); then the protocol's own CPU per capped push on it (``RulesFloorBenchmark``).
+    static func memory(_ log: [[[UInt8]]], _ tailLog: [[[UInt8]]], users: Int, batch: Int) throws -> [(name: String, value: Double)] {
         let before = procStatusMegabytes("VmRSS:")
         let store = MemoryRulesStore()
         let cpu = threadCPUSeconds()
@@ -151,9 +151,11 @@ enum RulesStoreBenchmark {
         let tail = try apply(store, tailLog, batch: batch, from: Int64(restored)).facts
         let cpuPerFact = (threadCPUSeconds() - cpu) * 1e6 / Double(restored + tail)
         let bytes = (procStatusMegabytes("VmRSS:") - before) * 1_048_576 / Double(store.count)
+        let floor = try RulesFloorBenchmark.run(store, users: users, pushes: min(100_000, restored / 2), now: start + day + day / 5)
         return [
             ("rules_store_memory_cpu_microseconds_per_fact", cpuPerFact),
             ("rules_store_memory_bytes_per_notification", bytes),
+            ("rules_store_protocol_cpu_microseconds_per_push", floor),
         ]
     }
 

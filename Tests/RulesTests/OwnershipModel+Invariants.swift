@@ -28,7 +28,7 @@ extension OwnershipModel {
         let since = now - config.cap.per
         var counted = Set(deliveries.filter { $0.time > since && $0.notification != n }.map(\.notification))
         for (m, state) in view.notifications where m != n {
-            for attempt in state.attempts.values {
+            for attempt in state.attempts.map(\.state) {
                 let doubtful =
                     (attempt.status == .inDoubt && attempt.at > since)
                     || (attempt.status == .reserved && attempt.at + config.policy.sendLimit > since)

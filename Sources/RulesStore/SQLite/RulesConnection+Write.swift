@@ -52,7 +52,7 @@ struct RowKeys: Equatable {
 
     init(_ s: NotificationState) {
         user = s.subject?.user
-        let latest = s.subject == nil ? nil : s.attempts.values.filter { $0.status != .released }.map(\.at).max()
+        let latest = s.subject == nil ? nil : s.attempts.map(\.state).filter { $0.status != .released }.map(\.at).max()
         self.latest = latest.map(Self.roundedUp)
         expires = Self.roundedUp(s.expires)
     }
