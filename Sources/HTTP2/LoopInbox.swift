@@ -29,6 +29,17 @@ final class LoopInbox<Transfer: AnyObject & Sendable>: Sendable {
             return pending + paced
         }
 
+        /// Takes the queued requests whose deadline (`deadline`) is at or before `now`, the others
+        /// keeping their order: they are failed, never sent (a request's timeout counts from
+        /// when it was handed over, whatever it waited for).
+        mutating func takeExpired(at now: ContinuousClock.Instant, deadline: (Transfer) -> ContinuousClock.Instant) -> [Transfer] {
+            let expired = pending.filter { deadline($0) <= now } + paced.filter { deadline($0) <= now }
+            guard !expired.isEmpty else { return [] }
+            pending.removeAll { deadline($0) <= now }
+            paced.removeAll { deadline($0) <= now }
+            return expired
+        }
+
         /// Takes the paced requests due at `now`, in order and at most `limit`, each at its
         /// slot (`slot`, ``RequestPacer``); and the slot of the first one left, if it is not due.
         mutating func takeDuePaced(

@@ -65,6 +65,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// look next.
     var liveness: ConnectionLiveness?
     var nextLivenessCheck = ContinuousClock.now
+    /// When the requests still queued are next looked at for their deadlines.
+    private var nextExpiryCheck = ContinuousClock.now
+    static let expiryCheckInterval: Duration = .milliseconds(50)
     /// Connections judged dead and closed so far (read by tests).
     let deadConnections = Atomic<Int>(0)
 
@@ -130,6 +133,12 @@ final class CurlMultiLoop: @unchecked Sendable {
                 for t in incoming { t.complete(.failure(.shutdownError)) }
                 failAllActive()
                 return
+            }
+            if now >= nextExpiryCheck {
+                nextExpiryCheck = now + Self.expiryCheckInterval
+                for t in inbox.queued.withLock({ $0.takeExpired(at: now, deadline: \.deadline) }) {
+                    t.complete(.failure(Self.notSentError(t, configuration)))
+                }
             }
             for transfer in incoming where start(transfer) && room.probe && transfer === incoming.last {
                 probe = (transfer, openNow)
@@ -220,8 +229,13 @@ final class CurlMultiLoop: @unchecked Sendable {
         return slot
     }
 
-    /// Hands `transfer` to libcurl; false if it failed at once (and was answered).
+    /// Hands `transfer` to libcurl; false if it failed at once (and was answered), as one past
+    /// its deadline does: it is never sent.
     private func start(_ transfer: CurlTransfer) -> Bool {
+        guard transfer.deadline > .now else {
+            transfer.complete(.failure(Self.notSentError(transfer, configuration)))
+            return false
+        }
         let easy: CurlEasyHandle
         do {
             if let reused = idleHandles.popLast() {
@@ -300,5 +314,13 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         active.removeAll()
         idleHandles.removeAll()
+    }
+
+    /// For a request still queued (its pacing slot, a stream) at its deadline.
+    static func notSentError(_ transfer: CurlTransfer, _ configuration: HTTP2Client.Configuration) -> HTTP2ClientError {
+        HTTP2ClientError(
+            code: .timeout,
+            message: "not sent within \(transfer.request.timeout ?? configuration.requestTimeout): it waited for its turn",
+            isRetryable: true)
     }
 }

@@ -100,7 +100,13 @@ final class NativeLoop: @unchecked Sendable {
                 return (taken, false, nextSlot)
             }
             if stopping { return stop(incoming) }
-            for transfer in incoming { line(for: transfer.target).append(transfer) }
+            for transfer in incoming {
+                guard transfer.deadline > now else {
+                    transfer.complete(.failure(notSentError(transfer)))
+                    continue
+                }
+                line(for: transfer.target).append(transfer)
+            }
             admit(at: now)
             for connection in connections { connection.flush() }
             let timeout = waitLimit(at: now, nextSlot: nextSlot)
@@ -174,6 +180,11 @@ final class NativeLoop: @unchecked Sendable {
         for line in lines {
             var connection = connectionWithRoom(for: line)
             while let transfer = line.first, let c = connection {
+                if transfer.deadline <= now {
+                    line.removeFirst()
+                    transfer.complete(.failure(notSentError(transfer)))
+                    continue
+                }
                 if c.start(transfer) { line.removeFirst() }
                 if c.freeStreams <= 0 { connection = connectionWithRoom(for: line) }
             }
@@ -231,7 +242,10 @@ final class NativeLoop: @unchecked Sendable {
 
     /// Timeouts, connections that take too long to open, dead ones and idle ones.
     private func check(at now: ContinuousClock.Instant) {
-        for line in lines { line.expire(at: now) { timeoutError($0) } }
+        for line in lines { line.expire(at: now) { notSentError($0) } }
+        for transfer in inbox.queued.withLock({ $0.takeExpired(at: now, deadline: \.deadline) }) {
+            transfer.complete(.failure(notSentError(transfer)))
+        }
         for connection in connections {
             switch connection.phase {
             case .connecting, .handshaking:
@@ -276,6 +290,15 @@ final class NativeLoop: @unchecked Sendable {
         }
         for transfer in expired { connection.timedOut(transfer, error: timeoutError(transfer)) }
         if let liveness, connection.waiting > 0, silentFor * 2 >= liveness.silence { connection.ping() }
+    }
+
+    /// For a request still waiting (its pacing slot, a stream, a connection) at its deadline.
+    private func notSentError(_ transfer: NativeTransfer) -> HTTP2ClientError {
+        HTTP2ClientError(
+            code: .timeout,
+            message:
+                "not sent to \(transfer.target.authority) within \(transfer.request.timeout ?? configuration.requestTimeout): it waited for its turn",
+            isRetryable: true)
     }
 
     private func timeoutError(_ transfer: NativeTransfer) -> HTTP2ClientError {
