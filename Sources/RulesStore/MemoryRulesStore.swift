@@ -56,14 +56,23 @@ public final class MemoryRulesStore: RulesStateStore, Sendable {
                 entries[n] = entry
             }
             let expiresBefore = entry.state.expires
-            var subjects = entry.subjects
+            let subjectBefore = entry.state.subject
             entry.state.apply(fact)
             entry.partition = partition
-            for subject in (fact.subject.map { [$0] } ?? []) + seen where !subjects.contains(subject) {
-                subjects.append(subject)
+            // Filed under every subject seen (nearly always the one it has: no array built).
+            func file(_ subject: CapSubject) {
+                guard subject != subjectBefore, !entry.otherSubjects.contains(subject) else { return }
                 index.insert(n, under: subject)
+                if subject != entry.state.subject { entry.otherSubjects.append(subject) }
             }
-            entry.otherSubjects = subjects.filter { $0 != entry.state.subject }
+            if let subject = fact.subject { file(subject) }
+            for subject in seen { file(subject) }
+            // The state took a lesser subject: the one before joins the others (`otherSubjects`
+            // holds every filed subject but the state's; a new array, so an empty one holds no
+            // storage).
+            if let now = entry.state.subject, now != subjectBefore {
+                entry.otherSubjects = entry.otherSubjects.filter { $0 != now } + (subjectBefore.map { [$0] } ?? [])
+            }
             if entry.state.expires > expiresBefore { byExpiryMinute[Self.minute(entry.state.expires), default: []].append(n) }
         }
 
