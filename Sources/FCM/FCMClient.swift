@@ -211,32 +211,28 @@ public final class FCMClient: Sendable {
         return retry
     }
 
-    /// One attempt: no retry, but a classified failure. With a `deadline`, its request times out
-    /// at it at the latest, and none is made once it has passed (a wait for a send slot may
-    /// outlast it).
+    /// One attempt: no retry, but a classified failure. With a `deadline`, none is made once it
+    /// has passed (a wait for a send slot may outlast it), and its request is the HTTP/2
+    /// client's with that `notAfter`: never sent at or after it, even while it waits for its
+    /// pacing slot, and timed out at it at the latest.
     public func attempt(_ body: [UInt8], deadline: ContinuousClock.Instant? = nil) async -> Result<String, FCMError> {
         await gate.acquire()
         if Task.isCancelled {
             gate.release(answerTime: nil)
             return .failure(.cancelled)
         }
-        var timeout: Duration?
-        if let deadline {
-            let left = deadline - .now
-            guard left > .zero else {
-                gate.release(answerTime: nil)
-                return .failure(.pastDeadline(after: nil))
-            }
-            if left < configuration.requestTimeout { timeout = left }
+        if let deadline, deadline <= .now {
+            gate.release(answerTime: nil)
+            return .failure(.pastDeadline(after: nil))
         }
-        let (result, answerTime) = await post(body, timeout: timeout)
+        let (result, answerTime) = await post(body, notAfter: deadline)
         gate.release(answerTime: answerTime)
         return result
     }
 
     /// The outcome, and FCM's answer time when it answered (whatever it said): what sizes the
     /// sends in flight. No answer says nothing of answer times.
-    private func post(_ body: [UInt8], timeout: Duration? = nil) async -> (Result<String, FCMError>, answerTime: Duration?) {
+    private func post(_ body: [UInt8], notAfter: ContinuousClock.Instant? = nil) async -> (Result<String, FCMError>, answerTime: Duration?) {
         let token: String
         do {
             token = try await tokens.token()
@@ -249,7 +245,7 @@ public final class FCMClient: Sendable {
         }
         let answer: Result<HTTPResponse, HTTP2ClientError>
         do {
-            answer = .success(try await http.send(sendRequest(body, token: token, timeout: timeout)))
+            answer = .success(try await http.send(sendRequest(body, token: token, notAfter: notAfter)))
         } catch {
             answer = .failure(error)
         }
@@ -280,9 +276,9 @@ public final class FCMClient: Sendable {
 
     /// The request of one attempt. Paced: a rate cap holds where the send goes on the wire
     /// (``HTTP2Client/setRate(_:)``).
-    /// `timeout`: shorter than the client's request timeout (a send's deadline), else nil.
-    func sendRequest(_ body: [UInt8], token: String, timeout: Duration? = nil) -> HTTPRequest {
-        HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, timeout: timeout, paced: true)
+    /// `notAfter`: the send's deadline (``HTTPRequest/notAfter``), nil for none.
+    func sendRequest(_ body: [UInt8], token: String, notAfter: ContinuousClock.Instant? = nil) -> HTTPRequest {
+        HTTPRequest(method: "POST", url: sendURL, headers: headers(for: token), body: body, notAfter: notAfter, paced: true)
     }
 
     /// The request headers for `token`, built once per token: every send shares the same strings,

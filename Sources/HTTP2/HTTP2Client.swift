@@ -164,7 +164,7 @@ public final class HTTP2Client: Sendable {
         let loop = choose(loops) { .init(connections: $0.connections.open.load(ordering: .relaxed), requests: $0.requests.load(ordering: .relaxed)) }
         loop.requests.add(1, ordering: .relaxed)
         loop.submit(
-            CurlTransfer(request: request, timeout: configuration.requestTimeout) { result in
+            CurlTransfer(request: request) { result in
                 loop.requests.subtract(1, ordering: .relaxed)
                 completion(result.map(\.response))
             })

@@ -36,8 +36,15 @@ public struct HTTPRequest: Sendable {
     public var url: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
-    /// Overrides the client's ``HTTP2Client/Configuration/requestTimeout`` for this request.
+    /// Overrides the client's ``HTTP2Client/Configuration/requestTimeout`` for this request. It
+    /// counts from when the request may go: its hand-over, or for a paced one its slot (the
+    /// client's own rate is not the server's time); waits for a stream count.
     public var timeout: Duration?
+    /// Never on the wire at or after this instant: a request still waiting then (for its pacing
+    /// slot, a stream, a connection) fails with ``HTTP2ClientError/Code/timeout`` unsent, and
+    /// one sent times out at it at the latest. A capped push's send limit (`FCMClient.send(…,
+    /// deadline:)`): one sent later would escape its cap. nil: none.
+    public var notAfter: ContinuousClock.Instant?
     /// Held to the client's rate (``HTTP2Client/setRate(_:)``), if it has one: waits, in order
     /// with the other paced requests, until its turn comes. Default false.
     public var paced: Bool
@@ -51,13 +58,15 @@ public struct HTTPRequest: Sendable {
     }
 
     public init(
-        method: String = "POST", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [], timeout: Duration? = nil, paced: Bool = false
+        method: String = "POST", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [], timeout: Duration? = nil,
+        notAfter: ContinuousClock.Instant? = nil, paced: Bool = false
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.notAfter = notAfter
         self.paced = paced
     }
 }

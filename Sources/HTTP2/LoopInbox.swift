@@ -29,15 +29,15 @@ final class LoopInbox<Transfer: AnyObject & Sendable>: Sendable {
             return pending + paced
         }
 
-        /// Takes the queued requests whose deadline (`deadline`) is at or before `now`, the others
-        /// keeping their order: they are failed, never sent (a request's timeout counts from
-        /// when it was handed over, whatever it waited for).
-        mutating func takeExpired(at now: ContinuousClock.Instant, deadline: (Transfer) -> ContinuousClock.Instant) -> [Transfer] {
-            let expired = pending.filter { deadline($0) <= now } + paced.filter { deadline($0) <= now }
-            guard !expired.isEmpty else { return [] }
-            pending.removeAll { deadline($0) <= now }
-            paced.removeAll { deadline($0) <= now }
-            return expired
+        /// Takes the queued requests whose ``HTTPRequest/notAfter`` (`notAfter`) is at or before
+        /// `now`, the others keeping their order: they are failed, never sent.
+        mutating func takeExpired(at now: ContinuousClock.Instant, notAfter: (Transfer) -> ContinuousClock.Instant?) -> [Transfer] {
+            func expired(_ t: Transfer) -> Bool { notAfter(t).map { $0 <= now } ?? false }
+            let taken = pending.filter(expired) + paced.filter(expired)
+            guard !taken.isEmpty else { return [] }
+            pending.removeAll(where: expired)
+            paced.removeAll(where: expired)
+            return taken
         }
 
         /// Takes the paced requests due at `now`, in order and at most `limit`, each at its

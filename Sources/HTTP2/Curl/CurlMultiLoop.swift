@@ -65,7 +65,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// look next.
     var liveness: ConnectionLiveness?
     var nextLivenessCheck = ContinuousClock.now
-    /// When the requests still queued are next looked at for their deadlines.
+    /// When the requests still queued are next looked at for their `notAfter`.
     private var nextExpiryCheck = ContinuousClock.now
     static let expiryCheckInterval: Duration = .milliseconds(50)
     /// Connections judged dead and closed so far (read by tests).
@@ -136,8 +136,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             if now >= nextExpiryCheck {
                 nextExpiryCheck = now + Self.expiryCheckInterval
-                for t in inbox.queued.withLock({ $0.takeExpired(at: now, deadline: \.deadline) }) {
-                    t.complete(.failure(Self.notSentError(t, configuration)))
+                for t in inbox.queued.withLock({ $0.takeExpired(at: now, notAfter: \.request.notAfter) }) {
+                    t.complete(.failure(Self.notSentError(t)))
                 }
             }
             for transfer in incoming where start(transfer) && room.probe && transfer === incoming.last {
@@ -229,11 +229,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         return slot
     }
 
-    /// Hands `transfer` to libcurl; false if it failed at once (and was answered), as one past
-    /// its deadline does: it is never sent.
+    /// Hands `transfer` to libcurl; false if it failed at once (and was answered), as one at or
+    /// past its `notAfter` does: it is never sent.
     private func start(_ transfer: CurlTransfer) -> Bool {
-        guard transfer.deadline > .now else {
-            transfer.complete(.failure(Self.notSentError(transfer, configuration)))
+        if let notAfter = transfer.request.notAfter, notAfter <= .now {
+            transfer.complete(.failure(Self.notSentError(transfer)))
             return false
         }
         let easy: CurlEasyHandle
@@ -316,11 +316,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         idleHandles.removeAll()
     }
 
-    /// For a request still queued (its pacing slot, a stream) at its deadline.
-    static func notSentError(_ transfer: CurlTransfer, _ configuration: HTTP2Client.Configuration) -> HTTP2ClientError {
+    /// For a request still queued (its pacing slot, a stream) at its `notAfter`.
+    static func notSentError(_ transfer: CurlTransfer) -> HTTP2ClientError {
         HTTP2ClientError(
-            code: .timeout,
-            message: "not sent within \(transfer.request.timeout ?? configuration.requestTimeout): it waited for its turn",
-            isRetryable: true)
+            code: .timeout, message: "not sent to \(transfer.request.authority) before its deadline: it waited for its turn", isRetryable: true)
     }
 }

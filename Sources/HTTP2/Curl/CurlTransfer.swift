@@ -20,10 +20,6 @@ final class CurlTransfer: @unchecked Sendable {
     var easy: CurlEasyHandle?
     /// libcurl has reported it done (its handle may serve another transfer since).
     var isFinished = false
-    /// Answered by then (from when it was handed to the loop), or failed with `.timeout`: the
-    /// time it waits for its pacing slot or a stream counts (libcurl's own timeout would start
-    /// only when the transfer is added).
-    let deadline: ContinuousClock.Instant
     /// When it may go, if it is paced and its slot is reserved (``RequestPacer``).
     var slot: ContinuousClock.Instant?
     /// When it was handed to libcurl.
@@ -44,11 +40,9 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var responseHeaderBytes: [UInt8] = []
     private(set) var responseBody: [UInt8] = []
 
-    /// - Parameter timeout: the client's, for a request without its own.
-    init(request: HTTPRequest, timeout: Duration, completion: @escaping Completion) {
+    init(request: HTTPRequest, completion: @escaping Completion) {
         self.request = request
         self.completion = completion
-        self.deadline = .now + (request.timeout ?? timeout)
         body = .allocate(byteCount: max(request.body.count, 1), alignment: 1)
         body.copyBytes(from: request.body)
     }
@@ -72,8 +66,10 @@ final class CurlTransfer: @unchecked Sendable {
         guard easy.set(CURLOPT_URL, string: request.url) == CURLE_OK else {
             throw HTTP2ClientError(code: .invalidRequest, message: "bad URL \(request.url)", isRetryable: false)
         }
-        // What is left of its time (at least 1 ms: 0 would mean no timeout).
-        easy.set(CURLOPT_TIMEOUT_MS, max(1, (deadline - .now).wholeMilliseconds))
+        // Its timeout from now, as libcurl counts it (from the add), or what is left until its
+        // `notAfter` if less (at least 1 ms: 0 would mean none).
+        let timeout = request.timeout ?? config.requestTimeout
+        easy.set(CURLOPT_TIMEOUT_MS, max(1, request.notAfter.map { min(timeout, $0 - .now) }?.wholeMilliseconds ?? timeout.wholeMilliseconds))
         switch request.method {
         case "GET":
             // No body pointer from an earlier request may stay set (and POSTFIELDS must be set

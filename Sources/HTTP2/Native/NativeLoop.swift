@@ -96,6 +96,7 @@ final class NativeLoop: @unchecked Sendable {
                 s.pacedArrived = false
                 // Paced requests leave in order, each at its slot (RequestPacer).
                 let (due, nextSlot) = s.takeDuePaced(at: now, limit: pacedRoom) { slot(of: $0, at: now) }
+                for transfer in due { transfer.slotCame(at: now) }
                 taken += due
                 return (taken, false, nextSlot)
             }
@@ -243,7 +244,7 @@ final class NativeLoop: @unchecked Sendable {
     /// Timeouts, connections that take too long to open, dead ones and idle ones.
     private func check(at now: ContinuousClock.Instant) {
         for line in lines { line.expire(at: now) { notSentError($0) } }
-        for transfer in inbox.queued.withLock({ $0.takeExpired(at: now, deadline: \.deadline) }) {
+        for transfer in inbox.queued.withLock({ $0.takeExpired(at: now, notAfter: \.request.notAfter) }) {
             transfer.complete(.failure(notSentError(transfer)))
         }
         for connection in connections {
@@ -295,10 +296,7 @@ final class NativeLoop: @unchecked Sendable {
     /// For a request still waiting (its pacing slot, a stream, a connection) at its deadline.
     private func notSentError(_ transfer: NativeTransfer) -> HTTP2ClientError {
         HTTP2ClientError(
-            code: .timeout,
-            message:
-                "not sent to \(transfer.target.authority) within \(transfer.request.timeout ?? configuration.requestTimeout): it waited for its turn",
-            isRetryable: true)
+            code: .timeout, message: "not sent to \(transfer.target.authority) before its deadline: it waited for its turn", isRetryable: true)
     }
 
     private func timeoutError(_ transfer: NativeTransfer) -> HTTP2ClientError {

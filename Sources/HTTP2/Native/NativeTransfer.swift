@@ -13,8 +13,11 @@ final class NativeTransfer: @unchecked Sendable {
     /// Its exchange; a new one if it is sent again (``restart()``).
     private(set) var stream: H2Stream
     private let completion: Completion
-    /// Answered by then (from when it was handed to the loop), or failed with `.timeout`.
-    let deadline: ContinuousClock.Instant
+    /// Answered by then, or failed with `.timeout`: its timeout from when it was handed to the
+    /// loop, or for a paced one from its slot (``slotCame(at:)``); never after its
+    /// ``HTTPRequest/notAfter``.
+    private(set) var deadline: ContinuousClock.Instant
+    private let timeout: Duration
     /// When it was put on a stream, if it has been.
     var startedAt: ContinuousClock.Instant?
     /// When it may go, if it is paced and its slot is reserved (``RequestPacer``).
@@ -27,7 +30,16 @@ final class NativeTransfer: @unchecked Sendable {
         self.target = target
         self.stream = H2Stream(body: request.body)
         self.completion = completion
-        self.deadline = .now + (request.timeout ?? timeout)
+        self.timeout = request.timeout ?? timeout
+        self.deadline = .now + self.timeout
+        if let notAfter = request.notAfter { deadline = min(deadline, notAfter) }
+    }
+
+    /// Its pacing slot came at `now`: its timeout counts from then (the client's own rate is
+    /// not the server's time), still never past its `notAfter`.
+    func slotCame(at now: ContinuousClock.Instant) {
+        deadline = now + timeout
+        if let notAfter = request.notAfter { deadline = min(deadline, notAfter) }
     }
 
     /// Readies it to be sent again on another stream, after the server refused it unprocessed.
