@@ -29,7 +29,9 @@
 #                               of 500 (restore seconds per million facts), the tail's facts/s on the filled file,
 #                               both as CPU µs per fact too, the tail's batches' p99 and max (ms) and the reads
 #                               another thread makes meanwhile (p99, max µs), bytes per notification, cap query
-#                               and dedup verdict latency (µs)
+#                               and dedup verdict latency (µs); first the store in memory (CPU µs per fact, bytes per
+#                               notification) and on it rules_store_protocol_cpu_microseconds_per_push, a capped push's
+#                               own steps on one thread with no Kafka (the exactness protocol's floor)
 #                               (pushbridge-bench rules-store --cache-mb N: another page cache than 16 MB)
 #   scripts/bench.sh fcm        fcm_sends_per_second through FCMClient to the static stub and to the emulator
 #   scripts/bench.sh e2e        tansu → pushbridge run → static HTTP/2 stub: e2e_events_per_second,
