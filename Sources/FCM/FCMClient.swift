@@ -188,15 +188,18 @@ public final class FCMClient: Sendable {
                 result.outcome = .failure(.cancelled)
                 return result
             }
+            // The last attempt's failure, which a deadline's failure names.
+            var last: FCMError?
+            if result.attempts > 0, case .failure(let error) = result.outcome { last = error }
             if let deadline = retry.deadline, ContinuousClock.now >= deadline {
-                var last: FCMError?
-                if result.attempts > 0, case .failure(let error) = result.outcome { last = error }
                 result.outcome = .failure(.pastDeadline(after: last))
                 return result
             }
             result.attempts += 1
             let attemptStarted = ContinuousClock.now
             result.outcome = await attempt(body, deadline: retry.deadline)
+            // Passed while it waited for a send slot: after a retry, not "before its first attempt".
+            if case .failure(let error) = result.outcome, error.code == .deadline, let last { result.outcome = .failure(.pastDeadline(after: last)) }
             switch afterAttempt(&result, &retry, attemptStarted: attemptStarted, target: target) {
             case .done: return result
             case .again: continue

@@ -9,6 +9,12 @@ import Testing
 /// received and when, never by how fast the client was.
 @Suite("FCM client: a send's deadline", .serialized)
 struct SendDeadlineTests {
+    /// The send's failure; nil if it succeeded.
+    static func failure(of result: FCMClient.SendResult) -> FCMError? {
+        guard case .failure(let error) = result.outcome else { return nil }
+        return error
+    }
+
     @Test("a send whose deadline has passed makes no attempt, and says why")
     func passed() async throws {
         let f = try await EmulatorFixture.start()
@@ -16,10 +22,7 @@ struct SendDeadlineTests {
         let client = try f.client()
         try await client.warmUp()
         let result = await client.send(message(token: "late"), to: MessageTarget(.token, "late"), deadline: .now - .seconds(1))
-        guard case .failure(let error) = result.outcome else {
-            Issue.record("sent after its deadline")
-            return
-        }
+        let error = try #require(Self.failure(of: result), "sent after its deadline")
         #expect(error.code == .deadline)
         #expect(error.kind == .retryable && error.httpStatus == nil, "no answer came: the rules count it as maybe delivered")
         #expect(result.attempts == 0)
@@ -40,10 +43,7 @@ struct SendDeadlineTests {
         let started = ContinuousClock.now
         let result = await client.send(message(token: "down"), to: MessageTarget(.token, "down"), deadline: started + .seconds(2))
         let returned = ContinuousClock.now
-        guard case .failure(let error) = result.outcome else {
-            Issue.record("delivered through a 503 outage")
-            return
-        }
+        let error = try #require(Self.failure(of: result), "delivered through a 503 outage")
         #expect(error.code == .deadline)
         #expect(error.message.contains("the last: FCM"), "it names the last attempt's failure: \(error.message)")
         #expect(result.attempts >= 1)
@@ -67,10 +67,7 @@ struct SendDeadlineTests {
         let started = ContinuousClock.now
         let result = await client.send(message(token: "slow"), to: MessageTarget(.token, "slow"), deadline: started + .seconds(1))
         let returned = ContinuousClock.now
-        guard case .failure(let error) = result.outcome else {
-            Issue.record("answered within the deadline?")
-            return
-        }
+        let error = try #require(Self.failure(of: result), "answered within the deadline?")
         #expect(error.code == .deadline, "\(error)")
         // Cut at the deadline with no answer: a timeout, or, as the connection said nothing
         // meanwhile, a connection closed as dead (which would be retried at once, but not now).
